@@ -1,0 +1,141 @@
+"""The scraper contract: records, errors and the provider descriptor.
+
+Every provider module exposes a module-level ``PROVIDER = Provider(...)``. ``fetch`` does the
+I/O through an ``httpx.Client`` that is passed in (live, or answered by the replay transport)
+and returns the raw responses; ``parse`` is a pure function of those recorded bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class ScraperError(Exception):
+    """Base class for errors a scraper raises on purpose (never a bare traceback to users)."""
+
+
+class FetchError(ScraperError):
+    """The provider could not be reached or answered with an error status after retries."""
+
+
+class SchemaDriftError(ScraperError):
+    """The response does not have a layout this scraper knows: a page or API changed shape."""
+
+
+class MissingTokenError(ScraperError):
+    """A provider needs an API token that is not set; the provider is skipped, not failed."""
+
+
+class PricingModel(enum.StrEnum):
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    RESERVED = "reserved"
+
+
+class PriceUnit(enum.StrEnum):
+    """The unit of time the provider quotes the price in (its native unit)."""
+
+    SECOND = "second"
+    MINUTE = "minute"
+    HOUR = "hour"
+    MONTH = "month"
+
+
+class PricePer(enum.StrEnum):
+    """What one quoted price buys: the whole instance, or one GPU of it."""
+
+    INSTANCE = "instance"
+    GPU = "gpu"
+
+
+@dataclass(frozen=True, slots=True)
+class RawResponse:
+    """One recorded HTTP exchange: what ``parse`` reads and what the warehouse archives."""
+
+    url: str
+    method: str
+    status: int
+    content_type: str
+    body: bytes
+    fetched_at: datetime
+
+    @classmethod
+    def from_httpx(cls, response: httpx.Response, fetched_at: datetime) -> RawResponse:
+        return cls(
+            url=str(response.request.url),
+            method=response.request.method,
+            status=response.status_code,
+            content_type=response.headers.get("content-type", ""),
+            body=response.content,
+            fetched_at=fetched_at,
+        )
+
+
+class Offer(BaseModel):
+    """One rentable GPU configuration at one price, as the provider states it.
+
+    Prices stay in the provider's currency and unit here; conversion to USD per hour happens
+    in exactly one place (``scrapers.units`` / the warehouse), never per provider.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str
+    instance_type: str = Field(min_length=1, description="Instance type, SKU or tier name")
+    region: str = Field(default="global", min_length=1)
+    gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
+    gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
+    vram_gb_per_gpu: Decimal | None = Field(default=None, ge=0)
+    vcpus: Decimal | None = Field(default=None, ge=0)
+    ram_gb: Decimal | None = Field(default=None, ge=0)
+    storage_gb: Decimal | None = Field(default=None, ge=0)
+    pricing: PricingModel
+    reserved_term_months: int | None = Field(default=None, gt=0)
+    price: Decimal = Field(description="Price in `currency` per `price_unit` per `price_per`")
+    currency: str = Field(pattern=r"^[A-Z]{3}$")
+    price_unit: PriceUnit = PriceUnit.HOUR
+    price_per: PricePer = PricePer.INSTANCE
+    serverless: bool = False
+    source_url: str
+    observed_at: datetime
+
+    @field_validator("observed_at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("observed_at must be timezone-aware (UTC)")
+        return value
+
+    @model_validator(mode="after")
+    def _term_matches_pricing(self) -> Offer:
+        if self.pricing is PricingModel.RESERVED and self.reserved_term_months is None:
+            raise ValueError("reserved offers need reserved_term_months")
+        if self.pricing is not PricingModel.RESERVED and self.reserved_term_months is not None:
+            raise ValueError("only reserved offers carry reserved_term_months")
+        return self
+
+
+FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
+ParseFn = Callable[[Sequence[RawResponse]], list[Offer]]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A registered provider: its slug (= folder name under the snapshots), fetch and parse."""
+
+    slug: str
+    name: str
+    homepage: str
+    fetch: FetchFn
+    parse: ParseFn
+    token_env: str | None = None
+    kind: str = "cloud"  # "cloud", "marketplace" or "serverless"
+    notes: str = ""
+    extra: dict[str, str] = field(default_factory=dict)

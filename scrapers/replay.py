@@ -1,0 +1,118 @@
+"""Replay recorded provider responses instead of fetching the live sites.
+
+Layout: ``DIR/<provider slug>/<capture date>_<what>.<ext>``. Each capture file is one replayed
+scrape: every request the scraper sends during it is answered with that file's bytes, stamped
+with the capture time. Files that ``DIR/PROVENANCE.md`` marks as another tool's output
+(PARSED, PROCESSED, AGGREGATED) are not responses and are never replayed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from scrapers.http import CAPTURED_AT_HEADER
+
+NOT_A_RESPONSE_MARKERS = ("PARSED", "PROCESSED", "AGGREGATED")
+_DATE_PREFIX = re.compile(
+    r"^(?P<approx>c)?(?P<y>\d{4})-(?P<m>\d{2})(?:-(?P<d>\d{2}))?"
+    r"(?:T(?P<H>\d{2})(?P<M>\d{2})?Z?)?(?=[_.])"
+)
+_CONTENT_TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".xml": "text/xml"}
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    provider: str
+    path: Path
+    captured_at: datetime
+    approximate: bool
+
+    @property
+    def content_type(self) -> str:
+        return _CONTENT_TYPES.get(self.path.suffix, "application/octet-stream")
+
+
+def capture_time(filename: str) -> tuple[datetime, bool] | None:
+    """The capture time encoded in a file name's leading part, and whether it is approximate.
+
+    ``2025-06-15T1027Z_x.json`` -> 10:27 UTC; ``c2026-09_x.json`` (circa) -> 2026-09-01, approx.
+    Returns None when the name carries no date.
+    """
+    match = _DATE_PREFIX.match(filename)
+    if match is None:
+        return None
+    parts = match.groupdict()
+    when = datetime(
+        int(parts["y"]),
+        int(parts["m"]),
+        int(parts["d"] or 1),
+        int(parts["H"] or 0),
+        int(parts["M"] or 0),
+        tzinfo=UTC,
+    )
+    return when, bool(parts["approx"]) or parts["d"] is None
+
+
+def not_responses(replay_dir: Path) -> set[str]:
+    """Relative paths PROVENANCE.md marks as parsed/processed/aggregated output."""
+    provenance = replay_dir / "PROVENANCE.md"
+    if not provenance.is_file():
+        return set()
+    excluded: set[str] = set()
+    current: str | None = None
+    for line in provenance.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^###\s+`([^`]+)`", line)
+        if heading:
+            current = heading.group(1)
+            continue
+        if line.startswith("## "):
+            current = None
+        if current and any(marker in line for marker in NOT_A_RESPONSE_MARKERS):
+            excluded.add(current)
+    return excluded
+
+
+def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, list[Capture]]:
+    """Replayable captures per provider slug, oldest first."""
+    excluded = not_responses(replay_dir)
+    found: dict[str, list[Capture]] = {}
+    for folder in sorted(p for p in replay_dir.iterdir() if p.is_dir()):
+        if providers is not None and folder.name not in providers:
+            continue
+        captures = []
+        for path in sorted(folder.iterdir()):
+            rel = f"{folder.name}/{path.name}"
+            stamp = capture_time(path.name)
+            if not path.is_file() or rel in excluded or stamp is None:
+                continue
+            captures.append(Capture(folder.name, path, stamp[0], stamp[1]))
+        if captures:
+            found[folder.name] = sorted(captures, key=lambda c: (c.captured_at, c.path.name))
+    return found
+
+
+class ReplayTransport(httpx.BaseTransport):
+    """Answers every request with one capture's bytes, as the live site answered at capture time."""
+
+    def __init__(self, capture: Capture) -> None:
+        self.capture = capture
+        self._body = capture.path.read_bytes()
+        self.requests: list[httpx.Request] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return httpx.Response(
+            200,
+            headers={
+                "content-type": self.capture.content_type,
+                CAPTURED_AT_HEADER: self.capture.captured_at.isoformat(),
+                "x-gpuprices-replay-file": self.capture.path.name,
+            },
+            content=self._body,
+            request=request,
+        )
