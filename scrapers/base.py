@@ -136,6 +136,7 @@ class Provider:
     fetch: FetchFn
     parse: ParseFn
     token_env: str | None = None
+    token_required: bool = False  # fetch raises MissingTokenError without it
     kind: str = "cloud"  # "cloud", "marketplace" or "serverless"
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)

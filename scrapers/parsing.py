@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from html.parser import HTMLParser
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import RawResponse, SchemaDriftError
+from scrapers.base import Offer, RawResponse, SchemaDriftError
 
 MIB_PER_GB = Decimal(1000) / Decimal("1.048576")  # 1 GB = 1e9 B; 1 MiB = 1.048576e6 B
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
@@ -71,3 +74,198 @@ def require(value: Any, what: str) -> Any:
     if value is None or value == "" or value == [] or value == {}:
         raise SchemaDriftError(f"missing {what}")
     return value
+
+
+# --- HTML page helpers (appended for the HTML pricing-page scrapers) -------------------------
+
+# Cell texts that mean "no public price here". Matched whole (case- and space-insensitive):
+# a cell that merely contains one of these words next to a number is not a marker.
+NO_PRICE_MARKERS = frozenset({"contact sales", "contact us", "coming soon", "n/a", "sold out"})
+
+
+def node_text(node: Any) -> str:
+    """The text of a selectolax node, inline pieces joined by one space, whitespace collapsed."""
+    return " ".join(node.text(separator=" ").split())
+
+
+def no_price_marker(text: str) -> str | None:
+    """The normalised marker (``"contact sales"``) when ``text`` is a no-price cell, else None."""
+    normalised = " ".join(text.split()).lower()
+    return normalised if normalised in NO_PRICE_MARKERS else None
+
+
+def is_document_tail(node: Any) -> bool:
+    """True when no text follows ``node`` in document order.
+
+    Captures are often excerpts cut at a text marker, so their last row can stop after its name.
+    A row that is the very end of the document is such a cut edge; anywhere else, a short row
+    is drift.
+    """
+    current = node
+    while current is not None and not current.is_document_node:
+        sibling = current.next
+        while sibling is not None:
+            if sibling.text(deep=True).strip():
+                return False
+            sibling = sibling.next
+        current = current.parent
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One table cell read by ``html_tables``: its tag (``th``/``td``) and collapsed text."""
+
+    tag: str
+    text: str
+
+
+class _TableTokens(HTMLParser):
+    """Tokenises ``<table>/<tr>/<th>/<td>`` without HTML5 tree building (see ``html_tables``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[list[list[Cell]]] = [[]]
+        self._row: list[Cell] | None = None
+        self._cell: list[str] | None = None
+        self._cell_tag = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._end_table()
+        elif tag == "tr":
+            self._end_row()
+            self._row = []
+        elif tag in ("td", "th"):
+            self._end_cell()
+            if self._row is None:
+                self._row = []
+            self._cell, self._cell_tag = [], tag
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th"):
+            self._end_cell()
+        elif tag == "tr":
+            self._end_row()
+        elif tag == "table":
+            self._end_table()
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._end_table()
+
+    def _end_cell(self) -> None:
+        if self._cell is not None and self._row is not None:
+            self._row.append(Cell(self._cell_tag, " ".join("".join(self._cell).split())))
+        self._cell = None
+
+    def _end_row(self) -> None:
+        self._end_cell()
+        if self._row:
+            self.tables[-1].append(self._row)
+        self._row = None
+
+    def _end_table(self) -> None:
+        self._end_row()
+        if self.tables[-1]:
+            self.tables.append([])
+
+
+def html_tables(response: RawResponse) -> list[list[list[Cell]]]:
+    """Every table of an HTML body as rows of cells, in document order.
+
+    Reads the tags as a token stream instead of building an HTML5 tree, because a tree builder
+    drops ``<th>``/``<td>`` that are not inside a ``<table>`` -- which is what a capture cut out
+    of the middle of a table looks like. A whole page and such an excerpt read the same. Nested
+    tables are not supported (their cells would be merged into the outer row).
+    """
+    tokens = _TableTokens()
+    tokens.feed(response.body.decode("utf-8", errors="replace"))
+    tokens.close()
+    return [table for table in tokens.tables if table]
+
+
+GIB_IN_GB = Decimal("1.073741824")  # 1 GiB = 1024^3 B = 1.073741824e9 B
+
+
+def gb_from_gib(gib: Decimal | int | float | str) -> Decimal:
+    """GiB (as cloud spec sheets state RAM) to decimal GB, rounded to 0.1 GB.
+
+    Raises ``SchemaDriftError`` when ``gib`` is not a number.
+    """
+    value = gib if isinstance(gib, Decimal) else decimal(gib)
+    return (value * GIB_IN_GB).quantize(Decimal("0.1"))
+
+
+_SIZE = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>[MGT]i?B)\b")
+_BYTES_PER_SIZE_UNIT = {
+    "MB": Decimal(10) ** 6,
+    "GB": Decimal(10) ** 9,
+    "TB": Decimal(10) ** 12,
+    "MiB": Decimal(2) ** 20,
+    "GiB": Decimal(2) ** 30,
+    "TiB": Decimal(2) ** 40,
+}
+
+
+def gb_from_size(text: str) -> Decimal:
+    """``"1800 GiB"``, ``"22 TiB SSD"``, ``"1.8 TB"`` -> decimal GB (1e9 bytes), rounded to 0.1 GB.
+
+    Decimal (MB/GB/TB) and binary (MiB/GiB/TiB) units are told apart, as providers mix both on
+    one page. Raises ``SchemaDriftError`` when the text holds no number followed by such a unit.
+    """
+    match = _SIZE.search(text)
+    if match is None:
+        found = text.strip()[:60]
+        raise SchemaDriftError(f"expected a size like '80 GB' or '1 TiB', found {found!r}")
+    size_bytes = decimal(match["num"]) * _BYTES_PER_SIZE_UNIT[match["unit"]]
+    return (size_bytes / _BYTES_PER_SIZE_UNIT["GB"]).quantize(Decimal("0.1"))
+
+
+# --- Response and offer helpers (appended for the API scrapers) -------------------------------
+
+
+def distinct_bodies(responses: Sequence[RawResponse]) -> list[RawResponse]:
+    """The responses whose body was not already seen earlier in ``responses``, in order.
+
+    In replay every request of a scrape is answered with the same capture file, so a scraper
+    that sends several requests (an API plus a second endpoint, several pages) gets the same
+    bytes more than once; parsing every copy would emit each offer several times.
+    """
+    seen: set[bytes] = set()
+    kept = []
+    for response in responses:
+        if response.body not in seen:
+            seen.add(response.body)
+            kept.append(response)
+    return kept
+
+
+def ensure_unique(offers: Sequence[Offer]) -> list[Offer]:
+    """``offers`` unchanged, or ``SchemaDriftError`` naming the first duplicated offer key.
+
+    The key is (instance_type, region, pricing, reserved_term_months): two rows with the same
+    key in one scrape mean the source listed a configuration twice or the scraper's naming is
+    ambiguous; either way loading both would be wrong.
+    """
+    seen: set[tuple[str, str, str, int | None]] = set()
+    for offer in offers:
+        key = (offer.instance_type, offer.region, offer.pricing.value, offer.reserved_term_months)
+        if key in seen:
+            raise SchemaDriftError(f"duplicate offer {key!r}")
+        seen.add(key)
+    return list(offers)
+
+
+def money_at(text: str, where: str) -> tuple[Decimal, str]:
+    """``money(text)``, with ``where`` (URL, row, column) prefixed to the drift message."""
+    try:
+        return money(text)
+    except SchemaDriftError as exc:
+        raise SchemaDriftError(f"{where}: {exc}") from None

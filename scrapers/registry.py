@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
+from scrapers import (
+    aws,
+    azure,
+    coreweave,
+    crusoe,
+    datacrunch,
+    fluidstack,
+    gcp,
+    hetzner,
+    lambda_cloud,
+    modal,
+    oracle,
+    runpod,
+    voltagepark,
+)
 from scrapers.base import Provider
 
-_PROVIDERS: list[Provider] = []
-# (registry lines are appended below, one per provider module)
+_PROVIDERS: list[Provider] = [
+    aws.PROVIDER,
+    azure.PROVIDER,
+    coreweave.PROVIDER,
+    crusoe.PROVIDER,
+    datacrunch.PROVIDER,
+    fluidstack.PROVIDER,
+    gcp.PROVIDER,
+    hetzner.PROVIDER,
+    lambda_cloud.PROVIDER,
+    modal.PROVIDER,
+    oracle.PROVIDER,
+    runpod.PROVIDER,
+    voltagepark.PROVIDER,
+]
 
 PROVIDERS: dict[str, Provider] = {p.slug: p for p in _PROVIDERS}
 

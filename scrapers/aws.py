@@ -1,0 +1,356 @@
+"""AWS: EC2 on-demand Linux prices of GPU instances, from the JSON behind the EC2 pricing page.
+
+Live: one ``GET`` per region (no auth, no paging) of ``REGION_URL_TEMPLATE``
+(``https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/
+ec2-ondemand-without-sec-sel/<Region name>/Linux/index.json``), the file that
+https://aws.amazon.com/ec2/pricing/on-demand/ loads for its table, with the region's display
+name URL-encoded as the page's script encodes it. Prices are USD per instance-hour.
+
+Known layouts:
+
+- **per region** (the live file): ``{"manifest": {...}, "regions": {"<Region name>": {"<key>":
+  entry, ...}}, ...}``; an entry carries ``price``, ``Location``, ``Instance Type``,
+  ``Instance Family``, ``vCPU``, ``Memory`` ("2048 GiB"), ``Storage`` ("8 x 3840 GB SSD" or
+  "EBS only"), ``Operating System`` and ``Pre Installed S/W``.
+- **merged**: ``{"<Region name>": {"regions": {"<Region name>": {...}}}, ...}`` -- several
+  per-region files keyed by region (how the 7-region capture stores them).
+
+In replay every request is answered with the same capture, so the same entries arrive once per
+request: identical offers for one instance type and region are kept once, different ones raise.
+
+Rows: only GPU instances. An entry whose ``Instance Family`` is "GPU instance" or whose family
+(``p5`` of ``p5.48xlarge``) is in ``_FAMILIES`` must be known down to its size, else
+``SchemaDriftError`` naming it, so the table gets extended. Other entries (CPU, FPGA, Trainium
+and Inferentia instances) are excluded (``not_gpu``), as are entries with pre-installed software
+(``preinstalled_software``: a bundle price, not the instance's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import decimal, gb_from_gib, json_body
+
+PROVIDER_SLUG = "aws"
+PRICING_PAGE_URL = "https://aws.amazon.com/ec2/pricing/on-demand/"
+REGION_URL_TEMPLATE = (
+    "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/"
+    "ec2-ondemand-without-sec-sel/{region}/Linux/index.json"
+)
+CURRENCY = "USD"  # the file path asks for USD; a manifest naming another currency is drift
+TOKEN_ENV = None
+INSTANCE_SPECS_URL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+GPU_INSTANCE_FAMILY = "GPU instance"
+OPERATING_SYSTEM = "Linux"
+NO_SOFTWARE = "NA"
+
+# Pricing-file region names (the ``Location`` attribute) -> region codes. ``fetch`` asks for
+# every region listed here; parse rejects a location that is not listed.
+REGIONS: dict[str, str] = {
+    "US East (N. Virginia)": "us-east-1",
+    "US East (Ohio)": "us-east-2",
+    "US West (N. California)": "us-west-1",
+    "US West (Oregon)": "us-west-2",
+    "Canada (Central)": "ca-central-1",
+    "South America (Sao Paulo)": "sa-east-1",
+    "EU (Frankfurt)": "eu-central-1",
+    "EU (Ireland)": "eu-west-1",
+    "EU (London)": "eu-west-2",
+    "EU (Paris)": "eu-west-3",
+    "EU (Stockholm)": "eu-north-1",
+    "EU (Milan)": "eu-south-1",
+    "Asia Pacific (Tokyo)": "ap-northeast-1",
+    "Asia Pacific (Seoul)": "ap-northeast-2",
+    "Asia Pacific (Osaka)": "ap-northeast-3",
+    "Asia Pacific (Singapore)": "ap-southeast-1",
+    "Asia Pacific (Sydney)": "ap-southeast-2",
+    "Asia Pacific (Mumbai)": "ap-south-1",
+    "Asia Pacific (Hong Kong)": "ap-east-1",
+    "Middle East (Bahrain)": "me-south-1",
+    "Middle East (UAE)": "me-central-1",
+    "Africa (Cape Town)": "af-south-1",
+}
+
+_STORAGE = re.compile(
+    r"^(?P<disks>\d+) x (?P<size>[\d,]+)(?: (?P<unit>GB|TB))?(?: NVMe)?(?: SSD| HDD)?$"
+)
+_MEMORY = re.compile(r"^(?P<gib>[\d,.]+) GiB$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Family:
+    gpu_name: str
+    vram_gb_per_gpu: Decimal  # per GPU as AWS documents it (its "GiB" are the vendor's "GB")
+    gpus_by_size: Mapping[str, int]
+    doc_url: str
+
+
+_TYPES = "https://aws.amazon.com/ec2/instance-types/"
+_SMALL_1_MID_4_BIG_8 = {
+    "xlarge": 1,
+    "2xlarge": 1,
+    "4xlarge": 1,
+    "8xlarge": 1,
+    "16xlarge": 1,
+    "12xlarge": 4,
+    "24xlarge": 4,
+    "48xlarge": 8,
+}
+
+# GPU instance families: GPU model and memory, and GPUs per size, from the family's instance-type
+# page (URL on each row) and the accelerated-computing specs (INSTANCE_SPECS_URL).
+_FAMILIES: dict[str, _Family] = {
+    "p6-b300": _Family("NVIDIA B300", Decimal("268.5"), {"48xlarge": 8}, _TYPES + "p6/"),
+    "p6-b200": _Family("NVIDIA B200", Decimal(179), {"48xlarge": 8}, _TYPES + "p6/"),
+    "p5en": _Family("NVIDIA H200", Decimal(141), {"48xlarge": 8}, _TYPES + "p5/"),
+    "p5e": _Family("NVIDIA H200", Decimal(141), {"48xlarge": 8}, _TYPES + "p5/"),
+    "p5": _Family("NVIDIA H100", Decimal(80), {"4xlarge": 1, "48xlarge": 8}, _TYPES + "p5/"),
+    "p4de": _Family("NVIDIA A100 80GB", Decimal(80), {"24xlarge": 8}, _TYPES + "p4/"),
+    "p4d": _Family("NVIDIA A100 40GB", Decimal(40), {"24xlarge": 8}, _TYPES + "p4/"),
+    "p3dn": _Family("NVIDIA V100 32GB", Decimal(32), {"24xlarge": 8}, _TYPES + "p3/"),
+    "p3": _Family(
+        "NVIDIA V100 16GB",
+        Decimal(16),
+        {"2xlarge": 1, "8xlarge": 4, "16xlarge": 8},
+        _TYPES + "p3/",
+    ),
+    "g6e": _Family("NVIDIA L40S", Decimal(48), _SMALL_1_MID_4_BIG_8, _TYPES + "g6e/"),
+    "g6": _Family("NVIDIA L4", Decimal(24), _SMALL_1_MID_4_BIG_8, _TYPES + "g6/"),
+    "gr6": _Family("NVIDIA L4", Decimal(24), {"4xlarge": 1, "8xlarge": 1}, _TYPES + "g6/"),
+    "g5": _Family("NVIDIA A10G", Decimal(24), _SMALL_1_MID_4_BIG_8, _TYPES + "g5/"),
+    "g5g": _Family(
+        "NVIDIA T4G",
+        Decimal(16),
+        {"xlarge": 1, "2xlarge": 1, "4xlarge": 1, "8xlarge": 1, "16xlarge": 2, "metal": 2},
+        _TYPES + "g5g/",
+    ),
+    "g4dn": _Family(
+        "NVIDIA T4",
+        Decimal(16),
+        {
+            "xlarge": 1,
+            "2xlarge": 1,
+            "4xlarge": 1,
+            "8xlarge": 1,
+            "16xlarge": 1,
+            "12xlarge": 4,
+            "metal": 8,
+        },
+        _TYPES + "g4/",
+    ),
+    "g4ad": _Family(
+        "AMD Radeon Pro V520",
+        Decimal(8),
+        {"xlarge": 1, "2xlarge": 1, "4xlarge": 1, "8xlarge": 2, "16xlarge": 4},
+        _TYPES + "g4/",
+    ),
+    "g3": _Family(
+        "NVIDIA Tesla M60",
+        Decimal(8),
+        {"4xlarge": 1, "8xlarge": 2, "16xlarge": 4},
+        _TYPES + "g3/",
+    ),
+    "g3s": _Family("NVIDIA Tesla M60", Decimal(8), {"xlarge": 1}, _TYPES + "g3/"),
+    "p2": _Family(
+        "NVIDIA Tesla K80",
+        Decimal(12),
+        {"xlarge": 1, "8xlarge": 8, "16xlarge": 16},
+        _TYPES + "p2/",
+    ),
+}
+
+
+def region_url(region_name: str) -> str:
+    """The per-region file URL; the name is encoded like JavaScript's ``encodeURIComponent``."""
+    return REGION_URL_TEMPLATE.format(region=quote(region_name, safe="!'()*"))
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET the on-demand Linux price file of every region in ``REGIONS``, one request each.
+
+    No auth (``token`` is ignored). Raises ``FetchError`` when any request fails.
+    """
+    return [http.get(client, region_url(name)) for name in REGIONS]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """Offers, one per GPU instance type and region: on-demand USD per instance-hour.
+
+    Raises ``SchemaDriftError`` for an unknown layout, an entry missing a field, a GPU family or
+    size missing from ``_FAMILIES``, an unknown region, two different offers for one instance
+    type and region, and when all responses together yield no offer.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many entries each documented exclusion rule dropped."""
+    offers: dict[tuple[str, str], Offer] = {}
+    excluded: Counter[str] = Counter()
+    for response in responses:
+        for region_name, entries in _region_files(response):
+            for key, entry in entries.items():
+                offer = _parse_entry(key, entry, region_name, response, excluded)
+                if offer is not None:
+                    _add_unique(offers, offer)
+    if not offers:
+        raise SchemaDriftError("AWS EC2 on-demand prices: no GPU instance in any response")
+    return list(offers.values()), excluded
+
+
+def _region_files(response: RawResponse) -> list[tuple[str, dict[str, Any]]]:
+    """(region name, entries by key) for each per-region file the response holds."""
+    body = json_body(response)
+    if not isinstance(body, dict) or not body:
+        raise SchemaDriftError(f"{response.url}: expected a JSON object of regions")
+    if "regions" in body:
+        return _per_region_file(body, response)
+    files: list[tuple[str, dict[str, Any]]] = []
+    for name, part in body.items():
+        if not isinstance(part, dict) or "regions" not in part:
+            raise SchemaDriftError(
+                f"{response.url}: neither a per-region price file nor a merge of them "
+                f"({name!r} has no 'regions')"
+            )
+        files.extend(_per_region_file(part, response))
+    return files
+
+
+def _per_region_file(
+    body: dict[str, Any], response: RawResponse
+) -> list[tuple[str, dict[str, Any]]]:
+    manifest = body.get("manifest")
+    if isinstance(manifest, dict) and manifest.get("currencyCode") not in (None, CURRENCY):
+        raise SchemaDriftError(f"{response.url}: currency {manifest['currencyCode']!r}")
+    regions = body["regions"]
+    if not isinstance(regions, dict) or not regions:
+        raise SchemaDriftError(f"{response.url}: 'regions' is empty or not an object")
+    for name, entries in regions.items():
+        if not isinstance(entries, dict):
+            raise SchemaDriftError(f"{response.url}: region {name!r} is not an object")
+    return list(regions.items())
+
+
+def _parse_entry(
+    key: str,
+    entry: Any,
+    region_name: str,
+    response: RawResponse,
+    excluded: Counter[str],
+) -> Offer | None:
+    if not isinstance(entry, dict):
+        raise SchemaDriftError(f"{response.url}: entry {key!r} is not an object")
+    instance_type = _text(entry, "Instance Type", key, response)
+    family, _, size = instance_type.partition(".")
+    spec = _FAMILIES.get(family)
+    if spec is None:
+        if entry.get("Instance Family") == GPU_INSTANCE_FAMILY:
+            raise SchemaDriftError(
+                f"unknown GPU instance family {family!r} ({instance_type}): add it to _FAMILIES"
+            )
+        excluded["not_gpu"] += 1
+        return None
+    if size not in spec.gpus_by_size:
+        raise SchemaDriftError(f"unknown size {instance_type}: add it to _FAMILIES[{family!r}]")
+    if _text(entry, "Pre Installed S/W", key, response) != NO_SOFTWARE:
+        excluded["preinstalled_software"] += 1
+        return None
+    operating_system = _text(entry, "Operating System", key, response)
+    if operating_system != OPERATING_SYSTEM:
+        raise SchemaDriftError(f"{response.url}: {key!r} is a {operating_system} price")
+    location = _text(entry, "Location", key, response)
+    if location != region_name:
+        raise SchemaDriftError(f"{response.url}: {key!r} is in {location!r}, not {region_name!r}")
+    region = REGIONS.get(location)
+    if region is None:
+        raise SchemaDriftError(f"unknown AWS location {location!r}: add it to REGIONS")
+    price = decimal(_text(entry, "price", key, response))
+    if price <= 0:
+        raise SchemaDriftError(f"{response.url}: {instance_type} in {region}: price {price}")
+    return Offer(
+        provider=PROVIDER_SLUG,
+        instance_type=instance_type,
+        region=region,
+        gpu_name=spec.gpu_name,
+        gpu_count=Decimal(spec.gpus_by_size[size]),
+        vram_gb_per_gpu=spec.vram_gb_per_gpu,
+        vcpus=decimal(_text(entry, "vCPU", key, response)),
+        ram_gb=_memory_gb(_text(entry, "Memory", key, response), key, response),
+        storage_gb=_storage_gb(_text(entry, "Storage", key, response), key, response),
+        pricing=PricingModel.ON_DEMAND,
+        price=price,
+        currency=CURRENCY,
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.INSTANCE,
+        source_url=region_url(location),
+        observed_at=response.fetched_at,
+    )
+
+
+def _text(entry: dict[str, Any], field: str, key: str, response: RawResponse) -> str:
+    value = entry.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise SchemaDriftError(f"{response.url}: entry {key!r} lacks {field!r}")
+    return value.strip()
+
+
+def _memory_gb(text: str, key: str, response: RawResponse) -> Decimal:
+    match = _MEMORY.match(text)
+    if match is None:
+        raise SchemaDriftError(f"{response.url}: {key!r}: memory {text!r} is not 'N GiB'")
+    return gb_from_gib(match["gib"])
+
+
+def _storage_gb(text: str, key: str, response: RawResponse) -> Decimal | None:
+    """Local instance storage in GB; None for EBS-only instances (no local disks)."""
+    if text.lower() == "ebs only":
+        return None
+    match = _STORAGE.match(text)
+    if match is None:
+        raise SchemaDriftError(f"{response.url}: {key!r}: storage {text!r} is not 'N x M GB'")
+    per_disk = decimal(match["size"]) * (1000 if match["unit"] == "TB" else 1)
+    return Decimal(match["disks"]) * per_disk
+
+
+def _add_unique(offers: dict[tuple[str, str], Offer], offer: Offer) -> None:
+    """Keep one offer per instance type and region; identical repeats (the same capture answering
+    every region's request in replay) are dropped, a different offer for the same key raises."""
+    key = (offer.instance_type, offer.region)
+    seen = offers.get(key)
+    if seen is None:
+        offers[key] = offer
+    elif seen.model_dump(exclude={"observed_at"}) != offer.model_dump(exclude={"observed_at"}):
+        raise SchemaDriftError(
+            f"two different offers for {offer.instance_type} in {offer.region}: "
+            f"{seen.price} and {offer.price} {offer.currency}/h"
+        )
+
+
+PROVIDER = Provider(
+    slug=PROVIDER_SLUG,
+    name="Amazon Web Services (EC2)",
+    homepage=PRICING_PAGE_URL,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="cloud",
+    notes="On-demand Linux prices of GPU instance families, one request per region.",
+)

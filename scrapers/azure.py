@@ -1,0 +1,447 @@
+"""Azure: GPU virtual machine prices from the public Azure Retail Prices API.
+
+Live: ``GET https://prices.azure.com/api/retail/prices`` (no auth) with
+``api-version=2023-01-01-preview``, ``meterRegion='primary'`` and an OData ``$filter`` for
+Consumption prices of the GPU VM families (armSkuName containing ``Standard_NC``, ``_ND``,
+``_NG`` or ``_NV``). Pages are followed through ``NextPageLink`` until it is null, with a hard
+page cap. Docs: https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices
+
+Known layouts:
+
+- **envelope** (the documented response): ``{"BillingCurrency", "Items": [...], "NextPageLink",
+  "Count", ...}``.
+- **bare items array**: the ``Items`` list alone (how the reduced capture stores it).
+
+The price API names SKUs but not GPUs, so GPU model, GPU count, VRAM, vCPUs and RAM come from
+the VM size table below (``_SERIES``), one row per series citing its Microsoft Learn page. An
+in-scope row whose SKU is not in the table raises ``SchemaDriftError`` naming the SKU, so the
+table gets extended instead of the row being guessed.
+
+Row rules, applied in this order (exclusions are counted by ``parse_with_exclusions``):
+
+1. ``type`` ``Reservation`` -> excluded (``reservation``): its ``retailPrice`` is the total for the
+   whole 1- or 3-year term although ``unitOfMeasure`` still says "1 Hour" (see the documented
+   sample response), which an ``Offer`` cannot express without converting units here. The live
+   query asks for ``priceType eq 'Consumption'`` only, so these appear only in other captures.
+   ``DevTestConsumption`` -> excluded (``dev_test``): Dev/Test subscription rates, not retail.
+   Any other ``type`` raises.
+2. ``unitOfMeasure`` must be "1 Hour" on every Consumption row: the price is per VM (instance)
+   per hour; anything else raises.
+3. ``productName`` containing "Windows" -> excluded (``windows``): we compare Linux prices (the
+   Linux products are named "... Series" or "... Series Linux").
+4. ``productName`` containing "Dedicated Host" -> excluded (``dedicated_host``): a whole physical
+   host billed per host, not a VM size.
+5. ``meterName`` containing "Low Priority" -> excluded (``low_priority``): low-priority VMs are
+   the legacy Azure Batch / scale-set discount that Spot replaced; mapping them to spot would
+   put two different spot prices on one SKU and region.
+6. ``meterName`` or ``skuName`` containing "Spot" -> spot; else on-demand (pay-as-you-go).
+7. The SKU must be in ``_SERIES``, else ``SchemaDriftError`` naming it.
+
+Currency: the item's ``currencyCode``, else the envelope's ``BillingCurrency``, else USD -- the
+API's default when no ``currencyCode`` is requested (ours never is); the reduced capture dropped
+both fields.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    FetchError,
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import decimal, gb_from_gib, json_body
+
+PROVIDER_SLUG = "azure"
+PRICES_URL = "https://prices.azure.com/api/retail/prices"
+HOMEPAGE = "https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"
+API_VERSION = "2023-01-01-preview"
+TOKEN_ENV = None
+# GPU VM families: NC/ND (compute), NV (visualisation), NG (AMD gaming). Filter values are
+# case-sensitive since 2023-01-01-preview, hence the exact "Standard_" spelling.
+GPU_SKU_PREFIXES = ("Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV")
+GPU_FILTER = (
+    "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ("
+    + " or ".join(f"contains(armSkuName, '{prefix}')" for prefix in GPU_SKU_PREFIXES)
+    + ")"
+)
+QUERY_PARAMS = {
+    "api-version": API_VERSION,
+    # Primary meters only: the preview version otherwise also returns non-primary meter
+    # regions, i.e. the same SKU and region twice.
+    "meterRegion": "'primary'",
+    "$filter": GPU_FILTER,
+}
+MAX_PAGES = 200  # pages hold up to 1000 items; the GPU slice is far below 200k items
+HOURLY_UNIT = "1 Hour"
+DEFAULT_CURRENCY = "USD"
+_REQUIRED_FIELDS = (
+    "armSkuName",
+    "armRegionName",
+    "retailPrice",
+    "unitOfMeasure",
+    "meterName",
+    "productName",
+    "type",
+)
+
+_LEARN = "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/"
+
+
+@dataclass(frozen=True, slots=True)
+class _VmSize:
+    gpu_count: Decimal  # a fraction for partitioned GPUs (NVadsA10_v5, NVv4, NGads V620)
+    vcpus: int
+    ram_gib: int  # Microsoft Learn states VM memory in GiB
+
+
+@dataclass(frozen=True, slots=True)
+class _VmSeries:
+    gpu_name: str
+    vram_gb_per_gpu: Decimal | None  # of one whole GPU, as the series page states it
+    doc_url: str
+    sizes: Mapping[str, _VmSize]
+
+
+def _n(value: int | str) -> Decimal:
+    return Decimal(value)
+
+
+_SIXTH, _THIRD, _HALF = Decimal(1) / 6, Decimal(1) / 3, Decimal(1) / 2
+_QUARTER, _EIGHTH = Decimal(1) / 4, Decimal(1) / 8
+
+# VM size specs per series: GPUs, vCPUs, RAM (GiB) per size, GPU model and VRAM per GPU, from
+# the series' Microsoft Learn page (the URL on each row).
+_SERIES: dict[str, _VmSeries] = {
+    "NC_A100_v4": _VmSeries(
+        "NVIDIA A100 80GB PCIe",
+        _n(80),
+        _LEARN + "nca100v4-series",
+        {
+            "Standard_NC24ads_A100_v4": _VmSize(_n(1), 24, 220),
+            "Standard_NC48ads_A100_v4": _VmSize(_n(2), 48, 440),
+            "Standard_NC96ads_A100_v4": _VmSize(_n(4), 96, 880),
+        },
+    ),
+    "NCads_H100_v5": _VmSeries(
+        "NVIDIA H100 NVL",
+        _n(94),
+        _LEARN + "ncadsh100v5-series",
+        {
+            "Standard_NC40ads_H100_v5": _VmSize(_n(1), 40, 320),
+            "Standard_NC80adis_H100_v5": _VmSize(_n(2), 80, 640),
+        },
+    ),
+    "NCCads_H100_v5": _VmSeries(
+        "NVIDIA H100 NVL",
+        _n(94),
+        _LEARN + "nccadsh100v5-series",
+        {"Standard_NCC40ads_H100_v5": _VmSize(_n(1), 40, 320)},
+    ),
+    "NCasT4_v3": _VmSeries(
+        "NVIDIA T4",
+        _n(16),
+        _LEARN + "ncast4v3-series",
+        {
+            "Standard_NC4as_T4_v3": _VmSize(_n(1), 4, 28),
+            "Standard_NC8as_T4_v3": _VmSize(_n(1), 8, 56),
+            "Standard_NC16as_T4_v3": _VmSize(_n(1), 16, 110),
+            "Standard_NC64as_T4_v3": _VmSize(_n(4), 64, 440),
+        },
+    ),
+    "NCv3": _VmSeries(
+        "NVIDIA V100 16GB",
+        _n(16),
+        _LEARN + "ncv3-series",
+        {
+            "Standard_NC6s_v3": _VmSize(_n(1), 6, 112),
+            "Standard_NC12s_v3": _VmSize(_n(2), 12, 224),
+            "Standard_NC24s_v3": _VmSize(_n(4), 24, 448),
+            "Standard_NC24rs_v3": _VmSize(_n(4), 24, 448),
+        },
+    ),
+    "ND_A100_v4": _VmSeries(
+        "NVIDIA A100 40GB",
+        _n(40),
+        _LEARN + "ndasra100v4-series",
+        {"Standard_ND96asr_v4": _VmSize(_n(8), 96, 900)},
+    ),
+    "NDm_A100_v4": _VmSeries(
+        "NVIDIA A100 80GB",
+        _n(80),
+        _LEARN + "ndma100v4-series",
+        {"Standard_ND96amsr_A100_v4": _VmSize(_n(8), 96, 1900)},
+    ),
+    "ND_H100_v5": _VmSeries(
+        "NVIDIA H100 80GB",
+        _n(80),
+        _LEARN + "ndh100v5-series",
+        {"Standard_ND96isr_H100_v5": _VmSize(_n(8), 96, 1900)},
+    ),
+    "ND_H200_v5": _VmSeries(
+        "NVIDIA H200",
+        _n(141),  # 1128 GB accelerator memory over 8 GPUs
+        _LEARN + "ndh200v5-series",
+        {"Standard_ND96isr_H200_v5": _VmSize(_n(8), 96, 1850)},
+    ),
+    "ND_MI300X_v5": _VmSeries(
+        "AMD Instinct MI300X",
+        _n(192),
+        _LEARN + "ndmi300xv5-series",
+        {"Standard_ND96isr_MI300X_v5": _VmSize(_n(8), 96, 1850)},
+    ),
+    "NDv2": _VmSeries(
+        "NVIDIA V100 32GB",
+        _n(32),  # 256 GB accelerator memory over 8 GPUs
+        _LEARN + "ndv2-series",
+        {"Standard_ND40rs_v2": _VmSize(_n(8), 40, 672)},
+    ),
+    "NVadsA10_v5": _VmSeries(
+        "NVIDIA A10",
+        _n(24),  # a 1/6 GPU gets 4 GB of it, a 1/3 GPU 8 GB, a 1/2 GPU 12 GB
+        _LEARN + "nvadsa10v5-series",
+        {
+            "Standard_NV6ads_A10_v5": _VmSize(_SIXTH, 6, 55),
+            "Standard_NV12ads_A10_v5": _VmSize(_THIRD, 12, 110),
+            "Standard_NV18ads_A10_v5": _VmSize(_HALF, 18, 220),
+            "Standard_NV36ads_A10_v5": _VmSize(_n(1), 36, 440),
+            "Standard_NV36adms_A10_v5": _VmSize(_n(1), 36, 880),
+            "Standard_NV72ads_A10_v5": _VmSize(_n(2), 72, 880),
+        },
+    ),
+    "NVv3": _VmSeries(
+        "NVIDIA Tesla M60",
+        _n(8),
+        _LEARN + "nvv3-series",
+        {
+            "Standard_NV12s_v3": _VmSize(_n(1), 12, 112),
+            "Standard_NV24s_v3": _VmSize(_n(2), 24, 224),
+            "Standard_NV48s_v3": _VmSize(_n(4), 48, 448),
+        },
+    ),
+    "NVv4": _VmSeries(
+        "AMD Radeon Instinct MI25",
+        _n(16),
+        _LEARN + "nvv4-series",
+        {
+            "Standard_NV4as_v4": _VmSize(_EIGHTH, 4, 14),
+            "Standard_NV8as_v4": _VmSize(_QUARTER, 8, 28),
+            "Standard_NV16as_v4": _VmSize(_HALF, 16, 56),
+            "Standard_NV32as_v4": _VmSize(_n(1), 32, 112),
+        },
+    ),
+    "NGads_V620": _VmSeries(
+        "AMD Radeon PRO V620",
+        _n(32),
+        _LEARN + "ngadsv620-series",
+        {
+            "Standard_NG8ads_V620_v1": _VmSize(_QUARTER, 8, 16),
+            "Standard_NG16ads_V620_v1": _VmSize(_HALF, 16, 32),
+            "Standard_NG32ads_V620_v1": _VmSize(_n(1), 32, 64),
+            "Standard_NG32adms_V620_v1": _VmSize(_n(1), 32, 176),
+        },
+    ),
+}
+
+_SIZES: dict[str, tuple[_VmSeries, _VmSize]] = {
+    sku: (series, size) for series in _SERIES.values() for sku, size in series.sizes.items()
+}
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET every page of GPU VM Consumption prices, following ``NextPageLink`` until null.
+
+    No auth (``token`` is ignored). Raises ``FetchError`` when a request fails or more than
+    ``MAX_PAGES`` pages come back, ``SchemaDriftError`` when a page is not a known layout.
+    """
+    responses: list[RawResponse] = []
+    url: str | None = PRICES_URL
+    params: dict[str, str] | None = QUERY_PARAMS
+    while url is not None:
+        if len(responses) == MAX_PAGES:
+            raise FetchError(f"GET {PRICES_URL}: still a NextPageLink after {MAX_PAGES} pages")
+        response = http.get(client, url, params=params)
+        responses.append(response)
+        # NextPageLink is a complete URL (filter and $skip included): follow it as given.
+        url, params = _next_page_link(response), None
+    return responses
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """Offers, one per Linux GPU VM size, region and on-demand/spot: price per VM per hour.
+
+    Raises ``SchemaDriftError`` for an unknown layout, a row missing a field, an unknown row
+    ``type`` or unit, an in-scope SKU missing from the size table, two different prices for one
+    SKU/region/pricing, and when all responses together yield no offer.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many rows each documented exclusion rule dropped."""
+    offers: dict[tuple[str, str, PricingModel], Offer] = {}
+    excluded: Counter[str] = Counter()
+    for response in responses:
+        items, envelope_currency = _page_items(response)
+        for index, item in enumerate(items):
+            offer = _parse_item(item, envelope_currency, response, excluded, index)
+            if offer is not None:
+                _add_unique(offers, offer)
+    if not offers:
+        raise SchemaDriftError("Azure retail prices: no Linux GPU VM prices in any response")
+    return list(offers.values()), excluded
+
+
+def _next_page_link(response: RawResponse) -> str | None:
+    body = json_body(response)
+    if isinstance(body, list):  # the bare items layout has no paging
+        return None
+    if not isinstance(body, dict) or "Items" not in body:
+        raise SchemaDriftError(f"{response.url}: expected the retail prices envelope with Items")
+    link = body.get("NextPageLink")
+    if link is not None and not isinstance(link, str):
+        raise SchemaDriftError(f"{response.url}: NextPageLink is not a URL: {link!r}")
+    return link or None
+
+
+def _page_items(response: RawResponse) -> tuple[list[Any], str | None]:
+    """The page's items and the envelope's currency (None for the bare items layout)."""
+    body = json_body(response)
+    if isinstance(body, list):
+        return body, None
+    if isinstance(body, dict) and isinstance(body.get("Items"), list):
+        currency = body.get("BillingCurrency")
+        return body["Items"], currency if isinstance(currency, str) else None
+    raise SchemaDriftError(
+        f"{response.url}: neither the retail prices envelope (Items list) nor a bare items array"
+    )
+
+
+def _parse_item(
+    item: Any,
+    envelope_currency: str | None,
+    response: RawResponse,
+    excluded: Counter[str],
+    index: int,
+) -> Offer | None:
+    if not isinstance(item, dict):
+        raise SchemaDriftError(f"{response.url}: item {index} is not an object")
+    fields = _required(item, response, index)
+    row_type = fields["type"]
+    if row_type == "Reservation":
+        excluded["reservation"] += 1
+        return None
+    if row_type == "DevTestConsumption":
+        excluded["dev_test"] += 1
+        return None
+    if row_type != "Consumption":
+        raise SchemaDriftError(f"{response.url}: item {index} has unknown type {row_type!r}")
+    if item.get("serviceName") not in (None, "Virtual Machines"):
+        raise SchemaDriftError(f"{response.url}: item {index} is not a Virtual Machines price")
+    if fields["unitOfMeasure"] != HOURLY_UNIT:
+        raise SchemaDriftError(
+            f"{response.url}: item {index} ({fields['armSkuName']}) is priced per "
+            f"{fields['unitOfMeasure']!r}, expected {HOURLY_UNIT!r}"
+        )
+    if "Windows" in fields["productName"]:
+        excluded["windows"] += 1
+        return None
+    if "Dedicated Host" in fields["productName"]:
+        excluded["dedicated_host"] += 1
+        return None
+    meter = fields["meterName"]
+    if "Low Priority" in meter:
+        excluded["low_priority"] += 1
+        return None
+    spot = "Spot" in meter or "Spot" in str(item.get("skuName") or "")
+    sku = fields["armSkuName"]
+    known = _SIZES.get(sku)
+    if known is None:
+        raise SchemaDriftError(
+            f"unknown GPU VM size {sku} ({fields['productName']}): add its series to _SERIES"
+        )
+    series, size = known
+    price = decimal(fields["retailPrice"])
+    if price <= 0:
+        raise SchemaDriftError(f"{response.url}: {sku} in {fields['armRegionName']}: price {price}")
+    return Offer(
+        provider=PROVIDER_SLUG,
+        instance_type=sku,
+        region=fields["armRegionName"],
+        gpu_name=series.gpu_name,
+        gpu_count=size.gpu_count,
+        vram_gb_per_gpu=series.vram_gb_per_gpu,
+        vcpus=Decimal(size.vcpus),
+        ram_gb=gb_from_gib(size.ram_gib),
+        pricing=PricingModel.SPOT if spot else PricingModel.ON_DEMAND,
+        price=price,
+        currency=_currency(item, envelope_currency, response, index),
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.INSTANCE,
+        source_url=response.url,
+        observed_at=response.fetched_at,
+    )
+
+
+def _required(item: dict[str, Any], response: RawResponse, index: int) -> dict[str, Any]:
+    missing = [name for name in _REQUIRED_FIELDS if item.get(name) in (None, "")]
+    if missing:
+        raise SchemaDriftError(f"{response.url}: item {index} lacks {', '.join(missing)}")
+    for name in _REQUIRED_FIELDS:
+        if name != "retailPrice" and not isinstance(item[name], str):
+            raise SchemaDriftError(f"{response.url}: item {index}: {name} is not text")
+    if isinstance(item["retailPrice"], bool) or not isinstance(item["retailPrice"], int | float):
+        raise SchemaDriftError(f"{response.url}: item {index}: retailPrice is not a number")
+    return item
+
+
+def _currency(
+    item: dict[str, Any], envelope_currency: str | None, response: RawResponse, index: int
+) -> str:
+    currency = item.get("currencyCode") or envelope_currency or DEFAULT_CURRENCY
+    if not isinstance(currency, str) or len(currency) != 3 or not currency.isupper():
+        raise SchemaDriftError(f"{response.url}: item {index}: currency {currency!r}")
+    return currency
+
+
+def _add_unique(offers: dict[tuple[str, str, PricingModel], Offer], offer: Offer) -> None:
+    """Keep one offer per SKU, region and pricing; an identical repeat (e.g. the same item on
+    two pages while the index shifts) is dropped, a different price for the same key raises."""
+    key = (offer.instance_type, offer.region, offer.pricing)
+    seen = offers.get(key)
+    if seen is None:
+        offers[key] = offer
+    elif _comparable(seen) != _comparable(offer):
+        raise SchemaDriftError(
+            f"two different {offer.pricing} prices for {offer.instance_type} in {offer.region}: "
+            f"{seen.price} and {offer.price}"
+        )
+
+
+def _comparable(offer: Offer) -> dict[str, Any]:
+    return offer.model_dump(exclude={"observed_at", "source_url"})
+
+
+PROVIDER = Provider(
+    slug=PROVIDER_SLUG,
+    name="Microsoft Azure",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="cloud",
+    notes="Linux pay-as-you-go and Spot; reservations, Windows and low-priority rows excluded.",
+)

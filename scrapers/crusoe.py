@@ -1,0 +1,275 @@
+"""Crusoe Cloud: GPU prices from the public pricing page (https://www.crusoe.ai/cloud/pricing).
+
+Known layouts:
+
+- **Table** (seen 2025-05): a ``<table>`` headed "GPU Pricing" with one column per pricing
+  model -- "On-Demand", "Current Spot", "6-month reserved", "1-year reserved", "3-year
+  reserved" -- and one row per GPU (name, VRAM tag, form-factor tag). Cells read "$ 4.29 /hr".
+- **List** (seen 2025-12): a "GPU model / On-demand / Current spot" heading over a CMS list,
+  one item per GPU (heading, VRAM tag, form-factor tag) with cells such as "$3.90/GPU-hr".
+
+Prices are per GPU-hour in both layouts: rows are GPU models without an instance size, and the
+list layout prints the very same figures as the table (H100 $3.90, H200 $4.29) with an explicit
+"/GPU-hr". Offers therefore carry ``gpu_count`` 1 and ``price_per`` gpu. Reserved columns map
+to ``reserved`` with ``reserved_term_months`` 6, 12 or 36.
+
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+
+- a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, e.g. "Contact
+  sales") is counted under that marker; any other non-price text raises ``SchemaDriftError``.
+- ``truncated_row``: a row with its GPU name but no price cells that is the very end of the
+  document (the cut edge of an excerpt). Any other short row raises ``SchemaDriftError``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import (
+    decimal,
+    html_body,
+    is_document_tail,
+    money_at,
+    no_price_marker,
+    node_text,
+)
+
+PRICING_URL = "https://www.crusoe.ai/cloud/pricing"
+HOMEPAGE = "https://www.crusoe.ai"
+TOKEN_ENV = None
+
+TABLE_HEADING = "GPU Pricing"  # first header cell of the table layout
+LIST_HEADING = "GPU model"  # first heading cell of the list layout
+LIST_HEADER_ROW = ".pricing-table-heading"
+LIST_HEADER_CELL = ".pricing-heading"
+LIST_ITEM = ".pricing_gpu-item"
+LIST_ITEM_NAME = ".pricing-item-heading"
+LIST_ITEM_TAG = ".pricing-tag"
+LIST_ITEM_CELL = ".pricing-rich"
+# What follows the amount in a price cell, per layout (anything else is drift).
+TABLE_PRICE_SUFFIX = "/hr"
+LIST_PRICE_SUFFIX = "/GPU-hr"
+
+_FIXED_COLUMNS = {
+    "on-demand": (PricingModel.ON_DEMAND, None),
+    "current spot": (PricingModel.SPOT, None),
+}
+_RESERVED_COLUMN = re.compile(r"^(?P<n>\d+)-(?P<unit>month|year) reserved$")
+_VRAM_TAG = re.compile(r"^(?P<gb>\d+)\s*GB$", re.IGNORECASE)
+
+Column = tuple[PricingModel, int | None]
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET the public pricing page (no auth, no pagination). Raises ``FetchError``."""
+    return [http.get(client, PRICING_URL)]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """Offers from the pricing page: USD per GPU per hour, region "global".
+
+    Raises ``SchemaDriftError`` when neither layout is found, a column heading is unknown, a
+    row or price cell cannot be read, or a page yields no offers.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many cells/rows each documented exclusion rule dropped."""
+    offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
+    for response in responses:
+        tree = html_body(response)
+        table = _find_table(tree)
+        header = tree.css_first(LIST_HEADER_ROW)
+        if table is not None:
+            found = _parse_table(response, table, excluded)
+        elif header is not None:
+            found = _parse_list(response, tree, header, excluded)
+        else:
+            raise SchemaDriftError(
+                f"{response.url}: unknown Crusoe pricing layout: no '{TABLE_HEADING}' table "
+                f"and no '{LIST_HEADER_ROW}' list heading"
+            )
+        if not found:
+            raise SchemaDriftError(f"{response.url}: no GPU prices found on the pricing page")
+        offers.extend(found)
+    return offers, excluded
+
+
+def _find_table(tree: LexborHTMLParser) -> LexborNode | None:
+    for table in tree.css("table"):
+        first = table.css_first("thead th")
+        if first is not None and node_text(first) == TABLE_HEADING:
+            return table
+    return None
+
+
+def _column(response: RawResponse, heading: str) -> Column:
+    key = heading.strip().lower()
+    if key in _FIXED_COLUMNS:
+        return _FIXED_COLUMNS[key]
+    reserved = _RESERVED_COLUMN.match(key)
+    if reserved:
+        months = int(reserved["n"]) * (12 if reserved["unit"] == "year" else 1)
+        return PricingModel.RESERVED, months
+    raise SchemaDriftError(f"{response.url}: unknown price column {heading!r}")
+
+
+def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str]) -> list[Offer]:
+    columns = [_column(response, node_text(th)) for th in table.css("thead th")[1:]]
+    if not columns:
+        raise SchemaDriftError(f"{response.url}: '{TABLE_HEADING}' table has no price columns")
+    offers = []
+    for row in table.css("tbody tr"):
+        cells = row.css("td")
+        if not cells:
+            raise SchemaDriftError(f"{response.url}: '{TABLE_HEADING}' row without cells")
+        # The GPU cell holds three leaf texts: name, VRAM tag ("141GB"), form factor ("SXM").
+        leaves = [
+            node_text(node)
+            for node in cells[0].css("*")
+            if not any(child.is_element_node for child in node.iter())
+        ]
+        if len(cells) == 1 and leaves and is_document_tail(row):
+            excluded["truncated_row"] += 1
+            continue
+        if len(leaves) != 3:
+            raise SchemaDriftError(
+                f"{response.url}: GPU cell {node_text(cells[0])!r} is not name, VRAM, form factor"
+            )
+        if len(cells) != len(columns) + 1:
+            raise SchemaDriftError(
+                f"{response.url}: row {leaves[0]!r} has {len(cells) - 1} price cells, "
+                f"expected {len(columns)}"
+            )
+        name, vram, form = leaves
+        prices = [node_text(cell) for cell in cells[1:]]
+        offers.extend(
+            _offers(
+                response,
+                name,
+                vram,
+                form,
+                zip(columns, prices, strict=True),
+                TABLE_PRICE_SUFFIX,
+                excluded,
+            )
+        )
+    return offers
+
+
+def _parse_list(
+    response: RawResponse, tree: LexborHTMLParser, header: LexborNode, excluded: Counter[str]
+) -> list[Offer]:
+    headings = [node_text(cell) for cell in header.css(LIST_HEADER_CELL)]
+    if not headings or headings[0] != LIST_HEADING:
+        raise SchemaDriftError(
+            f"{response.url}: list heading {headings!r} does not start with {LIST_HEADING!r}"
+        )
+    columns = [_column(response, heading) for heading in headings[1:]]
+    offers = []
+    for item in tree.css(LIST_ITEM):
+        name_node = item.css_first(LIST_ITEM_NAME)
+        if name_node is None or not node_text(name_node):
+            raise SchemaDriftError(f"{response.url}: list item without a GPU name")
+        name = node_text(name_node)
+        cells = [node_text(cell) for cell in item.css(LIST_ITEM_CELL)]
+        if not cells and is_document_tail(item):
+            excluded["truncated_row"] += 1
+            continue
+        tags = [node_text(tag) for tag in item.css(LIST_ITEM_TAG)]
+        if len(tags) != 2:
+            raise SchemaDriftError(
+                f"{response.url}: item {name!r} tags {tags!r} are not VRAM, form"
+            )
+        if len(cells) != len(columns):
+            raise SchemaDriftError(
+                f"{response.url}: item {name!r} has {len(cells)} price cells, "
+                f"expected {len(columns)}"
+            )
+        offers.extend(
+            _offers(
+                response,
+                name,
+                tags[0],
+                tags[1],
+                zip(columns, cells, strict=True),
+                LIST_PRICE_SUFFIX,
+                excluded,
+            )
+        )
+    return offers
+
+
+def _offers(
+    response: RawResponse,
+    name: str,
+    vram: str,
+    form: str,
+    priced: Iterable[tuple[Column, str]],
+    suffix: str,
+    excluded: Counter[str],
+) -> list[Offer]:
+    vram_match = _VRAM_TAG.match(vram)
+    if vram_match is None:
+        raise SchemaDriftError(f"{response.url}: {name!r} VRAM tag {vram!r} is not '<n>GB'")
+    # The page's own words for the GPU: name, memory and form factor (A100 comes in three).
+    label = f"{name} {vram_match['gb']}GB {form}"
+    offers = []
+    for (pricing, term), text in priced:
+        marker = no_price_marker(text)
+        if marker is not None:
+            excluded[marker] += 1
+            continue
+        if not text.replace(" ", "").endswith(suffix):
+            raise SchemaDriftError(
+                f"{response.url}: {label!r} price {text!r} does not end in {suffix!r}"
+            )
+        price, currency = money_at(text, f"{response.url}: {label!r} price")
+        offers.append(
+            Offer(
+                provider="crusoe",
+                instance_type=label,
+                gpu_name=label,
+                gpu_count=Decimal(1),
+                vram_gb_per_gpu=decimal(vram_match["gb"]),
+                pricing=pricing,
+                reserved_term_months=term,
+                price=price,
+                currency=currency,
+                price_unit=PriceUnit.HOUR,
+                price_per=PricePer.GPU,
+                source_url=response.url,
+                observed_at=response.fetched_at,
+            )
+        )
+    return offers
+
+
+PROVIDER = Provider(
+    slug="crusoe",
+    name="Crusoe Cloud",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="cloud",
+    notes="HTML pricing page; table (2025-05) and list (2025-12) layouts",
+)

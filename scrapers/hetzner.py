@@ -1,0 +1,212 @@
+"""Hetzner: GPU servers on the Server Auction (Serverbörse), each its own offer.
+
+Live: ``GET https://www.hetzner.com/_resources/app/data/app/live_data_sb_EUR.json``, no auth,
+no pagination: the JSON behind https://www.hetzner.com/sb listing every server on auction.
+
+Known layouts: ``{"server": [...]}`` (the live response) and a bare array of the server
+elements (how the 2026-04 capture stores one run's rows).
+
+Rules (exclusions counted by ``parse_with_exclusions``):
+
+1. A GPU server has a description line "GPU - <model>" (and "GPU" among its ``specials``);
+   every other server -> ``non_gpu``. "GPU" in ``specials`` without such a line raises.
+2. One offer per GPU server: ``instance_type`` "auction-<id>", ``region`` its data center
+   (``FSN1-DC18``), ``gpu_name`` the model as the line spells it, one GPU per "GPU - " line
+   (Hetzner prefixes multiples with "Nx", as in "2x RAM ..."; a GPU line with such a prefix
+   is read the same way).
+3. Price: ``hourly_price`` (EUR per hour) when present, else ``price`` (EUR per month). The
+   hourly rate applies while a server is used for part of a month; the month is capped at
+   ``price`` ("The total costs is never more than the monthly price",
+   https://docs.hetzner.com/general/billing-and-account-management/billing-at-hetzner/billing-system-hetzner).
+   Both are net prices excluding VAT: the feed states no tax, and auction watchers add VAT to
+   ``price`` themselves (e.g. hah.py, ``--tax`` default 19 %). Emitted as given.
+   ``setup_price`` is 0 for auction servers and is not part of the offer.
+
+RAM: ``ram_size`` is in binary GB (the modules are listed in MB of 1024² bytes, "4x RAM 16384
+MB"), converted to decimal GB. Storage: the sum of ``serverDiskData`` nvme/sata/hdd sizes,
+which are decimal GB as disks are sold. VRAM is not in the feed: ``VRAM_GB`` by model spelling,
+None for a model not in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
+
+PROVIDER_SLUG = "hetzner"
+HOMEPAGE = "https://www.hetzner.com/sb"
+AUCTION_URL = "https://www.hetzner.com/_resources/app/data/app/live_data_sb_EUR.json"
+CURRENCY = "EUR"  # the _EUR feed; a _USD twin exists
+TOKEN_ENV = None
+GPU_SPECIAL = "GPU"
+DISK_KINDS = ("nvme", "sata", "hdd")  # "general" repeats distinct sizes, not disks
+
+# GPU memory per model, keyed by the feed's spelling. Sources: NVIDIA product pages
+# https://www.nvidia.com/en-gb/geforce/products/10series/geforce-gtx-1080/ (8 GB GDDR5X),
+# https://www.nvidia.com/en-us/design-visualization/rtx-6000/ (RTX 6000 Ada: 48 GB GDDR6),
+# https://www.nvidia.com/en-us/design-visualization/rtx-4000-sff/ (RTX 4000 SFF Ada: 20 GB).
+VRAM_GB: dict[str, Decimal] = {
+    "GeForce GTX 1080": Decimal(8),
+    "Nvidia RTX 6000 Ada": Decimal(48),
+    "Nvidia RTX 4000 SFF Ada Generation": Decimal(20),
+}
+
+_GPU_LINE = re.compile(r"^(?:(?P<count>\d+)x )?GPU - (?P<model>\S.*)$")
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET the EUR auction list (one response, no auth; ``token`` is ignored).
+
+    Raises ``FetchError`` when the request fails.
+    """
+    return [http.get(client, AUCTION_URL)]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """One offer per GPU auction server: EUR per server per hour (per month without an hourly
+    price), net, on-demand, region = data center.
+
+    Raises ``SchemaDriftError`` for an unknown layout, a server missing a field, a GPU flag
+    without a GPU line, several GPU models in one server, duplicate ids, and when a response
+    holds no GPU server.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many servers each documented exclusion rule dropped."""
+    offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
+    for response in distinct_bodies(responses):
+        found = [
+            offer
+            for index, server in enumerate(_servers(response))
+            if (offer := _parse_server(server, response, excluded, index)) is not None
+        ]
+        if not found:
+            raise SchemaDriftError(f"{response.url}: no GPU server in the auction list")
+        offers.extend(found)
+    return ensure_unique(offers), excluded
+
+
+def _servers(response: RawResponse) -> list[Any]:
+    body = json_body(response)
+    if isinstance(body, dict) and isinstance(body.get("server"), list):
+        return body["server"]
+    if isinstance(body, list):
+        return body
+    raise SchemaDriftError(
+        f"{response.url}: neither the auction object ({{'server': [...]}}) nor a server array"
+    )
+
+
+def _parse_server(
+    server: Any, response: RawResponse, excluded: Counter[str], index: int
+) -> Offer | None:
+    if not isinstance(server, dict):
+        raise SchemaDriftError(f"{response.url}: server {index} is not an object")
+    server_id, description = server.get("id"), server.get("description")
+    if not isinstance(server_id, int) or not isinstance(description, list):
+        raise SchemaDriftError(f"{response.url}: server {index} lacks id/description")
+    gpu_lines = [
+        m for line in description if isinstance(line, str) and (m := _GPU_LINE.match(line))
+    ]
+    specials = server.get("specials")
+    flagged = isinstance(specials, list) and GPU_SPECIAL in specials
+    if not gpu_lines:
+        if flagged:
+            raise SchemaDriftError(f"auction server {server_id}: GPU flag but no 'GPU - ' line")
+        excluded["non_gpu"] += 1
+        return None
+    models = {m["model"] for m in gpu_lines}
+    if len(models) != 1:
+        raise SchemaDriftError(f"auction server {server_id}: several GPU models {sorted(models)}")
+    gpu_name = models.pop()
+    gpu_count = sum(int(m["count"] or 1) for m in gpu_lines)
+
+    datacenter = server.get("datacenter")
+    if not isinstance(datacenter, str) or not datacenter:
+        raise SchemaDriftError(f"auction server {server_id}: no datacenter")
+    price, unit = _price(server, server_id)
+    return Offer(
+        provider=PROVIDER_SLUG,
+        instance_type=f"auction-{server_id}",
+        region=datacenter,
+        gpu_name=gpu_name,
+        gpu_count=Decimal(gpu_count),
+        vram_gb_per_gpu=VRAM_GB.get(gpu_name),
+        ram_gb=_ram_gb(server, server_id),
+        storage_gb=_storage_gb(server, server_id),
+        pricing=PricingModel.ON_DEMAND,
+        price=price,
+        currency=CURRENCY,
+        price_unit=unit,
+        price_per=PricePer.INSTANCE,
+        source_url=AUCTION_URL,
+        observed_at=response.fetched_at,
+    )
+
+
+def _price(server: dict[str, Any], server_id: int) -> tuple[Decimal, PriceUnit]:
+    for field, unit in (("hourly_price", PriceUnit.HOUR), ("price", PriceUnit.MONTH)):
+        value = server.get(field)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise SchemaDriftError(f"auction server {server_id}: {field} {value!r} is not a number")
+        price = decimal(value)
+        if price <= 0:
+            raise SchemaDriftError(f"auction server {server_id}: {field} {price} is not positive")
+        return price, unit
+    raise SchemaDriftError(f"auction server {server_id}: neither hourly_price nor price")
+
+
+def _ram_gb(server: dict[str, Any], server_id: int) -> Decimal:
+    size = server.get("ram_size")
+    if isinstance(size, bool) or not isinstance(size, int | float) or size <= 0:
+        raise SchemaDriftError(f"auction server {server_id}: ram_size {size!r}")
+    return gb_from_gib(size)
+
+
+def _storage_gb(server: dict[str, Any], server_id: int) -> Decimal:
+    disks = server.get("serverDiskData")
+    if not isinstance(disks, dict):
+        raise SchemaDriftError(f"auction server {server_id}: no serverDiskData")
+    total = Decimal(0)
+    for kind in DISK_KINDS:
+        sizes = disks.get(kind, [])
+        if not isinstance(sizes, list) or not all(
+            isinstance(s, int | float) and not isinstance(s, bool) for s in sizes
+        ):
+            raise SchemaDriftError(f"auction server {server_id}: serverDiskData.{kind} {sizes!r}")
+        total += sum((decimal(s) for s in sizes), Decimal(0))
+    return total
+
+
+PROVIDER = Provider(
+    slug=PROVIDER_SLUG,
+    name="Hetzner",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="marketplace",
+    notes="Server Auction GPU servers, one offer per server; EUR net, hourly rate capped monthly.",
+)

@@ -1,0 +1,156 @@
+"""Modal: serverless GPU prices from the public pricing page (https://modal.com/pricing).
+
+Known layout: the "Compute costs" panel. A ``<p>`` reading "GPU Tasks" is followed by a
+``<div>`` of ``div.line-item`` rows, one per GPU tier: the GPU name in the first ``<p>``
+("Nvidia H100", "Nvidia A100, 80 GB") and ``p.price`` holding the price and, in a ``<span>``,
+its unit. A toggle switches the panel between "Per second" ("$0.001097 / sec") and "Per hour";
+the capture is the rendered page after choosing per second, the server HTML may show either, so
+both "/ sec" and "/ h" (or "/ hr", "/ hour") are read and emitted in that unit. Any other unit
+raises ``SchemaDriftError``.
+
+Each tier is billed per GPU while a function runs: one serverless offer per tier, price per GPU,
+region "global". The CPU and memory rows of the panel are not GPU prices and are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import html_body, money, node_text
+
+PROVIDER_SLUG = "modal"
+PRICING_URL = "https://modal.com/pricing"
+HOMEPAGE = "https://modal.com"
+TOKEN_ENV = None
+GPU_SECTION_HEADING = "GPU Tasks"
+ROW_SELECTOR = "div.line-item"
+PRICE_SELECTOR = "p.price"
+INSTANCE_TYPE_PREFIX = "modal-"
+# The unit span's text with whitespace removed and lower-cased -> the price unit.
+UNITS: dict[str, PriceUnit] = {
+    "/sec": PriceUnit.SECOND,
+    "/s": PriceUnit.SECOND,
+    "/h": PriceUnit.HOUR,
+    "/hr": PriceUnit.HOUR,
+    "/hour": PriceUnit.HOUR,
+}
+_VRAM_IN_NAME = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET the public pricing page (no auth, no pagination). Raises ``FetchError``."""
+    return [http.get(client, PRICING_URL)]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """One serverless offer per GPU tier: USD per GPU per second (or per hour, as shown).
+
+    Raises ``SchemaDriftError`` when the "GPU Tasks" section, a row's name, price or unit is
+    missing or unknown, when a tier appears twice, and when a page yields no GPU row.
+    """
+    offers: list[Offer] = []
+    for response in responses:
+        offers.extend(_parse_pricing_page(response))
+    return offers
+
+
+def _parse_pricing_page(response: RawResponse) -> list[Offer]:
+    tree = html_body(response)
+    headings = [p for p in tree.css("p") if node_text(p) == GPU_SECTION_HEADING]
+    if len(headings) != 1:
+        raise SchemaDriftError(
+            f"{response.url}: expected one {GPU_SECTION_HEADING!r} heading, found {len(headings)}"
+        )
+    section = _next_element(headings[0])
+    if section is None or section.tag != "div":
+        raise SchemaDriftError(f"{response.url}: no list of GPU rows after {GPU_SECTION_HEADING!r}")
+    rows = section.css(ROW_SELECTOR)
+    if not rows:
+        raise SchemaDriftError(f"{response.url}: no {ROW_SELECTOR} rows under GPU Tasks")
+    offers: list[Offer] = []
+    seen: set[str] = set()
+    for row in rows:
+        offer = _parse_row(row, response)
+        if offer.instance_type in seen:
+            raise SchemaDriftError(f"{response.url}: GPU tier {offer.gpu_name!r} listed twice")
+        seen.add(offer.instance_type)
+        offers.append(offer)
+    return offers
+
+
+def _next_element(node: Any) -> Any:
+    """The next sibling element, skipping text and comment nodes (Svelte leaves many)."""
+    sibling = node.next
+    while sibling is not None and sibling.tag.startswith(("-", "_")):
+        sibling = sibling.next
+    return sibling
+
+
+def _parse_row(row: Any, response: RawResponse) -> Offer:
+    name_node = row.css_first("p")
+    price_node = row.css_first(PRICE_SELECTOR)
+    if name_node is None or price_node is None or name_node is price_node:
+        raise SchemaDriftError(f"{response.url}: GPU row without a name and a price: {row.html}")
+    name = node_text(name_node)
+    unit_node = price_node.css_first("span")
+    if unit_node is None:
+        raise SchemaDriftError(f"{response.url}: {name}: price without a unit")
+    unit_text = "".join(node_text(unit_node).split()).lower()
+    unit = UNITS.get(unit_text)
+    if unit is None:
+        raise SchemaDriftError(f"{response.url}: {name}: unknown price unit {unit_text!r}")
+    price, currency = money(node_text(price_node))
+    vram = _VRAM_IN_NAME.search(name)
+    return Offer(
+        provider=PROVIDER_SLUG,
+        instance_type=INSTANCE_TYPE_PREFIX + _slug(name),
+        region="global",
+        gpu_name=name,
+        gpu_count=Decimal(1),
+        vram_gb_per_gpu=Decimal(vram.group(1)) if vram else None,
+        pricing=PricingModel.ON_DEMAND,
+        price=price,
+        currency=currency,
+        price_unit=unit,
+        price_per=PricePer.GPU,
+        serverless=True,
+        source_url=PRICING_URL,
+        observed_at=response.fetched_at,
+    )
+
+
+def _slug(gpu_name: str) -> str:
+    """``"Nvidia A100, 80 GB"`` -> ``"a100-80gb"``; ``"Nvidia H100"`` -> ``"h100"``."""
+    text = re.sub(r"^nvidia\s+", "", gpu_name.strip().lower())
+    text = re.sub(r"(\d+)\s*gb\b", r"\1gb", text)
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    if not slug:
+        raise SchemaDriftError(f"GPU row with an empty name: {gpu_name!r}")
+    return slug
+
+
+PROVIDER = Provider(
+    slug=PROVIDER_SLUG,
+    name="Modal",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="serverless",
+    notes="Serverless GPU functions billed per GPU-second.",
+)

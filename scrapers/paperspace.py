@@ -1,0 +1,238 @@
+"""Paperspace: per-machine hourly prices from https://www.paperspace.com/pricing.
+
+Known layout (2024, Webflow): the "On-Demand Compute" section holds one card per machine type
+(``div.instance-container-flex > div.instance-blocks-flex``): its name (``h1.instance-names``,
+e.g. "A100-80G"), a price block ``$ <h1.instance-price-2> / hour`` and a spec list (GPU or
+"16 GB GPU", "90GB RAM", "12 vCPU"). Elements with the Webflow class ``hide`` are not shown on
+the page (an older duplicate card grid and stale price/spec blocks) and are never read.
+
+Footnotes under the cards qualify marked prices:
+
+- ``*$2.24/hour pricing is for a 3-year commitment.`` -> the card's price ends in the same
+  asterisks, so it is a reserved price with a 36-month term, not on-demand.
+- ``On-demand pricing for H100 is $6.00/hour ($8.96) under our special promo price.`` -> an
+  on-demand offer for that card at the first price; the parenthesised amount is not read as a
+  price (the sentence does not say what it is).
+
+A marked price whose footnote is missing or not understood raises ``SchemaDriftError``.
+
+Documented exclusions: multi-GPU variants ("Multi-GPU types: 2x 4x 8x") are not emitted; the
+page prices them only by the rule "multiply the specs and price of each type above by the
+number of GPUs", so the single-GPU card carries the whole price information.
+
+Each card is one GPU; prices are per machine-hour (``price_per`` instance, ``gpu_count`` 1),
+in the currency the price block's symbol gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import (
+    decimal,
+    distinct_bodies,
+    ensure_unique,
+    html_body,
+    money,
+    node_text,
+)
+
+PRICING_URL = "https://www.paperspace.com/pricing"
+HOMEPAGE = "https://www.paperspace.com"
+TOKEN_ENV = None
+
+CARD = "div.instance-container-flex div.instance-blocks-flex"
+CARD_NAME = "h1.instance-names"
+PRICE_BLOCK = "div.instance-price-wrap"
+PRICE_VALUE = "h1.instance-price-2"
+SPEC_LIST = "ul.instance-specs-list-2"
+HIDDEN_CLASS = "hide"
+FOOTNOTE = "p"
+
+_MARKED_PRICE = re.compile(r"^(?P<num>\d[\d,]*(?:\.\d+)?)(?P<marker>\**)$")
+_COMMITMENT_NOTE = re.compile(
+    r"^(?P<marker>\*+)\s*(?P<price>\$\s*\d[\d,]*(?:\.\d+)?)\s*/\s*hour pricing is for a\s*"
+    r"(?P<years>\d+)-year commitment",
+    re.IGNORECASE,
+)
+_ON_DEMAND_NOTE = re.compile(
+    r"On-demand pricing for (?P<name>\S+) is (?P<price>\$\s*\d[\d,]*(?:\.\d+)?)\s*/\s*hour",
+    re.IGNORECASE,
+)
+_RAM = re.compile(r"(\d+(?:\.\d+)?)\s*GB\s+RAM", re.IGNORECASE)
+_VCPUS = re.compile(r"(\d+)\s*vCPU", re.IGNORECASE)
+_VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*GB\s+GPU", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Card:
+    name: str
+    price: Decimal
+    currency: str
+    marker: str
+    vram_gb: Decimal | None
+    vcpus: Decimal | None
+    ram_gb: Decimal | None
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """Live fetch: GET the pricing page. Raises ``FetchError`` when it fails."""
+    return [http.get(client, PRICING_URL)]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """One offer per machine card (reserved when a footnote says so), plus footnoted on-demand.
+
+    Raises ``SchemaDriftError`` when no card is found, a card lacks its name or visible price,
+    a price is not "$ <number> / hour", or a price marker has no matching footnote.
+    """
+    offers: list[Offer] = []
+    for response in distinct_bodies(responses):
+        tree = html_body(response)
+        cards = [_read_card(node) for node in tree.css(CARD)]
+        if not cards:
+            raise SchemaDriftError(f"{response.url}: no on-demand machine cards")
+        notes = [node_text(p) for p in tree.css(FOOTNOTE)]
+        commitments = _commitment_notes(notes)
+        for card in cards:
+            offers.append(_card_offer(card, commitments, response))
+        offers.extend(_on_demand_note_offers(notes, cards, response))
+    if not offers:
+        raise SchemaDriftError("no GPU offers found")
+    return ensure_unique(offers)
+
+
+def _visible(nodes: list[Any]) -> list[Any]:
+    return [n for n in nodes if HIDDEN_CLASS not in (n.attributes.get("class") or "").split()]
+
+
+def _read_card(node: Any) -> _Card:
+    name_node = node.css_first(CARD_NAME)
+    name = node_text(name_node) if name_node is not None else ""
+    if not name:
+        raise SchemaDriftError("machine card without a name")
+    blocks = _visible(node.css(PRICE_BLOCK))
+    if len(blocks) != 1:
+        raise SchemaDriftError(f"card {name!r}: expected one visible price, found {len(blocks)}")
+    block_text = node_text(blocks[0])
+    if "hour" not in block_text.lower():
+        raise SchemaDriftError(f"card {name!r}: price is not per hour: {block_text!r}")
+    value_node = blocks[0].css_first(PRICE_VALUE)
+    match = _MARKED_PRICE.match(node_text(value_node)) if value_node is not None else None
+    if match is None:
+        raise SchemaDriftError(f"card {name!r}: expected a price, found {block_text!r}")
+    _, currency = money(block_text)
+    specs = " | ".join(node_text(li) for ul in _visible(node.css(SPEC_LIST)) for li in ul.css("li"))
+    return _Card(
+        name=name,
+        price=decimal(match["num"]),
+        currency=currency,
+        marker=match["marker"],
+        vram_gb=_spec(_VRAM, specs),
+        vcpus=_spec(_VCPUS, specs),
+        ram_gb=_spec(_RAM, specs),
+    )
+
+
+def _spec(pattern: re.Pattern[str], specs: str) -> Decimal | None:
+    match = pattern.search(specs)
+    return decimal(match.group(1)) if match else None
+
+
+def _commitment_notes(notes: list[str]) -> dict[str, tuple[Decimal, int]]:
+    """Footnote marker ("*", "**") -> (price it quotes, commitment term in months)."""
+    found = {}
+    for note in notes:
+        match = _COMMITMENT_NOTE.match(note)
+        if match:
+            found[match["marker"]] = (money(match["price"])[0], int(match["years"]) * 12)
+    return found
+
+
+def _card_offer(
+    card: _Card, commitments: dict[str, tuple[Decimal, int]], response: RawResponse
+) -> Offer:
+    term: int | None = None
+    if card.marker:
+        if card.marker not in commitments:
+            raise SchemaDriftError(f"card {card.name!r}: no footnote for marker {card.marker!r}")
+        quoted, term = commitments[card.marker]
+        if quoted != card.price:
+            raise SchemaDriftError(
+                f"card {card.name!r}: price {card.price} but its footnote quotes {quoted}"
+            )
+    return _offer(
+        card,
+        PricingModel.RESERVED if term else PricingModel.ON_DEMAND,
+        card.price,
+        term,
+        response,
+    )
+
+
+def _on_demand_note_offers(
+    notes: list[str], cards: list[_Card], response: RawResponse
+) -> list[Offer]:
+    by_name = {card.name: card for card in cards}
+    offers = []
+    for note in notes:
+        for match in _ON_DEMAND_NOTE.finditer(note):
+            card = by_name.get(match["name"])
+            if card is None:
+                raise SchemaDriftError(f"on-demand footnote names no card: {match.group(0)!r}")
+            if not card.marker:
+                raise SchemaDriftError(f"card {card.name!r} is on-demand and has a footnote price")
+            price, currency = money(match["price"])
+            if currency != card.currency:
+                raise SchemaDriftError(f"footnote currency {currency} differs for {card.name!r}")
+            offers.append(_offer(card, PricingModel.ON_DEMAND, price, None, response))
+    return offers
+
+
+def _offer(
+    card: _Card, pricing: PricingModel, price: Decimal, term: int | None, response: RawResponse
+) -> Offer:
+    return Offer(
+        provider="paperspace",
+        instance_type=card.name,
+        gpu_name=card.name,
+        gpu_count=Decimal(1),
+        vram_gb_per_gpu=card.vram_gb,
+        vcpus=card.vcpus,
+        ram_gb=card.ram_gb,
+        pricing=pricing,
+        reserved_term_months=term,
+        price=price,
+        currency=card.currency,
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.INSTANCE,
+        source_url=PRICING_URL,
+        observed_at=response.fetched_at,
+    )
+
+
+PROVIDER = Provider(
+    slug="paperspace",
+    name="Paperspace",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="cloud",
+)

@@ -1,0 +1,185 @@
+"""Voltage Park: H100 prices from the public pricing page (https://www.voltagepark.com/pricing).
+
+Known layout (seen 2025-07): plan cards, each an eyebrow heading ("On-Demand, Ethernet",
+"On-demand, 3200 Gbps Infiniband", "Long-Term Reserve"), a price heading ("$1.99/hr"), a
+divider and a feature list, one feature of which states the GPU range ("1-1016 HGX H100 GPUs
+for your bursts and experimentation.").
+
+Cards are read in document order (eyebrow to next eyebrow) rather than by their wrapper
+element, because an excerpt can start inside the first card's wrapper.
+
+One flat "$/hr" price for anything from 1 (or 8) to 1016 GPUs can only be a price per GPU-hour,
+so offers carry ``price_per`` gpu and ``gpu_count`` = the smallest rentable count of the plan.
+``instance_type`` is the card heading; ``gpu_name`` the GPU as the feature line spells it.
+
+Rules:
+
+- an on-demand card ("On-demand" heading, any case) -> one ``on_demand`` offer;
+- a card whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``) is counted
+  under that marker;
+- ``reserve_card``: a priced card whose heading says "Reserve" (e.g. "Long-Term Reserve") is
+  counted, not emitted: the page states no term in months, which a reserved offer needs;
+- any other priced card raises ``SchemaDriftError`` (a plan kind this scraper does not know);
+- ``truncated_card``: an eyebrow with no card content after it at the very end of the document
+  (the cut edge of an excerpt) is counted, not parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import httpx
+from selectolax.lexbor import LexborNode
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import html_body, is_document_tail, money_at, no_price_marker, node_text
+
+PRICING_URL = "https://www.voltagepark.com/pricing"
+HOMEPAGE = "https://www.voltagepark.com"
+TOKEN_ENV = None
+
+CARD_HEADING_CLASS = "text-eyebrow"
+CARD_PRICE_CLASS = "heading-style-h3"
+CARD_BODY_CLASSES = ("pricing11_divider", "pricing11_feature-list")  # mark a real plan card
+CARD_FEATURE_CLASS = "pricing11_feature"
+PRICE_SUFFIX = "/hr"
+ON_DEMAND_PREFIX = "on-demand"
+RESERVE_WORD = "reserve"
+
+_GPU_RANGE = re.compile(r"\b(?P<low>\d+)\s*-\s*(?P<high>\d+)\s+(?P<gpu>.+?)\s+GPUs\b")
+
+
+@dataclass
+class _Card:
+    heading: LexborNode
+    prices: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    has_body: bool = False
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """GET the public pricing page (no auth, no pagination). Raises ``FetchError``."""
+    return [http.get(client, PRICING_URL)]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """On-demand offers: USD per GPU per hour, region "global".
+
+    Raises ``SchemaDriftError`` when no plan card is found, a card's price or GPU line cannot
+    be read, or a priced card is of an unknown kind.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many cards each documented exclusion rule dropped."""
+    offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
+    for response in responses:
+        found = [
+            offer
+            for card in _cards(response)
+            if (offer := _card_offer(response, card, excluded)) is not None
+        ]
+        if not found:
+            raise SchemaDriftError(f"{response.url}: no on-demand plan card with a price found")
+        offers.extend(found)
+    return offers, excluded
+
+
+def _classes(node: LexborNode) -> set[str]:
+    return set((node.attributes.get("class") or "").split())
+
+
+def _cards(response: RawResponse) -> list[_Card]:
+    tree = html_body(response)
+    if tree.body is None:
+        raise SchemaDriftError(f"{response.url}: empty page")
+    cards: list[_Card] = []
+    for node in tree.body.traverse():
+        classes = _classes(node)
+        if CARD_HEADING_CLASS in classes:
+            cards.append(_Card(node))
+        elif cards:
+            card = cards[-1]
+            if CARD_PRICE_CLASS in classes:
+                card.prices.append(node_text(node))
+            elif CARD_FEATURE_CLASS in classes:
+                card.features.append(node_text(node))
+            if classes.intersection(CARD_BODY_CLASSES):
+                card.has_body = True
+    if not any(card.has_body for card in cards):
+        raise SchemaDriftError(
+            f"{response.url}: unknown Voltage Park layout: no plan cards "
+            f"('{CARD_HEADING_CLASS}' heading followed by a '{CARD_BODY_CLASSES[0]}')"
+        )
+    return cards
+
+
+def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> Offer | None:
+    heading = node_text(card.heading)
+    if not card.has_body:
+        if not card.prices and is_document_tail(card.heading):
+            excluded["truncated_card"] += 1
+        # Otherwise an eyebrow of another page section, not a plan card.
+        return None
+    if len(card.prices) != 1:
+        raise SchemaDriftError(
+            f"{response.url}: plan card {heading!r} has {len(card.prices)} price headings"
+        )
+    text = card.prices[0]
+    marker = no_price_marker(text)
+    if marker is not None:
+        excluded[marker] += 1
+        return None
+    if RESERVE_WORD in heading.lower():
+        excluded["reserve_card"] += 1
+        return None
+    if not heading.lower().startswith(ON_DEMAND_PREFIX):
+        raise SchemaDriftError(f"{response.url}: priced plan card of unknown kind {heading!r}")
+    if not text.replace(" ", "").endswith(PRICE_SUFFIX):
+        raise SchemaDriftError(f"{response.url}: {heading!r} price {text!r} is not per hour")
+    price, currency = money_at(text, f"{response.url}: {heading!r} price")
+    ranges = [m for feature in card.features if (m := _GPU_RANGE.search(feature))]
+    if len(ranges) != 1:
+        raise SchemaDriftError(
+            f"{response.url}: plan card {heading!r} has no single '<n>-<m> <GPU> GPUs' line"
+        )
+    return Offer(
+        provider="voltagepark",
+        instance_type=heading,
+        gpu_name=ranges[0]["gpu"],
+        gpu_count=Decimal(ranges[0]["low"]),
+        pricing=PricingModel.ON_DEMAND,
+        price=price,
+        currency=currency,
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.GPU,
+        source_url=response.url,
+        observed_at=response.fetched_at,
+    )
+
+
+PROVIDER = Provider(
+    slug="voltagepark",
+    name="Voltage Park",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=TOKEN_ENV,
+    kind="cloud",
+    notes="HTML pricing page; on-demand H100 plan cards",
+)

@@ -1,0 +1,163 @@
+"""Crusoe scraper on its real captures (2025-05 table, 2025-12 list) and the live request shape."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+import pytest
+
+from scrapers import crusoe, http
+from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
+from scrapers.parsing import decimal
+from scrapers.replay import ReplayTransport, discover
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+FOLDER = SNAPSHOTS / "crusoe"
+TABLE_2025_05 = FOLDER / "2025-05-21_wayback_cloud-pricing_excerpt.html"
+LIST_2025_12 = FOLDER / "2025-12-15_wayback_cloud-pricing_excerpt.html"
+PARSED_2026_02 = FOLDER / "2026-02-11_parsed_pricing_page.json"  # cross-check only
+
+
+def _raw(path: Path, body: bytes | None = None) -> RawResponse:
+    raw = raw_from_capture(path, url=crusoe.PRICING_URL)
+    if body is None:
+        return raw
+    return RawResponse(raw.url, raw.method, raw.status, raw.content_type, body, raw.fetched_at)
+
+
+def _index(offers: list[Offer]) -> dict[tuple[str, PricingModel, int | None], Offer]:
+    index = {(o.instance_type, o.pricing, o.reserved_term_months): o for o in offers}
+    assert len(index) == len(offers), "one offer per GPU, pricing model and term"
+    return index
+
+
+def test_2025_05_table_prices_read_off_the_page() -> None:
+    offers, excluded = crusoe.parse_with_exclusions([_raw(TABLE_2025_05)])
+    # 7 GPU rows x 5 columns, minus 5 "Contact Sales" spot cells; the A40 row is cut.
+    assert len(offers) == 30
+    assert excluded == {"contact sales": 5, "truncated_row": 1}
+    by = _index(offers)
+
+    # "NVIDIA H100 80GB SXM: $3.90/hr on-demand, Contact Sales spot, $3.12 / $2.93 / $2.54"
+    h100 = by[("NVIDIA H100 80GB SXM", PricingModel.ON_DEMAND, None)]
+    assert h100.price == Decimal("3.90")
+    assert h100.currency == "USD"
+    assert h100.price_unit is PriceUnit.HOUR
+    assert h100.price_per is PricePer.GPU
+    assert h100.gpu_count == 1
+    assert h100.vram_gb_per_gpu == 80
+    assert ("NVIDIA H100 80GB SXM", PricingModel.SPOT, None) not in by
+    assert by[("NVIDIA H100 80GB SXM", PricingModel.RESERVED, 6)].price == Decimal("3.12")
+    assert by[("NVIDIA H100 80GB SXM", PricingModel.RESERVED, 12)].price == Decimal("2.93")
+    assert by[("NVIDIA H100 80GB SXM", PricingModel.RESERVED, 36)].price == Decimal("2.54")
+
+    assert by[("NVIDIA H200 141GB SXM", PricingModel.ON_DEMAND, None)].price == Decimal("4.29")
+    assert by[("NVIDIA H200 141GB SXM", PricingModel.RESERVED, 36)].price == Decimal("2.79")
+    mi300x = by[("AMD MI300X 192GB OAM", PricingModel.SPOT, None)]
+    assert mi300x.price == Decimal("0.95")
+    assert mi300x.vram_gb_per_gpu == 192
+    assert mi300x.gpu_name == "AMD MI300X 192GB OAM"
+    # Three A100 variants stay apart by memory and form factor.
+    assert by[("NVIDIA A100 80GB SXM", PricingModel.ON_DEMAND, None)].price == Decimal("1.95")
+    assert by[("NVIDIA A100 80GB PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("1.65")
+    assert by[("NVIDIA A100 40GB PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("1.45")
+    assert by[("NVIDIA L40S 48GB PCIe", PricingModel.SPOT, None)].price == Decimal("0.50")
+    assert by[("NVIDIA L40S 48GB PCIe", PricingModel.RESERVED, 12)].price == Decimal("0.75")
+
+    assert {o.pricing for o in offers} == set(PricingModel)
+    for offer in offers:
+        assert offer.observed_at == datetime(2025, 5, 21, tzinfo=UTC)
+        assert offer.source_url == crusoe.PRICING_URL
+        assert offer.region == "global"
+
+
+def test_2025_12_list_prices_read_off_the_page() -> None:
+    offers, excluded = crusoe.parse_with_exclusions([_raw(LIST_2025_12)])
+    # GB200 and B200: "Contact sales" twice each; H200 spot: "Contact sales"; A100 is cut.
+    assert len(offers) == 3
+    assert excluded == {"contact sales": 5, "truncated_row": 1}
+    by = _index(offers)
+    h200 = by[("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, None)]  # "$4.29/GPU-hr"
+    assert h200.price == Decimal("4.29")
+    assert h200.price_per is PricePer.GPU
+    assert h200.vram_gb_per_gpu == 141
+    assert by[("NVIDIA H100 80GB HGX", PricingModel.ON_DEMAND, None)].price == Decimal("3.90")
+    assert by[("NVIDIA H100 80GB HGX", PricingModel.SPOT, None)].price == Decimal("1.60")
+    assert all(o.observed_at == datetime(2025, 12, 15, tzinfo=UTC) for o in offers)
+
+
+def test_2025_12_on_demand_prices_agree_with_the_2026_02_parsed_page() -> None:
+    """Cross-check (two months apart, same list layout): another tool's parse of the live page.
+
+    The PARSED file is never parser input; it only confirms the figures we read.
+    """
+    parsed = json.loads(PARSED_2026_02.read_text(encoding="utf-8"))
+    theirs = {(row["product"], row["vram_gb"]): row["price_per_hour_usd"] for row in parsed}
+    ours = {
+        (o.instance_type.rsplit(" ", 2)[0], int(o.vram_gb_per_gpu or 0)): o.price
+        for o in crusoe.parse([_raw(LIST_2025_12)])
+        if o.pricing is PricingModel.ON_DEMAND
+    }
+    assert ours == {("NVIDIA H200", 141): Decimal("4.29"), ("NVIDIA H100", 80): Decimal("3.90")}
+    for key, price in ours.items():
+        assert decimal(theirs[key]) == price
+    # GPUs we count as "Contact sales" have no price in their parse either.
+    assert theirs[("NVIDIA GB200", 186)] is None
+    assert theirs[("NVIDIA B200", 180)] is None
+
+
+def test_renamed_table_heading_is_schema_drift() -> None:
+    body = TABLE_2025_05.read_bytes().replace(b">GPU Pricing</th>", b">GPU Prices</th>")
+    with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
+        crusoe.parse([_raw(TABLE_2025_05, body)])
+
+
+def test_unknown_price_column_is_schema_drift() -> None:
+    body = TABLE_2025_05.read_bytes().replace(b" 3-year reserved ", b" 2-week reserved ")
+    with pytest.raises(SchemaDriftError, match="unknown price column"):
+        crusoe.parse([_raw(TABLE_2025_05, body)])
+
+
+def test_removed_price_cells_are_schema_drift() -> None:
+    body = LIST_2025_12.read_bytes().replace(b"<p>$1.60/GPU-hr</p>", b"<p>-</p>")
+    with pytest.raises(SchemaDriftError, match="NVIDIA H100 80GB HGX"):
+        crusoe.parse([_raw(LIST_2025_12, body)])
+    body = LIST_2025_12.read_bytes().replace(b'class="pricing-table-heading', b'class="x')
+    with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
+        crusoe.parse([_raw(LIST_2025_12, body)])
+
+
+def test_price_per_month_instead_of_per_hour_is_schema_drift() -> None:
+    body = LIST_2025_12.read_bytes().replace(b"$3.90/GPU-hr", b"$2800/GPU-month")
+    with pytest.raises(SchemaDriftError, match="does not end in '/GPU-hr'"):
+        crusoe.parse([_raw(LIST_2025_12, body)])
+
+
+def test_fetch_requests_the_live_pricing_page() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=LIST_2025_12.read_bytes())
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = crusoe.fetch(client, None)
+    assert [(r.method, str(r.url)) for r in seen] == [("GET", crusoe.PRICING_URL)]
+    assert seen[0].headers["User-Agent"] == http.USER_AGENT
+    assert len(crusoe.parse(responses)) == 3
+
+
+def test_replay_of_every_capture_parses() -> None:
+    captures = discover(SNAPSHOTS, ["crusoe"])["crusoe"]
+    assert [c.path.name for c in captures] == [TABLE_2025_05.name, LIST_2025_12.name]
+    counts = []
+    for capture in captures:
+        with http.make_client(ReplayTransport(capture)) as client:
+            offers = crusoe.parse(crusoe.fetch(client, None))
+        assert all(o.observed_at == capture.captured_at for o in offers)
+        counts.append(len(offers))
+    assert counts == [30, 3]

@@ -1,0 +1,274 @@
+"""DataCrunch scraper: the real products-page capture, and the API on a documentation-shaped body.
+
+No real API capture exists; the API body below follows the response shape in DataCrunch's own
+Python SDK (github.com/DataCrunch-io/datacrunch-python: ``instance_types.py`` and its unit test).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+
+from scrapers import datacrunch, http
+from scrapers.base import (
+    FetchError,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.replay import ReplayTransport, discover
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+PAGE_2025_08 = SNAPSHOTS / "datacrunch" / "2025-08-08_wayback_products_pricing_excerpt.html"
+WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+
+
+def _page(body: bytes | None = None) -> RawResponse:
+    raw = raw_from_capture(PAGE_2025_08, url=datacrunch.PRODUCTS_URL)
+    if body is None:
+        return raw
+    return RawResponse(raw.url, raw.method, raw.status, raw.content_type, body, raw.fetched_at)
+
+
+def _api_items() -> list[dict[str, Any]]:
+    """Three instance types in the SDK-documented shape: an 8-GPU node, a CPU node, a 1-GPU node
+    without spot or dynamic price."""
+
+    def item(name: str, gpus: int, gpu: str, gpu_mem: int, **prices: Any) -> dict[str, Any]:
+        return {
+            "id": f"id-{name}",
+            "instance_type": name,
+            "cpu": {"description": "48 CPU 3.5GHz", "number_of_cores": 48},
+            "gpu": {"description": gpu, "number_of_gpus": gpus},
+            "memory": {"description": "192GB RAM", "size_in_gigabytes": 192},
+            "gpu_memory": {"description": f"{gpu_mem}GB VRAM", "size_in_gigabytes": gpu_mem},
+            "storage": {"description": "1800GB NVME", "size_in_gigabytes": 1800},
+            "description": "Dedicated Bare metal Server",
+            "currency": "usd",
+            **prices,
+        }
+
+    return [
+        item(
+            "8V100.48M",
+            8,
+            "8x Tesla V100 16GB",
+            128,
+            price_per_hour="5.00",
+            spot_price="2.50",
+            dynamic_price=0.78,
+        ),
+        item("CPU.4V.16G", 0, "", 0, price_per_hour="0.03", spot_price="0.01"),
+        item(
+            "1H100.80S.30V",
+            1,
+            "1x H100 SXM5 80GB",
+            80,
+            price_per_hour="2.19",
+            spot_price="0",
+            dynamic_price=None,
+        ),
+    ]
+
+
+def _api(items: Any) -> RawResponse:
+    return RawResponse(
+        url=f"{datacrunch.INSTANCE_TYPES_URL}?currency=usd",
+        method="GET",
+        status=200,
+        content_type="application/json",
+        body=json.dumps(items).encode(),
+        fetched_at=WHEN,
+    )
+
+
+def test_2025_08_page_b200_table_read_off_the_page() -> None:
+    offers, excluded = datacrunch.parse_with_exclusions([_page()])
+    assert excluded == {}
+    # 4 instance rows x (on-demand, dynamic, spot).
+    assert len(offers) == 12
+    by = {(o.instance_type, o.pricing): o for o in offers}
+    assert len(by) == len(offers)
+
+    # "8B200.240V | B200 SXM6 180GB | 8 | 240 | 1472 | 1440 | 1.8 TB/s |"
+    # " $29.10/h | $21.42/h | $6.43/h"
+    b200x8 = by[("8B200.240V", PricingModel.ON_DEMAND)]
+    assert b200x8.price == Decimal("29.10")
+    assert b200x8.currency == "USD"
+    assert b200x8.price_unit is PriceUnit.HOUR
+    assert b200x8.price_per is PricePer.INSTANCE
+    assert b200x8.gpu_name == "B200 SXM6 180GB"
+    assert b200x8.gpu_count == 8
+    assert b200x8.vram_gb_per_gpu == 180  # 1440 GB VRAM per instance / 8
+    assert b200x8.vcpus == 240
+    assert b200x8.ram_gb == 1472
+    assert b200x8.storage_gb is None
+    assert by[("8B200.240V dynamic", PricingModel.ON_DEMAND)].price == Decimal("21.42")
+    assert by[("8B200.240V", PricingModel.SPOT)].price == Decimal("6.43")
+
+    b200x1 = by[("1B200.30V", PricingModel.ON_DEMAND)]
+    assert (b200x1.price, b200x1.gpu_count, b200x1.vcpus, b200x1.ram_gb) == (
+        Decimal("3.64"),
+        1,
+        30,
+        184,
+    )
+    assert by[("1B200.30V dynamic", PricingModel.ON_DEMAND)].price == Decimal("2.68")
+    assert by[("1B200.30V", PricingModel.SPOT)].price == Decimal("0.80")
+    assert by[("2B200.60V", PricingModel.ON_DEMAND)].price == Decimal("7.27")
+    assert by[("4B200.120V", PricingModel.ON_DEMAND)].price == Decimal("14.55")
+    assert by[("4B200.120V", PricingModel.SPOT)].price == Decimal("3.21")
+    for offer in offers:
+        assert offer.observed_at == datetime(2025, 8, 8, tzinfo=UTC)
+        assert offer.source_url == datacrunch.PRODUCTS_URL
+
+
+def test_renamed_price_column_is_schema_drift() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">On demand price<", b">Price<")
+    with pytest.raises(SchemaDriftError, match="columns changed"):
+        datacrunch.parse([_page(body)])
+
+
+def test_missing_instance_table_is_schema_drift() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">Instance name<", b">Name<")
+    with pytest.raises(SchemaDriftError, match="no table headed 'Instance name'"):
+        datacrunch.parse([_page(body)])
+
+
+def test_removed_price_cell_is_schema_drift() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">$14.55/h</td>", b"></td>", 1)
+    with pytest.raises(SchemaDriftError, match=r"4B200\.120V: On demand price"):
+        datacrunch.parse([_page(body)])
+    body = re.sub(rb"<td[^>]*>\$14\.55/h</td>", b"", PAGE_2025_08.read_bytes())
+    with pytest.raises(SchemaDriftError, match="has 9 cells, expected 10"):
+        datacrunch.parse([_page(body)])
+
+
+def test_vram_switched_to_per_gpu_is_schema_drift() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">1440</td>", b">180</td>")
+    with pytest.raises(SchemaDriftError, match="VRAM still the instance total"):
+        datacrunch.parse([_page(body)])
+
+
+def test_api_instance_types_documented_shape() -> None:
+    offers, excluded = datacrunch.parse_with_exclusions([_api(_api_items())])
+    assert excluded == {"no_gpu": 1, "no_spot_price": 1, "no_dynamic_price": 1}
+    by = {(o.instance_type, o.pricing): o for o in offers}
+    assert set(by) == {
+        ("8V100.48M", PricingModel.ON_DEMAND),
+        ("8V100.48M", PricingModel.SPOT),
+        ("8V100.48M dynamic", PricingModel.ON_DEMAND),
+        ("1H100.80S.30V", PricingModel.ON_DEMAND),
+    }
+    v100 = by[("8V100.48M", PricingModel.ON_DEMAND)]
+    assert v100.price == Decimal("5.00")
+    assert v100.currency == "USD"
+    assert v100.price_per is PricePer.INSTANCE
+    assert v100.gpu_name == "Tesla V100 16GB"
+    assert v100.gpu_count == 8
+    assert v100.vram_gb_per_gpu == 16  # gpu_memory is the instance total (128 GB)
+    assert (v100.vcpus, v100.ram_gb, v100.storage_gb) == (48, 192, 1800)
+    assert by[("8V100.48M", PricingModel.SPOT)].price == Decimal("2.50")
+    assert by[("8V100.48M dynamic", PricingModel.ON_DEMAND)].price == Decimal("0.78")
+    assert by[("1H100.80S.30V", PricingModel.ON_DEMAND)].price == Decimal("2.19")
+    assert all(o.observed_at == WHEN for o in offers)
+
+
+def test_api_item_without_price_is_schema_drift() -> None:
+    items = _api_items()
+    del items[0]["price_per_hour"]
+    with pytest.raises(SchemaDriftError, match=r"8V100\.48M.*price_per_hour"):
+        datacrunch.parse([_api(items)])
+    items = _api_items()
+    items[0]["price_per_hour"] = "call us"
+    with pytest.raises(SchemaDriftError, match="expected a number"):
+        datacrunch.parse([_api(items)])
+
+
+def test_api_unexpected_envelope_is_schema_drift() -> None:
+    with pytest.raises(SchemaDriftError, match="JSON array"):
+        datacrunch.parse([_api({"instance_types": _api_items()})])
+
+
+def test_fetch_without_token_gets_the_products_page() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=PAGE_2025_08.read_bytes())
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = datacrunch.fetch(client, None)
+    assert [(r.method, str(r.url)) for r in seen] == [("GET", datacrunch.PRODUCTS_URL)]
+    assert seen[0].headers["User-Agent"] == http.USER_AGENT
+    assert "Authorization" not in seen[0].headers
+    assert len(datacrunch.parse(responses)) == 12
+
+
+def test_fetch_with_token_uses_oauth_then_instance_types() -> None:
+    seen: list[httpx.Request] = []
+    items = _api_items()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.path == "/v1/oauth2/token":
+            return httpx.Response(
+                200,
+                json={
+                    "access_token": "access-123",
+                    "refresh_token": "refresh-456",
+                    "scope": "cloud-api-v1",
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                },
+            )
+        return httpx.Response(200, json=items)
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = datacrunch.fetch(client, "client-id:client-secret")
+
+    token_request, types_request = seen
+    assert token_request.method == "POST"
+    assert str(token_request.url) == datacrunch.TOKEN_URL
+    assert json.loads(token_request.content) == {
+        "grant_type": "client_credentials",
+        "client_id": "client-id",
+        "client_secret": "client-secret",
+    }
+    assert types_request.method == "GET"
+    assert str(types_request.url) == f"{datacrunch.INSTANCE_TYPES_URL}?currency=usd"
+    assert types_request.headers["Authorization"] == "Bearer access-123"
+    assert all(r.headers["User-Agent"] == http.USER_AGENT for r in seen)
+    # Only the price data is handed on for archiving, never the token response.
+    assert len(responses) == 1
+    assert b"access-123" not in responses[0].body
+    assert len(datacrunch.parse(responses)) == 4
+
+
+def test_fetch_with_malformed_token_or_token_response_fails() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"error": "nope"})
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        with pytest.raises(FetchError, match="client_id>:<client_secret"):
+            datacrunch.fetch(client, "no-colon")
+        with pytest.raises(FetchError, match="no access_token"):
+            datacrunch.fetch(client, "id:secret")
+
+
+def test_replay_of_every_capture_parses() -> None:
+    captures = discover(SNAPSHOTS, ["datacrunch"])["datacrunch"]
+    assert [c.path.name for c in captures] == [PAGE_2025_08.name]
+    for capture in captures:
+        with http.make_client(ReplayTransport(capture)) as client:
+            offers = datacrunch.parse(datacrunch.fetch(client, None))
+        assert len(offers) == 12
+        assert all(o.observed_at == capture.captured_at for o in offers)

@@ -1,0 +1,384 @@
+"""GCP scraper: the Cloud Billing SKU capture, the GPU pricing page excerpt, mutated copies of
+both, and the live request shape (page always, SKU pages with the API key)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+
+from scrapers import gcp, http
+from scrapers.base import FetchError, Offer, PricePer, PriceUnit, PricingModel, SchemaDriftError
+from scrapers.parsing import gb_from_gib
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+SKU_CAPTURE = SNAPSHOTS / "gcp" / "2025-06-17_cloudbilling_compute_skus_gpu_only.json"
+PAGE_CAPTURE = SNAPSHOTS / "gcp" / "c2026-10_gpus-pricing_tables_excerpt.html"
+API_KEY = "test-key-123"
+
+
+def _sku_raw(body: bytes | None = None):
+    raw = raw_from_capture(SKU_CAPTURE, url=gcp.SKUS_URL)
+    return raw if body is None else replace(raw, body=body)
+
+
+def _page_raw(body: bytes | None = None):
+    raw = raw_from_capture(PAGE_CAPTURE, url=gcp.PRICING_PAGE_URL)
+    return raw if body is None else replace(raw, body=body)
+
+
+@pytest.fixture(scope="module")
+def sku_parse() -> tuple[list[Offer], Counter[str]]:
+    """The 1.3 MB SKU capture, parsed once for the whole module."""
+    return gcp.parse_with_exclusions([_sku_raw()])
+
+
+@pytest.fixture(scope="module")
+def page_parse() -> tuple[list[Offer], Counter[str]]:
+    return gcp.parse_with_exclusions([_page_raw()])
+
+
+def _one(offers: list[Offer], instance_type: str, region: str, pricing: PricingModel, term=None):
+    matches = [
+        o
+        for o in offers
+        if (o.instance_type, o.region, o.pricing, o.reserved_term_months)
+        == (instance_type, region, pricing, term)
+    ]
+    assert len(matches) == 1, (instance_type, region, pricing, term)
+    return matches[0]
+
+
+# --- Cloud Billing SKU capture -------------------------------------------------------------
+
+
+def test_sku_capture_counts(sku_parse) -> None:
+    offers, excluded = sku_parse
+    assert len(offers) == 1142
+    assert excluded == {
+        "license": 155,
+        "dws_calendar": 124,
+        "dws_flex_start": 115,
+        "reservation_placeholder": 78,
+        "zero_price": 18,
+    }
+    assert len(offers) + sum(excluded.values()) == 1632  # every SKU accounted for
+    assert Counter((o.pricing, o.reserved_term_months) for o in offers) == {
+        (PricingModel.ON_DEMAND, None): 282,
+        (PricingModel.SPOT, None): 290,
+        (PricingModel.RESERVED, 12): 285,
+        (PricingModel.RESERVED, 36): 285,
+    }
+    assert {o.gpu_name for o in offers} == {
+        "H200 141GB",
+        "Nvidia H100 80GB",
+        "Nvidia H100 80GB Mega",
+        "Nvidia H100 80GB Plus",
+        "Nvidia L4",
+        "Nvidia Tesla A100",
+        "Nvidia Tesla A100 80GB",
+        "Nvidia Tesla P100",
+        "Nvidia Tesla P4",
+        "Nvidia Tesla T4",
+        "Nvidia Tesla V100",
+    }
+    assert all(o.price_per is PricePer.GPU and o.gpu_count == 1 for o in offers)
+    assert all(o.currency == "USD" and o.price_unit is PriceUnit.HOUR for o in offers)
+    assert all(o.source_url == gcp.SKUS_URL and "key=" not in o.source_url for o in offers)
+
+
+def test_a100_in_americas_all_pricing_models(sku_parse) -> None:
+    offers, _ = sku_parse
+    name = "Nvidia Tesla A100 GPU"
+    # 039F-D0DA-4055 "Nvidia Tesla A100 GPU running in Americas": units "2", nanos 933908000
+    on_demand = _one(offers, name, "americas", PricingModel.ON_DEMAND)
+    assert on_demand.price == Decimal("2.933908")
+    assert on_demand.gpu_name == "Nvidia Tesla A100"
+    assert on_demand.vram_gb_per_gpu is None  # the 40 GB model's SKU name carries no size
+    assert on_demand.observed_at == datetime(2025, 6, 17, tzinfo=UTC)
+    # 39D4-516A-0317 "... attached to Spot Preemptible VMs running in Americas"
+    assert _one(offers, name, "americas", PricingModel.SPOT).price == Decimal("1.1472")
+    # E9B0-ED35-1FA7 / AC87-9557-955D "Commitment v1: ... running in Americas for 1/3 Year"
+    assert _one(offers, name, "americas", PricingModel.RESERVED, 12).price == Decimal("1.84836204")
+    assert _one(offers, name, "americas", PricingModel.RESERVED, 36).price == Decimal("1.0268678")
+
+
+def test_locations_become_region_ids(sku_parse) -> None:
+    offers, _ = sku_parse
+    # 0B85-B65B-0812 "Nvidia H100 80GB GPU running in Virginia": 9 + 0.796551
+    h100 = _one(offers, "Nvidia H100 80GB GPU", "us-east4", PricingModel.ON_DEMAND)
+    assert (h100.price, h100.vram_gb_per_gpu) == (Decimal("9.796551"), Decimal(80))
+    # 4B50-C79C-9114 "H200 141GB GPU running in Northern Virginia"
+    h200 = _one(offers, "H200 141GB GPU", "us-east4", PricingModel.ON_DEMAND)
+    assert (h200.price, h200.vram_gb_per_gpu) == (Decimal("9.31174"), Decimal(141))
+    # 0008-F633-76AA "Nvidia L4 GPU attached to Spot Preemptible VMs running in Hong Kong"
+    l4 = _one(offers, "Nvidia L4 GPU", "asia-east2", PricingModel.SPOT)
+    assert l4.price == Decimal("0.2350321")
+    # F546-2EEC-E9A7 "Commitment v1: Nvidia Tesla A100 80GB GPU running in Virginia for 3 Years"
+    a100 = _one(offers, "Nvidia Tesla A100 80GB GPU", "us-east4", PricingModel.RESERVED, 36)
+    assert a100.price == Decimal("3.487689")
+    # no public region id: the location is kept, slugged
+    phoenix = _one(offers, "Nvidia Tesla A100 GPU", "phoenix", PricingModel.ON_DEMAND)
+    assert phoenix.price == Decimal("2.933908")
+    regions = {o.region for o in offers}
+    assert {"americas", "emea", "apac", "japan"} <= regions
+    assert "europe-west4" in regions and "asia-northeast1" in regions
+
+
+def test_dws_reservation_and_zero_price_skus_are_not_offers(sku_parse) -> None:
+    offers, _ = sku_parse
+    # 45BF-B232-E095 "Nvidia Tesla V100 GPU running in Jakarta" is a $0 placeholder (its spot
+    # SKU has a price and stays)
+    jakarta_v100 = {
+        o.pricing
+        for o in offers
+        if (o.gpu_name, o.region) == ("Nvidia Tesla V100", "asia-southeast2")
+    }
+    assert jakarta_v100 == {PricingModel.SPOT}
+    assert all(o.price > 0 for o in offers)
+    # "Nvidia H100 Mega 80GB" appears only in DWS and reservation SKUs
+    assert "Nvidia H100 Mega 80GB" not in {o.gpu_name for o in offers}
+
+
+# --- GPU pricing page ----------------------------------------------------------------------
+
+
+def test_page_counts(page_parse) -> None:
+    offers, excluded = page_parse
+    assert len(offers) == 104
+    assert len({o.instance_type for o in offers}) == 28
+    assert excluded == {"page_dws": 23, "page_flex_cud": 30, "page_spot_cell_without_price": 1}
+    assert {o.region for o in offers} == {"us-central1"}
+    assert all(o.price_per is PricePer.INSTANCE and o.currency == "USD" for o in offers)
+    assert {o.gpu_name for o in offers} == {
+        "Nvidia B200",
+        "Nvidia H200",
+        "Nvidia H100",
+        "Nvidia A100",
+        "NVIDIA RTX PRO 6000",
+        "NVIDIA L4",
+    }
+
+
+def test_a3_highgpu_8g(page_parse) -> None:
+    offers, _ = page_parse
+    offer = _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.ON_DEMAND)
+    assert offer.price == Decimal("88.490000119")
+    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu) == ("Nvidia H100", 8, 80)
+    assert offer.vcpus == 208
+    assert offer.ram_gb == gb_from_gib(1871) == Decimal("2009.0")
+    assert offer.storage_gb == gb_from_gib(6000)
+    assert offer.price_unit is PriceUnit.HOUR
+    assert offer.source_url == gcp.PRICING_PAGE_URL
+    assert offer.observed_at == datetime(2026, 10, 1, tzinfo=UTC)
+    assert _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.SPOT).price == Decimal(
+        "52.962296548"
+    )
+    reserved = {
+        o.reserved_term_months: o.price
+        for o in offers
+        if o.instance_type == "a3-highgpu-8g" and o.pricing is PricingModel.RESERVED
+    }
+    assert reserved == {12: Decimal("61.383674231"), 36: Decimal("38.864383195")}
+
+
+def test_page_rows_with_missing_or_odd_cells(page_parse) -> None:
+    offers, _ = page_parse
+    by_type: dict[str, set[Any]] = {}
+    for o in offers:
+        by_type.setdefault(o.instance_type, set()).add((o.pricing, o.reserved_term_months))
+    # a4-highgpu-8g: on-demand "N/A"; spot $39.6336
+    assert (PricingModel.ON_DEMAND, None) not in by_type["a4-highgpu-8g"]
+    assert _one(offers, "a4-highgpu-8g", "us-central1", PricingModel.SPOT).price == Decimal(
+        "39.6336"
+    )
+    # a2-ultragpu-2g: CUD columns "N/A"
+    assert by_type["a2-ultragpu-2g"] == {(PricingModel.ON_DEMAND, None), (PricingModel.SPOT, None)}
+    # g2-standard-24: the spot cell names "g2-standard-24-spot" instead of a price
+    assert (PricingModel.SPOT, None) not in by_type["g2-standard-24"]
+    # g4-standard-6 is a 1/8 share of an RTX PRO 6000
+    g4 = _one(offers, "g4-standard-6", "us-central1", PricingModel.ON_DEMAND)
+    assert (g4.gpu_count, g4.price, g4.vram_gb_per_gpu) == (
+        Decimal("0.125"),
+        Decimal("0.64688"),
+        96,
+    )
+    # A2 Ultra is the 80 GB A100, A2 Standard the 40 GB one
+    assert (
+        _one(offers, "a2-ultragpu-1g", "us-central1", PricingModel.ON_DEMAND).vram_gb_per_gpu == 80
+    )
+    assert _one(offers, "a2-highgpu-1g", "us-central1", PricingModel.ON_DEMAND).price == Decimal(
+        "3.673385"
+    )
+
+
+def test_both_sources_in_one_scrape_and_replayed_duplicates() -> None:
+    page, sku = _page_raw(), _sku_raw()
+    # replay answers the page request and every SKU request with the same capture
+    offers = gcp.parse([page, page, sku])
+    assert len(offers) == 104 + 1142
+
+
+# --- mutated captures ----------------------------------------------------------------------
+
+
+def test_sku_capture_without_pricing_info_is_drift() -> None:
+    body = SKU_CAPTURE.read_bytes().replace(b'"pricingInfo"', b'"pricing"')
+    with pytest.raises(SchemaDriftError, match="pricingInfo"):
+        gcp.parse([_sku_raw(body)])
+
+
+def test_unknown_vm_kind_is_drift() -> None:
+    body = SKU_CAPTURE.read_bytes().replace(
+        b"attached to Spot Preemptible VMs", b"attached to Flex VMs", 1
+    )
+    with pytest.raises(SchemaDriftError, match="unknown VM kind 'Flex'"):
+        gcp.parse([_sku_raw(body)])
+
+
+def test_unknown_location_is_drift() -> None:
+    body = SKU_CAPTURE.read_bytes().replace(b"running in Hong Kong", b"running in Atlantis", 1)
+    with pytest.raises(SchemaDriftError, match="unknown location 'Atlantis'"):
+        gcp.parse([_sku_raw(body)])
+
+
+def test_non_hourly_usage_unit_is_drift() -> None:
+    body = SKU_CAPTURE.read_bytes().replace(b'"usageUnit": "h"', b'"usageUnit": "mo"', 1)
+    with pytest.raises(SchemaDriftError, match="usage unit 'mo'"):
+        gcp.parse([_sku_raw(body)])
+
+
+def test_reservation_with_a_price_is_drift() -> None:
+    skus = json.loads(SKU_CAPTURE.read_bytes())
+    placeholder = next(s for s in skus if s["skuId"] == "2013-37B4-22EA")  # Reserved A100 Americas
+    placeholder["pricingInfo"][0]["pricingExpression"]["tieredRates"][0]["unitPrice"]["units"] = "1"
+    with pytest.raises(SchemaDriftError, match="reservation SKU"):
+        gcp.parse([_sku_raw(json.dumps(skus).encode())])
+
+
+def test_unknown_json_layout_is_drift() -> None:
+    with pytest.raises(SchemaDriftError, match="neither the GPU pricing page"):
+        gcp.parse([_sku_raw(b'{"services": []}')])
+
+
+def test_renamed_page_column_is_drift() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"Current Spot pricing", b"Spot price today")
+    with pytest.raises(SchemaDriftError, match="unknown pricing column 'Spot price today"):
+        gcp.parse([_page_raw(body)])
+
+
+def test_page_without_machine_type_tables_is_drift() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"<p>Machine type</p>", b"<p>Instance</p>")
+    with pytest.raises(SchemaDriftError, match="no machine-type prices"):
+        gcp.parse([_page_raw(body)])
+
+
+def test_unreadable_price_cell_is_drift() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"$88.490000119 / 1 hour", b"$88.49 per hour")
+    with pytest.raises(SchemaDriftError, match="a3-highgpu-8g"):
+        gcp.parse([_page_raw(body)])
+
+
+# --- live request shape --------------------------------------------------------------------
+
+
+def _sku(description: str, units: str, nanos: int, regions: list[str]) -> dict[str, Any]:
+    """A SKU in the documented API shape (services.skus.list)."""
+    rate = {
+        "startUsageAmount": 0,
+        "unitPrice": {"currencyCode": "USD", "units": units, "nanos": nanos},
+    }
+    return {
+        "name": "services/6F81-5844-456A/skus/TEST",
+        "skuId": "TEST",
+        "description": description,
+        "category": {"resourceFamily": "Compute", "resourceGroup": "GPU", "usageType": "OnDemand"},
+        "serviceRegions": regions,
+        "pricingInfo": [
+            {"pricingExpression": {"usageUnit": "h", "displayQuantity": 1, "tieredRates": [rate]}}
+        ],
+    }
+
+
+def test_fetch_without_key_gets_the_page_only() -> None:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, content=PAGE_CAPTURE.read_bytes())
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = gcp.fetch(client, None)
+    assert [(r.method, str(r.url)) for r in requests] == [("GET", gcp.PRICING_PAGE_URL)]
+    assert requests[0].headers["user-agent"] == http.USER_AGENT
+    assert len(gcp.parse(responses)) == 104
+
+
+def test_fetch_with_key_follows_next_page_token() -> None:
+    pages = {
+        None: {
+            "skus": [
+                _sku(
+                    "Nvidia L4 GPU running in Americas", "0", 560040200, ["us-central1", "us-east1"]
+                ),
+                _sku("N2 Instance Core running in Americas", "0", 31611000, ["us-central1"]),
+            ],
+            "nextPageToken": "page-2",
+        },
+        "page-2": {
+            "skus": [
+                _sku(
+                    "Nvidia L4 GPU attached to Spot Preemptible VMs running in Americas",
+                    "0",
+                    223300000,
+                    ["us-central1"],
+                )
+            ],
+            "nextPageToken": "",
+        },
+    }
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.url.host == "cloud.google.com":
+            return httpx.Response(200, content=PAGE_CAPTURE.read_bytes())
+        return httpx.Response(200, json=pages[request.url.params.get("pageToken")])
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = gcp.fetch(client, API_KEY)
+
+    assert len(requests) == len(responses) == 3
+    assert all(r.method == "GET" for r in requests)
+    first, second = requests[1].url, requests[2].url
+    assert first.copy_with(query=None) == httpx.URL(gcp.SKUS_URL)
+    assert dict(first.params) == {"key": API_KEY, "pageSize": "5000"}
+    assert dict(second.params) == {"key": API_KEY, "pageSize": "5000", "pageToken": "page-2"}
+    # the key never reaches the recorded responses
+    assert all(API_KEY not in r.url for r in responses)
+    assert responses[2].url == f"{gcp.SKUS_URL}?pageSize=5000&pageToken=page-2"
+
+    offers, excluded = gcp.parse_with_exclusions(responses)
+    sku_offers = [o for o in offers if o.price_per is PricePer.GPU]
+    assert excluded["non_gpu"] == 1
+    assert sorted((o.region, o.pricing.value, o.price) for o in sku_offers) == [
+        ("us-central1", "on_demand", Decimal("0.5600402")),
+        ("us-central1", "spot", Decimal("0.2233")),
+        ("us-east1", "on_demand", Decimal("0.5600402")),
+    ]
+
+
+def test_fetch_stops_at_the_page_cap() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "cloud.google.com":
+            return httpx.Response(200, content=b"<html></html>")
+        return httpx.Response(200, json={"skus": [], "nextPageToken": "again"})
+
+    with http.make_client(httpx.MockTransport(handler)) as client, pytest.raises(FetchError):
+        gcp.fetch(client, API_KEY)

@@ -1,0 +1,127 @@
+"""Modal pricing-page scraper: the rendered per-second capture, mutated copies, the request."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from scrapers import http, modal
+from scrapers.base import PricePer, PriceUnit, PricingModel, SchemaDriftError
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+CAPTURE = SNAPSHOTS / "modal" / "2025-06-12_pricing_page_rendered.html"
+
+
+def _raw(body: bytes | None = None):
+    raw = raw_from_capture(CAPTURE, url=modal.PRICING_URL)
+    return raw if body is None else replace(raw, body=body)
+
+
+def _by_type(offers):
+    return {o.instance_type: o for o in offers}
+
+
+def test_one_offer_per_gpu_tier() -> None:
+    offers = modal.parse([_raw()])
+    assert [o.gpu_name for o in offers] == [
+        "Nvidia B200",
+        "Nvidia H200",
+        "Nvidia H100",
+        "Nvidia A100, 80 GB",
+        "Nvidia A100, 40 GB",
+        "Nvidia L40S",
+        "Nvidia A10G",
+        "Nvidia L4",
+        "Nvidia T4",
+    ]
+    assert list(_by_type(offers)) == [
+        "modal-b200",
+        "modal-h200",
+        "modal-h100",
+        "modal-a100-80gb",
+        "modal-a100-40gb",
+        "modal-l40s",
+        "modal-a10g",
+        "modal-l4",
+        "modal-t4",
+    ]
+
+
+def test_h100_price_per_gpu_second() -> None:
+    h100 = _by_type(modal.parse([_raw()]))["modal-h100"]
+    assert h100.price == Decimal("0.001097")
+    assert h100.currency == "USD"
+    assert h100.price_unit is PriceUnit.SECOND
+    assert h100.price_per is PricePer.GPU
+    assert h100.gpu_count == 1
+    assert h100.serverless is True
+    assert h100.pricing is PricingModel.ON_DEMAND
+    assert h100.region == "global"
+    assert h100.provider == "modal"
+    assert h100.source_url == "https://modal.com/pricing"
+    assert h100.observed_at == datetime(2025, 6, 12, tzinfo=UTC)
+    assert h100.vram_gb_per_gpu is None  # the page does not state it for the H100
+
+
+def test_other_tiers_read_off_the_capture() -> None:
+    offers = _by_type(modal.parse([_raw()]))
+    assert offers["modal-b200"].price == Decimal("0.001736")
+    assert offers["modal-t4"].price == Decimal("0.000164")
+    a100 = offers["modal-a100-80gb"]
+    assert (a100.price, a100.vram_gb_per_gpu) == (Decimal("0.000694"), 80)
+    assert offers["modal-a100-40gb"].vram_gb_per_gpu == 40
+    assert all(o.price_unit is PriceUnit.SECOND for o in offers.values())
+
+
+def test_per_hour_toggle_is_read_as_hourly() -> None:
+    body = CAPTURE.read_bytes().replace(b"/ sec</span>", b"/ h</span>")
+    offers = _by_type(modal.parse([_raw(body)]))
+    assert len(offers) == 9
+    assert offers["modal-h100"].price_unit is PriceUnit.HOUR
+    assert offers["modal-h100"].price == Decimal("0.001097")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (b">GPU Tasks<", b">GPU Jobs<", "GPU Tasks"),
+        (b"/ sec</span>", b"/ day</span>", "unknown price unit '/day'"),
+        (b'class="price svelte-1hbrymp">$0.001097', b'class="cost">$0.001097', "Nvidia H100"),
+        (b"$0.001097 <span", b"call us <span", "expected a price"),
+        (b'<div class="line-item svelte-1hbrymp">', b'<div class="row">', "no div.line-item"),
+    ],
+)
+def test_mutated_capture_raises(old: bytes, new: bytes, message: str) -> None:
+    body = CAPTURE.read_bytes()
+    assert old in body
+    with pytest.raises(SchemaDriftError, match=message):
+        modal.parse([_raw(body.replace(old, new))])
+
+
+def test_tier_listed_twice_raises() -> None:
+    body = CAPTURE.read_bytes().replace(b">Nvidia H200<", b">Nvidia H100<")
+    with pytest.raises(SchemaDriftError, match="listed twice"):
+        modal.parse([_raw(body)])
+
+
+def test_fetch_gets_the_pricing_page() -> None:
+    body = CAPTURE.read_bytes()
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, content=body, headers={"content-type": "text/html"})
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = modal.fetch(client, None)
+
+    (request,) = requests
+    assert request.method == "GET"
+    assert str(request.url) == "https://modal.com/pricing"
+    assert "authorization" not in request.headers
+    assert request.headers["user-agent"] == http.USER_AGENT
+    assert len(modal.parse(responses)) == 9

@@ -1,0 +1,121 @@
+"""Paperspace: the 2024 on-demand compute cards, their commitment footnotes, and fetch."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from scrapers import paperspace
+from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
+from scrapers.http import make_client
+from scrapers.replay import ReplayTransport, discover
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+CARDS_2024 = SNAPSHOTS / "paperspace" / "2024-01-23_wayback_pricing_excerpt.html"
+
+
+def _raw() -> RawResponse:
+    return raw_from_capture(CARDS_2024, url=paperspace.PRICING_URL)
+
+
+def _mutated(old: str, new: str) -> RawResponse:
+    raw = _raw()
+    assert old.encode() in raw.body, f"mutation target {old!r} not in capture"
+    return dataclasses.replace(raw, body=raw.body.replace(old.encode(), new.encode()))
+
+
+def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
+    return {(o.instance_type, o.pricing): o for o in offers}
+
+
+def test_cards_prices_per_machine_hour() -> None:
+    offers = paperspace.parse([_raw()])
+    assert len(offers) == 13
+    by_key = _by_key(offers)
+    a4000 = by_key[("A4000", PricingModel.ON_DEMAND)]
+    assert (a4000.price, a4000.currency, a4000.price_unit, a4000.price_per) == (
+        Decimal("0.76"),
+        "USD",
+        PriceUnit.HOUR,
+        PricePer.INSTANCE,
+    )
+    assert (a4000.gpu_count, a4000.vcpus, a4000.ram_gb, a4000.vram_gb_per_gpu) == (1, 8, 45, None)
+    v100 = by_key[("V100", PricingModel.ON_DEMAND)]
+    assert (v100.price, v100.vram_gb_per_gpu, v100.ram_gb) == (Decimal("2.30"), 16, 30)
+    assert by_key[("M4000", PricingModel.ON_DEMAND)].price == Decimal("0.45")
+    assert by_key[("RTX4000", PricingModel.ON_DEMAND)].price == Decimal("0.56")
+    assert a4000.observed_at == datetime(2024, 1, 23, tzinfo=UTC)
+    assert a4000.source_url == paperspace.PRICING_URL
+
+
+def test_starred_prices_are_three_year_commitments() -> None:
+    by_key = _by_key(paperspace.parse([_raw()]))
+    h100 = by_key[("H100", PricingModel.RESERVED)]
+    assert (h100.price, h100.reserved_term_months, h100.vcpus, h100.ram_gb) == (
+        Decimal("2.24"),
+        36,
+        20,
+        256,
+    )
+    a100 = by_key[("A100-80G", PricingModel.RESERVED)]
+    assert (a100.price, a100.reserved_term_months) == (Decimal("1.15"), 36)
+    assert ("A100-80G", PricingModel.ON_DEMAND) not in by_key  # no on-demand price printed
+
+
+def test_footnoted_on_demand_h100_price() -> None:
+    h100 = _by_key(paperspace.parse([_raw()]))[("H100", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.reserved_term_months) == (Decimal("6.00"), None)
+
+
+def test_hidden_blocks_are_not_read() -> None:
+    prices = {o.price for o in paperspace.parse([_raw()])}
+    assert Decimal("3.09") not in prices  # the H100 card's hidden stale price block
+    assert Decimal("8.96") not in prices  # the unexplained parenthesised amount
+
+
+def test_marker_without_its_footnote_is_drift() -> None:
+    raw = _mutated("**$1.15/hour pricing is for a 3-year commitment.", "")
+    with pytest.raises(SchemaDriftError, match="no footnote"):
+        paperspace.parse([raw])
+
+
+def test_price_not_per_hour_is_drift() -> None:
+    raw = _mutated(
+        '<div class="text-block-22">/ hour</div>', '<div class="text-block-22">/ mo</div>'
+    )
+    with pytest.raises(SchemaDriftError, match="not per hour"):
+        paperspace.parse([raw])
+
+
+def test_missing_card_container_is_drift() -> None:
+    raw = _mutated("instance-container-flex", "machine-grid")
+    with pytest.raises(SchemaDriftError, match="no on-demand machine cards"):
+        paperspace.parse([raw])
+
+
+def test_fetch_gets_the_pricing_page() -> None:
+    seen: list[httpx.Request] = []
+    body = CARDS_2024.read_bytes()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=body, headers={"content-type": "text/html"})
+
+    with make_client(httpx.MockTransport(handler)) as client:
+        responses = paperspace.fetch(client, None)
+    assert [(r.method, str(r.url)) for r in seen] == [("GET", paperspace.PRICING_URL)]
+    assert len(paperspace.parse(responses)) == 13
+
+
+@pytest.mark.parametrize("token", [None, "unused"])
+def test_replay_of_every_capture_parses(token: str | None) -> None:
+    captures = discover(SNAPSHOTS, ["paperspace"])["paperspace"]
+    assert [c.path.name for c in captures] == [CARDS_2024.name]
+    for capture in captures:
+        with make_client(ReplayTransport(capture)) as client:
+            offers = paperspace.parse(paperspace.fetch(client, token))
+        assert offers and all(o.observed_at == capture.captured_at for o in offers)

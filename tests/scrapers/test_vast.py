@@ -1,0 +1,189 @@
+"""Vast.ai: the reduced 4-field offer capture, the full documented offer shape, and fetch."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from scrapers import vast
+from scrapers.base import PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
+from scrapers.http import make_client
+from scrapers.replay import ReplayTransport, discover
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+REDUCED = SNAPSHOTS / "vast" / "c2026-09_bundles_offers_reduced_4fields.json"
+OBSERVED = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def _raw() -> RawResponse:
+    return raw_from_capture(REDUCED, url=vast.BUNDLES_URL)
+
+
+def test_reduced_capture_every_row_is_an_offer() -> None:
+    offers = vast.parse([_raw()])
+    assert len(offers) == 138
+    assert len({o.instance_type for o in offers}) == 138
+    assert Counter(o.gpu_name for o in offers) == {
+        "A100 SXM4": 41,
+        "L40S": 32,
+        "A100 PCIE": 18,
+        "H100 SXM": 16,
+        "H100 PCIE": 10,
+        "B200": 7,
+        "H200": 7,
+        "H100 NVL": 7,
+    }
+    assert {(o.region, o.pricing, o.currency, o.price_unit, o.price_per) for o in offers} == {
+        ("unknown", PricingModel.ON_DEMAND, "USD", PriceUnit.HOUR, PricePer.INSTANCE)
+    }
+    assert {o.observed_at for o in offers} == {datetime(2026, 9, 1, tzinfo=UTC)}
+
+
+def test_reduced_capture_first_offers() -> None:
+    offers = vast.parse([_raw()])
+    first = offers[0]
+    assert (first.gpu_name, first.gpu_count, first.price) == (
+        "B200",
+        1,
+        Decimal("6.252083333333333"),
+    )
+    assert first.vram_gb_per_gpu == Decimal("192.3")  # 183359 MiB
+    eight = [o for o in offers if o.gpu_name == "B200" and o.gpu_count == 8]
+    assert [o.price for o in eight] == [Decimal("65.01041666666667")]
+    h100 = [o for o in offers if o.gpu_name == "H100 SXM"]
+    assert min(o.price for o in h100 if o.gpu_count == 1) == Decimal("2.099644444444444")
+    assert sum(o.gpu_count == 4 for o in h100) == 2
+
+
+def test_reduced_identical_rows_are_numbered_and_names_do_not_depend_on_order() -> None:
+    offers = vast.parse([_raw()])
+    assert offers[0].instance_type.endswith("-1")
+    assert offers[1].instance_type == offers[0].instance_type[:-2] + "-2"  # identical second row
+    rows = json.loads(_raw().body)
+    reversed_raw = dataclasses.replace(_raw(), body=json.dumps(rows[::-1]).encode())
+    names = {o.instance_type: o.price for o in offers}
+    assert {o.instance_type: o.price for o in vast.parse([reversed_raw])} == names
+
+
+def test_reduced_row_without_price_is_drift() -> None:
+    raw = _raw()
+    body = raw.body.replace(b'"dph_total"', b'"price"', 1)
+    with pytest.raises(SchemaDriftError, match="missing 'dph_total'"):
+        vast.parse([dataclasses.replace(raw, body=body)])
+
+
+def test_envelope_without_offers_is_drift() -> None:
+    raw = dataclasses.replace(_raw(), body=b'{"bundles": []}')
+    with pytest.raises(SchemaDriftError, match="neither an 'offers' list"):
+        vast.parse([raw])
+
+
+# --- the full offer shape, as in the search-offers documentation --------------------------------
+
+
+def _offer(offer_id: int, **changes: object) -> dict[str, object]:
+    offer: dict[str, object] = {
+        "id": offer_id,
+        "machine_id": 4242,
+        "gpu_name": "RTX 4090",
+        "num_gpus": 2,
+        "gpu_ram": 24564,
+        "cpu_cores_effective": 32,
+        "cpu_ram": 129024,
+        "disk_space": 500.0,
+        "dph_base": 0.7,
+        "dph_total": 0.8125,
+        "min_bid": 0.5,
+        "geolocation": "Texas, US",
+        "rentable": True,
+        "verified": True,
+        "reliability2": 0.998,
+    }
+    offer.update(changes)
+    return offer
+
+
+def _full(*offers: dict[str, object]) -> RawResponse:
+    body = json.dumps({"offers": list(offers)}).encode()
+    return RawResponse(vast.BUNDLES_URL, "GET", 200, "application/json", body, OBSERVED)
+
+
+def test_full_offer_on_demand_and_spot() -> None:
+    on_demand, spot = vast.parse([_full(_offer(12345678))])
+    assert (on_demand.instance_type, on_demand.region) == ("offer-12345678", "Texas, US")
+    assert (on_demand.pricing, on_demand.price) == (PricingModel.ON_DEMAND, Decimal("0.8125"))
+    assert (spot.pricing, spot.price, spot.instance_type) == (
+        PricingModel.SPOT,
+        Decimal("0.5"),
+        "offer-12345678",
+    )
+    assert (on_demand.gpu_name, on_demand.gpu_count, on_demand.vram_gb_per_gpu) == (
+        "RTX 4090",
+        2,
+        Decimal("25.8"),
+    )
+    assert (on_demand.vcpus, on_demand.ram_gb, on_demand.storage_gb) == (32, Decimal("135.3"), 500)
+    assert on_demand.observed_at == OBSERVED
+
+
+def test_full_offer_without_location_or_bid() -> None:
+    (offer,) = vast.parse([_full(_offer(7, geolocation=None, min_bid=None))])
+    assert (offer.region, offer.pricing) == ("unknown", PricingModel.ON_DEMAND)
+
+
+def test_full_offer_without_id_is_drift() -> None:
+    with pytest.raises(SchemaDriftError, match="missing 'id'"):
+        vast.parse([_full(_offer(7, id=None))])
+
+
+# --- fetch ----------------------------------------------------------------------------------------
+
+
+def _fetch(token: str | None) -> tuple[httpx.Request, list[RawResponse]]:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"offers": [_offer(1), _offer(2, num_gpus=8)]})
+
+    with make_client(httpx.MockTransport(handler)) as client:
+        responses = vast.fetch(client, token)
+    (request,) = seen
+    return request, responses
+
+
+def test_fetch_searches_verified_rentable_on_demand_offers_cheapest_first() -> None:
+    request, responses = _fetch(None)
+    assert request.method == "GET"
+    assert request.url.copy_with(query=None) == vast.BUNDLES_URL
+    query = json.loads(request.url.params["q"])
+    assert query["verified"] == {"eq": True}
+    assert query["rentable"] == {"eq": True}
+    assert query["type"] == "on-demand"
+    assert query["order"] == [["dph_total", "asc"]]
+    assert query["limit"] == vast.LIMIT
+    assert "authorization" not in request.headers
+    assert len(vast.parse(responses)) == 4
+
+
+def test_fetch_sends_the_bearer_token_when_set() -> None:
+    request, _ = _fetch("vast-key")
+    assert request.headers["authorization"] == "Bearer vast-key"
+
+
+@pytest.mark.parametrize("token", [None, "key"])
+def test_replay_of_every_capture_parses(token: str | None) -> None:
+    captures = discover(SNAPSHOTS, ["vast"])["vast"]
+    assert [c.path.name for c in captures] == [
+        REDUCED.name
+    ]  # gpu-stats is AGGREGATED: not replayed
+    for capture in captures:
+        with make_client(ReplayTransport(capture)) as client:
+            offers = vast.parse(vast.fetch(client, token))
+        assert offers and all(o.observed_at == capture.captured_at for o in offers)

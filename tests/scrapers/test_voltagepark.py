@@ -1,0 +1,108 @@
+"""Voltage Park scraper on its real capture (2025-07 on-demand H100 plan cards)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from scrapers import http, voltagepark
+from scrapers.base import PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
+from scrapers.replay import ReplayTransport, discover
+from tests.conftest import SNAPSHOTS, raw_from_capture
+
+CARDS_2025_07 = SNAPSHOTS / "voltagepark" / "2025-07-12_wayback_pricing_excerpt.html"
+
+
+def _raw(body: bytes | None = None) -> RawResponse:
+    raw = raw_from_capture(CARDS_2025_07, url=voltagepark.PRICING_URL)
+    if body is None:
+        return raw
+    return RawResponse(raw.url, raw.method, raw.status, raw.content_type, body, raw.fetched_at)
+
+
+def test_2025_07_plan_cards_read_off_the_page() -> None:
+    offers, excluded = voltagepark.parse_with_exclusions([_raw()])
+    # Two on-demand cards; the "Long-Term Reserve" card is cut right after its heading.
+    assert len(offers) == 2
+    assert excluded == {"truncated_card": 1}
+    by = {o.instance_type: o for o in offers}
+
+    # "On-Demand, Ethernet | $1.99/hr | 1-1016 HGX H100 GPUs for your bursts ..."
+    ethernet = by["On-Demand, Ethernet"]
+    assert ethernet.price == Decimal("1.99")
+    assert ethernet.currency == "USD"
+    assert ethernet.price_unit is PriceUnit.HOUR
+    assert ethernet.price_per is PricePer.GPU
+    assert ethernet.gpu_name == "HGX H100"
+    assert ethernet.gpu_count == 1
+    assert ethernet.pricing is PricingModel.ON_DEMAND
+
+    # "On-demand, 3200 Gbps Infiniband | $2.49/hr | 8-1016 HGX H100 GPUs ..."
+    infiniband = by["On-demand, 3200 Gbps Infiniband"]
+    assert infiniband.price == Decimal("2.49")
+    assert infiniband.price_per is PricePer.GPU
+    assert infiniband.gpu_name == "HGX H100"
+    assert infiniband.gpu_count == 8
+
+    for offer in offers:
+        assert offer.observed_at == datetime(2025, 7, 12, 0, 0, tzinfo=UTC)
+        assert offer.source_url == voltagepark.PRICING_URL
+        assert offer.vram_gb_per_gpu is None  # the cards do not state it
+
+
+def test_renamed_card_class_is_schema_drift() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b"text-eyebrow", b"text-kicker")
+    with pytest.raises(SchemaDriftError, match="no plan cards"):
+        voltagepark.parse([_raw(body)])
+
+
+def test_removed_price_is_schema_drift() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b'class="heading-style-h3">$2.49/hr', b">")
+    with pytest.raises(SchemaDriftError, match="Infiniband' has 0 price headings"):
+        voltagepark.parse([_raw(body)])
+    body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"$1.99/mo")
+    with pytest.raises(SchemaDriftError, match="is not per hour"):
+        voltagepark.parse([_raw(body)])
+
+
+def test_missing_gpu_range_is_schema_drift() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b"8-1016 HGX H100 GPUs", b"Many GPUs")
+    with pytest.raises(SchemaDriftError, match="no single '<n>-<m> <GPU> GPUs' line"):
+        voltagepark.parse([_raw(body)])
+
+
+def test_unknown_priced_plan_is_schema_drift_and_contact_sales_is_counted() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b"On-Demand, Ethernet", b"Spot, Ethernet")
+    with pytest.raises(SchemaDriftError, match="unknown kind 'Spot, Ethernet'"):
+        voltagepark.parse([_raw(body)])
+    body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"Contact sales")
+    offers, excluded = voltagepark.parse_with_exclusions([_raw(body)])
+    assert [o.price for o in offers] == [Decimal("2.49")]
+    assert excluded == {"contact sales": 1, "truncated_card": 1}
+
+
+def test_fetch_requests_the_live_pricing_page() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=CARDS_2025_07.read_bytes())
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = voltagepark.fetch(client, None)
+    assert [(r.method, str(r.url)) for r in seen] == [("GET", voltagepark.PRICING_URL)]
+    assert seen[0].headers["User-Agent"] == http.USER_AGENT
+    assert len(voltagepark.parse(responses)) == 2
+
+
+def test_replay_of_every_capture_parses() -> None:
+    captures = discover(SNAPSHOTS, ["voltagepark"])["voltagepark"]
+    assert [c.path.name for c in captures] == [CARDS_2025_07.name]
+    for capture in captures:
+        with http.make_client(ReplayTransport(capture)) as client:
+            offers = voltagepark.parse(voltagepark.fetch(client, None))
+        assert len(offers) == 2
+        assert all(o.observed_at == capture.captured_at for o in offers)
