@@ -1,0 +1,148 @@
+"""Loader and history semantics: atomic scrapes, change intervals, not-seen-is-not-gone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from warehouse.db import Warehouse, load_seeds
+from warehouse.derive import rebuild
+from warehouse.load import (
+    LoadError,
+    archive_body,
+    commit_scrape,
+    fail_scrape,
+    offer_id,
+    prepare,
+    read_body,
+    start_scrape,
+)
+
+T0 = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
+T1 = datetime(2026, 2, 9, tzinfo=UTC)
+T2 = datetime(2026, 3, 9, tzinfo=UTC)
+
+
+def offer(instance_type: str, price: str, *, provider: str = "lambda", gpu: str = "NVIDIA H100 SXM",
+          count: int = 8, when: datetime = T0, currency: str = "USD", unit: str = "hour",
+          per: str = "gpu") -> dict:
+    return {
+        "provider": provider, "instance_type": instance_type, "region": "global",
+        "gpu_name": gpu, "gpu_count": Decimal(count), "vram_gb_per_gpu": Decimal(80),
+        "vcpus": None, "ram_gb": None, "storage_gb": None, "pricing": "on_demand",
+        "reserved_term_months": None, "price": Decimal(price), "currency": currency,
+        "price_unit": unit, "price_per": per, "serverless": False,
+        "source_url": "https://lambda.ai/pricing", "observed_at": when,
+    }
+
+
+@pytest.fixture()
+def con(tmp_path):
+    with Warehouse(tmp_path / "w.duckdb").connect() as c:
+        load_seeds(c)
+        yield c
+
+
+def scrape(con, sid: str, when: datetime, offers: list[dict], provider: str = "lambda") -> dict:
+    assert start_scrape(con, scrape_id=sid, provider=provider, run_id="r", mode="replay",
+                        source="test", fetches=[])
+    rows, validation = prepare(con, offers)
+    assert validation.ok, validation.problems()
+    return commit_scrape(con, scrape_id=sid, provider=provider, observed_at=when, rows=rows)
+
+
+def history(con) -> list[tuple]:
+    return con.execute(
+        "select instance_type, price, valid_from, valid_to from offer_history"
+        " order by instance_type, valid_from").fetchall()
+
+
+def test_offer_id_is_stable_and_distinguishes_pricing():
+    a = offer_id("lambda", "gpu_8x_h100_sxm", "global", "on_demand", None)
+    assert a == offer_id("lambda", "gpu_8x_h100_sxm", "global", "on_demand", None)
+    assert a != offer_id("lambda", "gpu_8x_h100_sxm", "global", "reserved", 12)
+    assert len(a) == 16
+
+
+def test_normalised_prices(con):
+    rows, validation = prepare(con, [offer("8x", "2.99")])
+    assert validation.ok
+    assert rows[0]["gpu_id"] == "h100-sxm"
+    assert rows[0]["price_per_hour_usd"] == Decimal("23.920000")
+
+
+def test_eur_prices_are_converted_with_a_dated_rate(con):
+    rows, _ = prepare(con, [offer("auction-1", "730", provider="hetzner", gpu="RTX 4090", count=1,
+                                  currency="EUR", unit="month", per="instance")])
+    row = rows[0]
+    assert row["price_per_hour"] == Decimal("1.000000")
+    assert row["usd_per_unit"] > 1  # EUR was worth more than a dollar at every seeded date
+    assert row["price_per_hour_usd"] == (Decimal(1) * row["usd_per_unit"]).quantize(Decimal("0.000001"))
+    assert row["fx_rate_date"] <= T0.date() or row["fx_rate_date"] is not None
+
+
+def test_validation_reports_unresolved_gpus_and_bad_prices(con):
+    _, validation = prepare(con, [offer("a", "0"), offer("b", "1", gpu="Quantum Flux 9000")])
+    assert not validation.ok
+    problems = " ".join(validation.problems())
+    assert "price <= 0" in problems and "Quantum Flux 9000" in problems
+
+
+def test_two_prices_for_one_offer_in_one_scrape_is_an_error(con):
+    with pytest.raises(LoadError, match="two different prices"):
+        prepare(con, [offer("8x", "2.99"), offer("8x", "3.99")])
+
+
+def test_unchanged_rescrape_writes_no_history(con):
+    scrape(con, "s0", T0, [offer("8x", "2.99"), offer("1x", "3.29", count=1)])
+    before = history(con)
+    scrape(con, "s1", T1, [offer("8x", "2.99", when=T1), offer("1x", "3.29", count=1, when=T1)])
+    assert history(con) == before
+    assert len(before) == 2
+
+
+def test_price_change_closes_and_opens_an_interval(con):
+    scrape(con, "s0", T0, [offer("8x", "2.99")])
+    scrape(con, "s1", T1, [offer("8x", "3.49", when=T1)])
+    rows = history(con)
+    assert [(r[1], r[2], r[3]) for r in rows] == [
+        (Decimal("2.990000"), T0, T1),
+        (Decimal("3.490000"), T1, None),
+    ]
+
+
+def test_offer_missing_from_a_successful_scrape_is_closed(con):
+    scrape(con, "s0", T0, [offer("8x", "2.99"), offer("1x", "3.29", count=1)])
+    scrape(con, "s1", T1, [offer("8x", "2.99", when=T1)])
+    closed = [r for r in history(con) if r[0] == "1x"]
+    assert closed == [("1x", Decimal("3.290000"), T0, T1)]
+
+
+def test_failed_scrape_keeps_intervals_open_and_last_good_data_current(con):
+    scrape(con, "s0", T0, [offer("8x", "2.99")])
+    assert start_scrape(con, scrape_id="s1", provider="lambda", run_id="r", mode="live",
+                        source="live", fetches=[])
+    fail_scrape(con, "s1", "parse failed: layout changed")
+    assert history(con)[0][3] is None
+    rebuild(con)
+    current = con.execute("select instance_type, price_per_hour_usd from current_offers").fetchall()
+    assert current == [("8x", Decimal("23.920000"))]
+    status = con.execute("select last_status, last_error from provider_status").fetchone()
+    assert status == ("failed", "parse failed: layout changed")
+
+
+def test_a_successful_scrape_is_not_loaded_twice(con):
+    scrape(con, "s0", T0, [offer("8x", "2.99")])
+    assert not start_scrape(con, scrape_id="s0", provider="lambda", run_id="r2", mode="replay",
+                            source="test", fetches=[])
+
+
+def test_raw_bodies_are_stored_once(con, tmp_path):
+    raw = tmp_path / "raw"
+    a = archive_body(con, raw, b"<html>same</html>", "text/html", T0)
+    b = archive_body(con, raw, b"<html>same</html>", "text/html", T1)
+    assert a == b
+    assert con.execute("select count(*) from raw_responses").fetchone()[0] == 1
+    assert read_body(raw, a) == b"<html>same</html>"

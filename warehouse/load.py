@@ -1,0 +1,276 @@
+"""Writing scrapes into the warehouse: raw archive, observations and price history.
+
+A scrape becomes visible atomically: its observations, history changes and its ``success``
+status commit in one transaction. A crash before that leaves a ``running`` scrape that no
+derived model reads, so a half-loaded provider is never served.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from warehouse.gpus import normalise_gpu_name, strip_vendor_words
+from warehouse.units import price_per_hour, quantize_money, to_usd
+
+SCRAPE_SOURCE = "scrape"
+_HISTORY_KEY = ("price", "currency", "gpu_id", "gpu_count")
+
+
+class LoadError(RuntimeError):
+    pass
+
+
+def offer_id(provider: str, instance_type: str, region: str, pricing: str, term: int | None) -> str:
+    """Stable id of an offer: the same (provider, instance type, region, pricing) keeps it."""
+    key = "\x1f".join([provider, instance_type, region, pricing, str(term or "")])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def scrape_id(provider: str, observed_at: datetime, body_hashes: Iterable[str]) -> str:
+    """Deterministic id: re-running the same scrape (same bytes, same time) is a no-op."""
+    key = "\x1f".join([provider, observed_at.isoformat(), *sorted(body_hashes)])
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def archive_body(con: duckdb.DuckDBPyConnection, raw_dir: Path, body: bytes, content_type: str,
+                 fetched_at: datetime) -> str:
+    """Store a response body once (content-addressed); return its sha256."""
+    digest = hashlib.sha256(body).hexdigest()
+    target = raw_dir / digest[:2] / f"{digest}.gz"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(gzip.compress(body, mtime=0))
+        os.replace(tmp, target)
+    con.execute(
+        "insert into raw_responses values (?, ?, ?, ?) on conflict do nothing",
+        [digest, content_type, len(body), fetched_at],
+    )
+    return digest
+
+
+def read_body(raw_dir: Path, digest: str) -> bytes:
+    return gzip.decompress((raw_dir / digest[:2] / f"{digest}.gz").read_bytes())
+
+
+@dataclass(frozen=True)
+class FetchRecord:
+    method: str
+    url: str
+    status: int
+    fetched_at: datetime
+    sha256: str
+
+
+def start_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, run_id: str | None,
+                 mode: str, source: str, fetches: Sequence[FetchRecord]) -> bool:
+    """Record a scrape as running. Returns False if this exact scrape already succeeded."""
+    row = con.execute("select status from scrapes where scrape_id = ?", [scrape_id]).fetchone()
+    if row is not None and row[0] == "success":
+        return False
+    con.execute("begin transaction")
+    con.execute("delete from scrapes where scrape_id = ?", [scrape_id])
+    con.execute("delete from fetches where scrape_id = ?", [scrape_id])
+    con.execute(
+        "insert into scrapes (scrape_id, provider, run_id, mode, source, started_at, status)"
+        " values (?, ?, ?, ?, ?, ?, 'running')",
+        [scrape_id, provider, run_id, mode, source, datetime.now(UTC)],
+    )
+    con.executemany(
+        "insert into fetches values (?, ?, ?, ?, ?, ?, ?)",
+        [[scrape_id, i, f.method, f.url, f.status, f.fetched_at, f.sha256] for i, f in enumerate(fetches)],
+    )
+    con.execute("commit")
+    return True
+
+
+def fail_scrape(con: duckdb.DuckDBPyConnection, scrape_id: str, error: str) -> None:
+    con.execute(
+        "update scrapes set status = 'failed', error = ?, finished_at = ? where scrape_id = ?",
+        [error[:2000], datetime.now(UTC), scrape_id],
+    )
+
+
+def record_skip(con: duckdb.DuckDBPyConnection, *, provider: str, run_id: str | None, reason: str) -> None:
+    now = datetime.now(UTC)
+    con.execute(
+        "insert into scrapes (scrape_id, provider, run_id, mode, source, started_at, finished_at,"
+        " status, error) values (?, ?, ?, 'live', 'live', ?, ?, 'skipped', ?)",
+        [f"skip-{provider}-{now.timestamp():.6f}", provider, run_id, now, now, reason],
+    )
+
+
+@dataclass
+class Validation:
+    """What the asset checks look at, computed before anything is committed."""
+
+    offer_count: int = 0
+    non_positive_prices: list[str] = field(default_factory=list)
+    unresolved_gpus: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.offer_count > 0 and not self.non_positive_prices and not self.unresolved_gpus
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.offer_count == 0:
+            out.append("no offers parsed")
+        if self.non_positive_prices:
+            out.append(f"{len(self.non_positive_prices)} offers with price <= 0: "
+                       + ", ".join(self.non_positive_prices[:5]))
+        if self.unresolved_gpus:
+            out.append("GPU names not in the alias table: " + ", ".join(sorted(set(self.unresolved_gpus))[:10]))
+        return out
+
+
+def gpu_resolver(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute("select alias_key, gpu_id from gpu_aliases").fetchall())
+
+
+def resolve_gpu(aliases: Mapping[str, str], gpu_name: str) -> str | None:
+    key = normalise_gpu_name(gpu_name)
+    return aliases.get(key) or aliases.get(strip_vendor_words(key))
+
+
+def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date]:
+    """USD per unit of ``currency``: the latest rate on or before ``on``, else the earliest."""
+    row = con.execute(
+        "select usd_per_unit, rate_date from fx_rates where currency = ?"
+        " order by (rate_date <= ?) desc, case when rate_date <= ? then rate_date end desc,"
+        " rate_date asc limit 1",
+        [currency, on, on],
+    ).fetchone()
+    if row is None:
+        raise LoadError(f"no exchange rate for {currency}; add it to warehouse/seeds/fx_rates.csv")
+    return Decimal(row[0]), row[1]
+
+
+def prepare(con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], Validation]:
+    """Resolve GPUs, normalise prices and validate, without writing anything."""
+    aliases = gpu_resolver(con)
+    validation = Validation(offer_count=len(offers))
+    rows: dict[str, dict[str, Any]] = {}
+    fx_cache: dict[tuple[str, date], tuple[Decimal, date]] = {}
+    for offer in offers:
+        row = dict(offer)
+        row["offer_id"] = offer_id(row["provider"], row["instance_type"], row["region"],
+                                   str(row["pricing"]), row.get("reserved_term_months"))
+        row["gpu_id"] = resolve_gpu(aliases, row["gpu_name"])
+        if row["gpu_id"] is None:
+            validation.unresolved_gpus.append(row["gpu_name"])
+        if row["price"] <= 0:
+            validation.non_positive_prices.append(f"{row['instance_type']} {row['price']}")
+            continue
+        hourly = price_per_hour(row["price"], str(row["price_unit"]), str(row["price_per"]), row["gpu_count"])
+        day = row["observed_at"].astimezone(UTC).date()
+        if (row["currency"], day) not in fx_cache:
+            fx_cache[(row["currency"], day)] = fx_rate(con, row["currency"], day)
+        usd_per_unit, rate_date = fx_cache[(row["currency"], day)]
+        row["price_per_hour"] = quantize_money(hourly)
+        row["usd_per_unit"] = usd_per_unit
+        row["fx_rate_date"] = rate_date
+        row["price_per_hour_usd"] = quantize_money(to_usd(hourly, usd_per_unit))
+        previous = rows.get(row["offer_id"])
+        if previous is not None and _history_values(previous) != _history_values(row):
+            raise LoadError(
+                f"two different prices for one offer: {row['instance_type']} {row['region']} "
+                f"{row['pricing']}: {previous['price']} vs {row['price']}"
+            )
+        rows[row["offer_id"]] = row
+    return list(rows.values()), validation
+
+
+def _history_values(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(row[k] for k in _HISTORY_KEY)
+
+
+_OBSERVATION_COLUMNS = [
+    "scrape_id", "offer_id", "provider", "instance_type", "region", "pricing",
+    "reserved_term_months", "gpu_name", "gpu_id", "gpu_count", "vram_gb_per_gpu", "vcpus",
+    "ram_gb", "storage_gb", "price", "currency", "price_unit", "price_per", "serverless",
+    "source_url", "observed_at", "price_per_hour", "usd_per_unit", "fx_rate_date",
+    "price_per_hour_usd",
+]
+
+
+def commit_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str,
+                  observed_at: datetime, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Write observations and history for a validated scrape, and mark it successful, atomically."""
+    con.execute("begin transaction")
+    try:
+        con.executemany(
+            f"insert into observations ({', '.join(_OBSERVATION_COLUMNS)})"
+            f" values ({', '.join('?' for _ in _OBSERVATION_COLUMNS)})",
+            [[scrape_id if c == "scrape_id" else _sql_value(r.get(c)) for c in _OBSERVATION_COLUMNS]
+             for r in rows],
+        )
+        changes = apply_history(con, scrape_id=scrape_id, provider=provider, observed_at=observed_at)
+        con.execute(
+            "update scrapes set status = 'success', observed_at = ?, finished_at = ?, offer_count = ?"
+            " where scrape_id = ?",
+            [observed_at, datetime.now(UTC), len(rows), scrape_id],
+        )
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise
+    return changes
+
+
+def _sql_value(value: Any) -> Any:
+    return value.value if hasattr(value, "value") and not isinstance(value, Decimal) else value
+
+
+def apply_history(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str,
+                  observed_at: datetime) -> dict[str, int]:
+    """Collapse a scrape into change intervals (runs inside the caller's transaction).
+
+    Offers whose price or shape changed, or that the scrape no longer lists, get their open
+    interval closed at ``observed_at``; changed and new offers get a new open interval. A scrape
+    older than the provider's newest history point only adds observations (history is built
+    forward in time); unchanged offers write nothing.
+    """
+    latest = con.execute(
+        "select max(greatest(valid_from, coalesce(valid_to, valid_from))) from offer_history"
+        " where provider = ? and source = ?",
+        [provider, SCRAPE_SOURCE],
+    ).fetchone()
+    if latest and latest[0] is not None and latest[0] > observed_at:
+        return {"opened": 0, "closed": 0, "out_of_order": 1}
+    closed = con.execute(
+        """
+        update offer_history as h set valid_to = ?
+        where h.provider = ? and h.source = ? and h.valid_to is null
+          and not exists (
+            select 1 from observations o
+            where o.scrape_id = ? and o.offer_id = h.offer_id
+              and o.price = h.price and o.currency = h.currency
+              and o.gpu_count = h.gpu_count and o.gpu_id is not distinct from h.gpu_id)
+        """,
+        [observed_at, provider, SCRAPE_SOURCE, scrape_id],
+    ).fetchone()
+    opened = con.execute(
+        """
+        insert into offer_history
+        select o.offer_id, o.provider, ?::timestamptz, null, o.instance_type, o.region, o.pricing,
+               o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency,
+               o.price_per_hour_usd, ?, o.scrape_id
+        from observations o
+        where o.scrape_id = ?
+          and not exists (select 1 from offer_history h
+                          where h.offer_id = o.offer_id and h.source = ? and h.valid_to is null)
+        """,
+        [observed_at, SCRAPE_SOURCE, scrape_id, SCRAPE_SOURCE],
+    ).fetchone()
+    return {"opened": int(opened[0]) if opened else 0, "closed": int(closed[0]) if closed else 0}

@@ -1,0 +1,30 @@
+-- provider_status: freshness and health per provider.
+-- Grain: one row per provider that has ever been scraped.
+-- Depends on: scrapes, current_offers.
+create or replace table provider_status as
+with per_provider as (
+    select
+        provider,
+        max(finished_at) filter (where status = 'success') as last_success_at,
+        max(observed_at) filter (where status = 'success') as data_observed_at,
+        max(finished_at) filter (where status = 'failed') as last_failure_at,
+        arg_max(error, finished_at) filter (where status = 'failed') as last_error,
+        arg_max(status, started_at) as last_status,
+        max(started_at) as last_attempt_at
+    from scrapes
+    where status <> 'running'
+    group by provider
+),
+
+offer_counts as (
+    select provider, count(*) as current_offer_count
+    from current_offers
+    group by provider
+)
+
+select
+    p.*,
+    coalesce(c.current_offer_count, 0) as current_offer_count
+from per_provider as p
+left join offer_counts as c using (provider)
+order by provider;

@@ -1,0 +1,136 @@
+"""Publishing immutable snapshots for readers, and reading them back.
+
+The pipeline is the only process that opens the warehouse. After each run it copies the
+served tables into a new DuckDB file (``snapshot-<id>.duckdb``), then atomically replaces the
+``CURRENT`` pointer file (temp file + fsync + rename). Readers (the API, the DuckDB CLI) open
+whatever ``CURRENT`` names; a snapshot file is never modified after it is published.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+POINTER = "CURRENT"
+KEEP_SNAPSHOTS = 5
+# Tables copied into every snapshot (identifiers are only ever taken from this allow-list).
+PUBLISHED_TABLES: tuple[str, ...] = (
+    "current_offers",
+    "provider_status",
+    "gpus",
+    "offer_history",
+    "fx_rates",
+)
+OPTIONAL_TABLES: tuple[str, ...] = (
+    "provider_facts",
+    "serverless_platforms",
+    "serverless_tiers",
+    "models",
+    "token_estimates",
+)
+
+
+class SnapshotError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    snapshot_id: str
+    as_of: datetime
+    path: Path
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def publish(con: duckdb.DuckDBPyConnection, published_dir: Path, *, now: datetime | None = None) -> SnapshotInfo:
+    """Write a new snapshot from the warehouse connection and make it current, atomically."""
+    as_of = now or datetime.now(UTC)
+    snapshot_id = as_of.strftime("%Y%m%dT%H%M%S%fZ")
+    published_dir.mkdir(parents=True, exist_ok=True)
+    final = published_dir / f"snapshot-{snapshot_id}.duckdb"
+    tmp = published_dir / f".tmp-snapshot-{snapshot_id}-{os.getpid()}.duckdb"
+    existing = {row[0] for row in con.execute(
+        "select table_name from information_schema.tables where table_schema = 'main'"
+    ).fetchall()}
+    tables = [t for t in PUBLISHED_TABLES if t in existing]
+    missing = [t for t in PUBLISHED_TABLES if t not in existing]
+    if missing:
+        raise SnapshotError(f"cannot publish: warehouse lacks {', '.join(missing)}")
+    tables += [t for t in OPTIONAL_TABLES if t in existing]
+    con.execute("attach ? as snap", [str(tmp)])
+    try:
+        for table in tables:
+            con.execute(f"create table snap.{table} as select * from main.{table}")
+        con.execute(
+            "create table snap.snapshot_meta as select ?::varchar as snapshot_id,"
+            " ?::timestamptz as as_of",
+            [snapshot_id, as_of],
+        )
+    finally:
+        con.execute("detach snap")
+    with tmp.open("rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, final)
+    pointer_tmp = published_dir / f".{POINTER}.{os.getpid()}.tmp"
+    pointer_tmp.write_text(
+        json.dumps({"snapshot_id": snapshot_id, "file": final.name, "as_of": as_of.isoformat()}),
+        encoding="utf-8",
+    )
+    with pointer_tmp.open("rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(pointer_tmp, published_dir / POINTER)
+    _fsync_dir(published_dir)
+    _prune(published_dir, keep=final.name)
+    return SnapshotInfo(snapshot_id, as_of, final)
+
+
+def _prune(published_dir: Path, keep: str) -> None:
+    snapshots = sorted(published_dir.glob("snapshot-*.duckdb"))
+    for old in snapshots[:-KEEP_SNAPSHOTS]:
+        if old.name != keep:
+            old.unlink(missing_ok=True)
+    for stale in published_dir.glob(".tmp-snapshot-*"):
+        stale.unlink(missing_ok=True)
+
+
+def current(published_dir: Path) -> SnapshotInfo | None:
+    """The snapshot ``CURRENT`` points at, or None if nothing was published yet."""
+    try:
+        pointer = json.loads((published_dir / POINTER).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, OSError) as exc:
+        raise SnapshotError(f"unreadable snapshot pointer {published_dir / POINTER}: {exc}") from None
+    return SnapshotInfo(
+        pointer["snapshot_id"], datetime.fromisoformat(pointer["as_of"]), published_dir / pointer["file"]
+    )
+
+
+def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB holding a copy of every table of the snapshot file."""
+    con = duckdb.connect(":memory:")
+    con.execute("set timezone = 'UTC'")
+    con.execute("attach ? as snap (read_only)", [str(info.path)])
+    try:
+        tables = [row[0] for row in con.execute(
+            "select table_name from information_schema.tables where table_catalog = 'snap'"
+        ).fetchall()]
+        for table in tables:
+            if table not in PUBLISHED_TABLES + OPTIONAL_TABLES + ("snapshot_meta",):
+                continue
+            con.execute(f"create table main.{table} as select * from snap.{table}")
+    finally:
+        con.execute("detach snap")
+    return con
