@@ -1,0 +1,74 @@
+"""The Litestar application: ``create_app()`` (uvicorn: ``api.app:create_app --factory``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from litestar import Litestar, Request, Response
+from litestar.config.cors import CORSConfig
+from litestar.di import Provide
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+
+from api.controllers.catalog import GpusController, HealthController, ProvidersController
+from api.controllers.instances import InstancesController
+from api.encoding import encode
+from api.store import NoSnapshot, SnapshotStore
+from warehouse.paths import Paths
+
+CORS_ENV = "GPUPRICES_CORS_ORIGINS"  # comma-separated origins; unset = no CORS headers
+RELOAD_ENV = "GPUPRICES_RELOAD_INTERVAL_S"
+
+
+def _error(status: int, detail: str, extra: list | None = None) -> Response[bytes]:
+    body = {"status_code": status, "detail": detail}
+    if extra:
+        body["extra"] = extra
+    return Response(content=encode(body), status_code=status, media_type="application/json")
+
+
+def _validation_error(_: Request, exc: ValidationException) -> Response[bytes]:
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    names = [str(e.get("key")) for e in extra if isinstance(e, dict) and e.get("key")]
+    messages = "; ".join(
+        f"{e.get('key')}: {e.get('message')}" for e in extra if isinstance(e, dict) and e.get("key")
+    )
+    detail = (f"invalid parameter{'s' if len(names) > 1 else ''} {', '.join(names)} ({messages})"
+              if names else str(exc.detail))
+    return _error(400, detail, extra)
+
+
+def _no_snapshot(_: Request, exc: NoSnapshot) -> Response[bytes]:
+    return _error(503, str(exc))
+
+
+def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
+    return _error(exc.status_code, str(exc.detail), exc.extra if isinstance(exc.extra, list) else None)
+
+
+def create_app(published_dir: Path | None = None, reload_interval_s: float | None = None) -> Litestar:
+    """The API over the newest published snapshot under ``$GPUPRICES_HOME/published``."""
+    directory = published_dir or Paths.from_env().published
+    interval = reload_interval_s if reload_interval_s is not None else float(
+        os.environ.get(RELOAD_ENV, "1.0"))
+    store = SnapshotStore(directory, reload_interval_s=interval)
+    origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
+    return Litestar(
+        route_handlers=[InstancesController, GpusController, ProvidersController, HealthController],
+        dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
+        exception_handlers={
+            ValidationException: _validation_error,
+            NoSnapshot: _no_snapshot,
+            HTTPException: _http_error,
+        },
+        cors_config=CORSConfig(allow_origins=origins, allow_methods=["GET"]) if origins else None,
+        openapi_config=OpenAPIConfig(
+            title="gpuprices", version="0.1.0", path="/schema",
+            description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
+            "normalised to USD per hour, per GPU-hour and per GB-of-VRAM-hour.",
+            render_plugins=[ScalarRenderPlugin()],
+        ),
+        state={"store": store},
+    )

@@ -1,0 +1,83 @@
+"""GET /instances: the current comparison, filtered, sorted and paged."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from litestar import Controller, Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from api.encoding import json_response, page_body
+from api.queries import INSTANCE_SORTS, instances_sql, instances_where
+from api.schemas import InstancesPage
+from api.store import SnapshotStore
+
+MAX_LIMIT = 1000
+MAX_LIST_VALUES = 50
+Sort = Literal["price", "price_per_gpu", "price_per_vram_gb", "vram"]
+PricingModel = Literal["on_demand", "spot", "reserved"]
+
+
+def _norm_gpu(value: str) -> str:
+    """``"H100 SXM"`` / ``"h100_sxm"`` -> ``"h100-sxm"`` (canonical id or family prefix)."""
+    return "-".join(value.lower().replace("_", " ").replace("-", " ").split())
+
+
+class InstancesController(Controller):
+    path = "/instances"
+    tags = ["instances"]
+
+    @get(
+        "/",
+        summary="Current GPU offers",
+        description="Offers from each provider's newest successful scrape. Prices in USD per "
+        "hour (instance), per GPU-hour and per GB-of-VRAM-hour; the provider's own price, "
+        "currency and unit are kept alongside.",
+        sync_to_thread=False,
+        responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
+    )
+    def list_instances(
+        self,
+        request: Request,
+        store: SnapshotStore,
+        min_vram: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GB of VRAM per GPU")] = None,
+        min_total_vram: Annotated[float | None, Parameter(ge=0, le=100_000, description="Minimum GB of VRAM per instance (all GPUs)")] = None,
+        fp8: Annotated[bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")] = None,
+        bf16: Annotated[bool | None, Parameter(description="Only GPUs with (true) / without (false) native BF16")] = None,
+        gpu: Annotated[list[str] | None, Parameter(description="Canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)", max_items=MAX_LIST_VALUES)] = None,
+        provider: Annotated[list[str] | None, Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES)] = None,
+        pricing: Annotated[list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")] = None,
+        serverless: Annotated[bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")] = None,
+        max_price: Annotated[float | None, Parameter(ge=0, description="Maximum USD per instance-hour")] = None,
+        max_price_per_gpu: Annotated[float | None, Parameter(ge=0, description="Maximum USD per GPU-hour")] = None,
+        min_gpus: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GPUs per instance")] = None,
+        region: Annotated[list[str] | None, Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES)] = None,
+        sort: Annotated[Sort, Parameter(description="price = USD/instance-hour, price_per_gpu = USD/GPU-hour, price_per_vram_gb = USD/GB-hour, vram = GB per GPU; ascending")] = "price",
+        limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")] = 100,
+        offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+    ) -> Response[bytes]:
+        snapshot = store.get()
+        filters = {
+            "min_vram": min_vram, "min_total_vram": min_total_vram, "fp8": fp8, "bf16": bf16,
+            "gpu": sorted({_norm_gpu(g) for g in gpu}) if gpu else None,
+            "provider": sorted(set(provider)) if provider else None,
+            "pricing": sorted(set(pricing)) if pricing else None,
+            "serverless": serverless, "max_price": max_price,
+            "max_price_per_gpu": max_price_per_gpu, "min_gpus": min_gpus,
+            "region": sorted(set(region)) if region else None,
+        }
+        key = ("instances", tuple(sorted((k, str(v)) for k, v in filters.items() if v is not None)),
+               sort, limit, offset)
+
+        def build() -> bytes:
+            where = instances_where(filters)
+            page_sql, count_sql = instances_sql(where, sort)
+            items = snapshot.query(page_sql, [*where.params, limit, offset])
+            total = snapshot.query(count_sql, where.params)[0]["n"]
+            return page_body(items, total=total, limit=limit, offset=offset, as_of=snapshot.as_of)
+
+        return json_response(snapshot.cached(key, build))
+
+
+assert set(INSTANCE_SORTS) == set(Sort.__args__)  # the Literal and the allow-list agree

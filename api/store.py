@@ -1,0 +1,119 @@
+"""The API's view of the data: an in-memory copy of the newest published snapshot.
+
+The API never opens the warehouse file. It reads ``published/CURRENT``, copies that snapshot
+into an in-memory DuckDB, and swaps it in when the pointer changes (checked at most once per
+``reload_interval_s``). A request holds one ``Snapshot`` object from start to end, so every
+response is consistent with exactly one snapshot. Encoded responses are cached per snapshot.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
+
+RESPONSE_CACHE_ENTRIES = 4096
+
+
+class NoSnapshot(RuntimeError):
+    pass
+
+
+@dataclass
+class Snapshot:
+    info: SnapshotInfo
+    con: duckdb.DuckDBPyConnection
+    tables: frozenset[str]
+    _cache: OrderedDict[Any, bytes] = field(default_factory=OrderedDict)
+    _cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    _local: threading.local = field(default_factory=threading.local)
+
+    @property
+    def as_of(self) -> datetime:
+        return self.info.as_of
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A per-thread cursor (DuckDB connections are not shared between threads)."""
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self.con.cursor()
+            self._local.cursor = cur
+        return cur
+
+    def query(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        cur = self.cursor()
+        result = cur.execute(sql, params or [])
+        columns = [d[0] for d in result.description or []]
+        return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+    def cached(self, key: Any, build: Callable[[], bytes]) -> bytes:
+        with self._cache_lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        body = build()
+        with self._cache_lock:
+            self._cache[key] = body
+            if len(self._cache) > RESPONSE_CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return body
+
+
+class SnapshotStore:
+    """Holds the current snapshot and swaps in newer ones without a restart."""
+
+    def __init__(self, published_dir: Path, reload_interval_s: float = 1.0) -> None:
+        self.published_dir = published_dir
+        self.reload_interval_s = reload_interval_s
+        self._snapshot: Snapshot | None = None
+        self._checked_at = float("-inf")
+        self._lock = threading.Lock()
+        self.last_error: str | None = None
+
+    def get(self) -> Snapshot:
+        now = time.monotonic()
+        if now - self._checked_at >= self.reload_interval_s:
+            self.refresh()
+        snapshot = self._snapshot
+        if snapshot is None:
+            raise NoSnapshot(
+                f"no snapshot published under {self.published_dir} yet: run `gpuprices ingest`"
+                + (f" ({self.last_error})" if self.last_error else "")
+            )
+        return snapshot
+
+    def refresh(self) -> bool:
+        """Load the snapshot CURRENT names if it is not the one held. Returns True on a swap."""
+        with self._lock:
+            self._checked_at = time.monotonic()
+            try:
+                info = current(self.published_dir)
+            except SnapshotError as exc:
+                self.last_error = str(exc)
+                return False
+            if info is None or (self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id):
+                return False
+            try:
+                con = load_into_memory(info)
+            except (duckdb.Error, OSError) as exc:
+                # Keep serving the snapshot we have; a pruned or unreadable file is retried later.
+                self.last_error = f"could not load snapshot {info.snapshot_id}: {exc}"
+                return False
+            tables = frozenset(
+                r[0] for r in con.execute(
+                    "select table_name from information_schema.tables where table_schema = 'main'"
+                ).fetchall()
+            )
+            self._snapshot = Snapshot(info, con, tables)
+            self.last_error = None
+            return True

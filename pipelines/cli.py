@@ -1,0 +1,110 @@
+"""The ``gpuprices`` command: ingest (runs the Dagster jobs in-process), serve, and friends."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from warehouse.paths import HOME_ENV, Paths
+
+REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
+
+
+def _prepare_dagster_home(paths: Paths) -> Path:
+    """DAGSTER_HOME under $GPUPRICES_HOME, holding our dagster.yaml (telemetry disabled)."""
+    paths.dagster_home.mkdir(parents=True, exist_ok=True)
+    target = paths.dagster_home / "dagster.yaml"
+    if REPO_DAGSTER_YAML.is_file():
+        shutil.copyfile(REPO_DAGSTER_YAML, target)
+    elif not target.exists():
+        target.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    os.environ["DAGSTER_HOME"] = str(paths.dagster_home)
+    return paths.dagster_home
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from pipelines.run import run_ingest
+    from scrapers.registry import PROVIDERS
+
+    unknown = [s for s in args.provider or [] if s not in PROVIDERS]
+    if unknown:
+        print(f"error: unknown provider(s) {', '.join(unknown)}; known: {', '.join(sorted(PROVIDERS))}",
+              file=sys.stderr)
+        return 2
+    replay = args.replay or os.environ.get("GPUPRICES_REPLAY_DIR") or None
+    if replay is not None and not Path(replay).is_dir():
+        print(f"error: replay directory {replay} does not exist", file=sys.stderr)
+        return 2
+    paths = Paths.from_env()
+    os.environ[HOME_ENV] = str(paths.home)
+    _prepare_dagster_home(paths)
+    fallback = args.fallback_replay or os.environ.get("GPUPRICES_FALLBACK_REPLAY_DIR") or None
+    if fallback is not None and not Path(fallback).is_dir():
+        print(f"error: fallback replay directory {fallback} does not exist", file=sys.stderr)
+        return 2
+    report = run_ingest(paths, replay_dir=Path(replay).resolve() if replay else None,
+                       fallback_replay_dir=Path(fallback).resolve() if fallback else None,
+                       providers=args.provider or None, verbose=args.verbose)
+    for line in report.lines():
+        print(line)
+    if report.snapshot_id:
+        print(f"published snapshot {report.snapshot_id} ({report.offer_count} current offers) "
+              f"under {paths.published}")
+    else:
+        print(f"nothing published: {report.publish_error}", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    paths = Paths.from_env()
+    os.environ[HOME_ENV] = str(paths.home)
+    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpuprices",
+        description="Cloud GPU price tracker. Data lives under $GPUPRICES_HOME "
+        "(default ~/.local/share/gpuprices).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="scrape providers (Dagster job, in-process) and publish")
+    ingest.add_argument("--replay", metavar="DIR",
+                        help="answer every request from recorded responses in DIR/<provider>/ "
+                        "(default: $GPUPRICES_REPLAY_DIR; unset = live sites)")
+    ingest.add_argument("--fallback-replay", metavar="DIR",
+                        help="fetch live; for a provider whose live fetch fails, replay its "
+                        "recorded captures from DIR instead (default: $GPUPRICES_FALLBACK_REPLAY_DIR)")
+    ingest.add_argument("--provider", metavar="SLUG", action="append",
+                        help="only this provider (repeatable)")
+    ingest.add_argument("-v", "--verbose", action="store_true", help="show Dagster's run log")
+    ingest.set_defaults(func=_ingest)
+
+    serve = sub.add_parser("serve", help="serve the HTTP API (Litestar under uvicorn)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,24 @@
+"""Dagster entry point: ``dagster dev -m pipelines.definitions`` / ``dg``-style loading."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.derived import DERIVED_ASSETS, seeds
+from pipelines.defs.jobs import (
+    ingest_job,
+    ingest_schedule,
+    publish_after_ingest,
+    publish_after_partial_ingest,
+    publish_job,
+)
+from pipelines.defs.providers import PROVIDER_ASSETS
+from pipelines.defs.resources import GpupricesResource
+
+defs = dg.Definitions(
+    assets=[seeds, *PROVIDER_ASSETS, *DERIVED_ASSETS],
+    jobs=[ingest_job, publish_job],
+    schedules=[ingest_schedule],
+    sensors=[publish_after_ingest, publish_after_partial_ingest],
+    resources={"gpuprices": GpupricesResource()},
+)

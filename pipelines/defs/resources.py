@@ -1,0 +1,52 @@
+"""Dagster resources: where the data lives and how providers are fetched.
+
+Both are configured from the environment when the run starts (never at import time):
+``GPUPRICES_HOME`` (default ``~/.local/share/gpuprices``) and ``GPUPRICES_REPLAY_DIR``
+(unset = fetch the live sites), ``GPUPRICES_FALLBACK_REPLAY_DIR`` (replay a provider's
+captures when its live fetch fails). Provider tokens are read from each provider's own variable
+(e.g. ``RUNPOD_API_KEY``) at fetch time and never logged or archived.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from warehouse.db import Warehouse
+from warehouse.paths import Paths
+
+REPLAY_ENV = "GPUPRICES_REPLAY_DIR"
+FALLBACK_REPLAY_ENV = "GPUPRICES_FALLBACK_REPLAY_DIR"
+
+
+class GpupricesResource(dg.ConfigurableResource):
+    """Settings shared by every asset. Empty fields fall back to the environment at run time."""
+
+    home: str = Field(default="", description="Data directory; default $GPUPRICES_HOME")
+    replay_dir: str = Field(
+        default="", description="Replay recorded responses from this directory, not the live sites"
+    )
+
+    fallback_replay_dir: str = Field(
+        default="",
+        description="After a live fetch fails, replay this directory's captures for that provider",
+    )
+
+    def paths(self) -> Paths:
+        if self.home:
+            return Paths(Path(self.home).expanduser().resolve())
+        return Paths.from_env()
+
+    def replay(self) -> Path | None:
+        value = self.replay_dir or os.environ.get(REPLAY_ENV, "")
+        return Path(value).expanduser().resolve() if value else None
+
+    def fallback_replay(self) -> Path | None:
+        value = self.fallback_replay_dir or os.environ.get(FALLBACK_REPLAY_ENV, "")
+        return Path(value).expanduser().resolve() if value else None
+
+    def warehouse(self) -> Warehouse:
+        return Warehouse(self.paths().warehouse)

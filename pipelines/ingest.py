@@ -1,0 +1,233 @@
+"""One provider's scrape, end to end: fetch (archiving every response) -> parse -> validate -> load.
+
+Plain functions, so the Dagster assets stay thin and tests can drive them directly. Each
+session (a live fetch, or the replay of one capture) is one scrape; a failing scrape records
+its error and leaves the provider's last good data current.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from pydantic import ValidationError
+
+from scrapers import http as scraper_http
+from scrapers.base import FetchError, MissingTokenError, Provider, ScraperError
+from scrapers.replay import Capture, ReplayTransport, discover
+from warehouse.db import Warehouse, load_seeds
+from warehouse.load import (
+    FetchRecord,
+    archive_body,
+    commit_scrape,
+    fail_scrape,
+    prepare,
+    record_skip,
+    scrape_id,
+    start_scrape,
+)
+from warehouse.paths import Paths
+
+
+# Replayed requests never leave the process; a placeholder stands in for a provider's token so
+# that fetch code which requires one runs unchanged (real tokens are never handed to replay).
+REPLAY_TOKEN = "replay-placeholder-token"
+
+
+@dataclass(frozen=True)
+class Session:
+    """How one scrape's requests are answered: live (transport None) or one replayed capture."""
+
+    mode: str
+    source: str
+    transport: httpx.BaseTransport | None = None
+
+    @property
+    def is_replay(self) -> bool:
+        return self.mode == "replay"
+
+    @classmethod
+    def replay(cls, capture: Capture) -> Session:
+        return cls("replay", f"{capture.provider}/{capture.path.name}", ReplayTransport(capture))
+
+
+@dataclass
+class ScrapeOutcome:
+    provider: str
+    source: str
+    status: str  # success | failed | skipped | unchanged
+    offer_count: int = 0
+    error: str | None = None
+    scrape_id: str | None = None
+    observed_at: datetime | None = None
+    history: dict[str, int] = field(default_factory=dict)
+    fallback: bool = False  # replayed because the live fetch failed
+
+
+def sessions_for(provider: str, replay_dir: Path | None,
+                 transport: httpx.BaseTransport | None = None) -> list[Session]:
+    """Live: one session. Replay: one session per replayable capture, oldest first."""
+    if replay_dir is None:
+        return [Session("live", "live", transport)]
+    captures = discover(replay_dir, [provider]).get(provider, [])
+    return [Session.replay(c) for c in captures]
+
+
+class _Recorder:
+    """httpx response hook: keeps every response (body read) for the raw archive."""
+
+    def __init__(self) -> None:
+        self.responses: list[httpx.Response] = []
+
+    def __call__(self, response: httpx.Response) -> None:
+        response.read()
+        self.responses.append(response)
+
+
+def _archivable_body(response: httpx.Response) -> bytes:
+    """The body to archive: never one that carries credentials (e.g. an OAuth token response)."""
+    if scraper_http.is_sensitive(response.request):
+        return b"[body not archived: credential exchange]"
+    return response.content
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"invalid offer record ({where}: {first.get('msg')}); {exc.error_count()} error(s)"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if isinstance(exc, ScraperError) else f"{type(exc).__name__}: {text}"
+
+
+def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, paths: Paths,
+                token: str | None, run_id: str | None,
+                throttle: scraper_http.HostThrottle | None = None) -> ScrapeOutcome:
+    """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults."""
+    recorder = _Recorder()
+    client = scraper_http.make_client(session.transport, throttle=throttle, on_response=recorder)
+    responses = []
+    fetch_error: BaseException | None = None
+    try:
+        with client:
+            responses = provider.fetch(client, token)
+    except MissingTokenError as exc:
+        with warehouse.connect() as con:
+            record_skip(con, provider=provider.slug, run_id=run_id, reason=_one_line(exc))
+        return ScrapeOutcome(provider.slug, session.source, "skipped", error=_one_line(exc))
+    except Exception as exc:  # a provider fault must not stop the other providers
+        fetch_error = exc
+
+    fetched = [
+        (r, scraper_http.fetched_at(r)) for r in recorder.responses
+    ]
+    observed_at = min((t for _, t in fetched), default=datetime.now(UTC))
+    with warehouse.connect() as con:
+        records = [
+            FetchRecord(r.request.method, scraper_http.redact_url(r.request.url), r.status_code, t,
+                        archive_body(con, paths.raw, _archivable_body(r),
+                                     r.headers.get("content-type", ""), t))
+            for r, t in fetched
+        ]
+        sid = (scrape_id(provider.slug, observed_at, [f.sha256 for f in records])
+               if records and fetch_error is None else uuid.uuid4().hex[:20])
+        if not start_scrape(con, scrape_id=sid, provider=provider.slug, run_id=run_id,
+                            mode=session.mode, source=session.source, fetches=records):
+            return ScrapeOutcome(provider.slug, session.source, "unchanged", scrape_id=sid,
+                                 observed_at=observed_at)
+        if fetch_error is not None:
+            return _failed(con, provider, session, sid, fetch_error)
+        try:
+            offers = provider.parse(responses)
+            rows, validation = prepare(con, [o.model_dump() for o in offers])
+        except Exception as exc:
+            return _failed(con, provider, session, sid, exc)
+        if not validation.ok:
+            error = "check failed: " + "; ".join(validation.problems())
+            fail_scrape(con, sid, error)
+            return ScrapeOutcome(provider.slug, session.source, "failed", validation.offer_count,
+                                 error, sid, observed_at)
+        try:
+            history = commit_scrape(con, scrape_id=sid, provider=provider.slug,
+                                    observed_at=observed_at, rows=rows)
+        except Exception as exc:
+            return _failed(con, provider, session, sid, exc)
+    return ScrapeOutcome(provider.slug, session.source, "success", len(rows), None, sid,
+                         observed_at, history)
+
+
+def _failed(con, provider: Provider, session: Session, sid: str, exc: BaseException) -> ScrapeOutcome:  # noqa: ANN001
+    error = _one_line(exc)
+    if isinstance(exc, FetchError):
+        error = f"fetch failed: {error}"
+    elif isinstance(exc, ScraperError):
+        error = f"parse failed: {error}"
+    fail_scrape(con, sid, error)
+    return ScrapeOutcome(provider.slug, session.source, "failed", 0, error, sid)
+
+
+def replay_token(provider: Provider) -> str | None:
+    """Replay: a placeholder where fetch insists on a token, else none (optional APIs stay off,
+    so a replay answers the same requests the capture was made with)."""
+    return REPLAY_TOKEN if provider.token_required else None
+
+
+def token_for(provider: Provider, env: Mapping[str, str] = os.environ) -> str | None:
+    return env.get(provider.token_env) if provider.token_env else None
+
+
+def ensure_seeded(warehouse: Warehouse) -> dict[str, int]:
+    with warehouse.connect() as con:
+        con.execute("begin transaction")
+        counts = load_seeds(con)
+        con.execute("commit")
+    return counts
+
+
+def scrape_provider(provider: Provider, *, paths: Paths, replay_dir: Path | None,
+                    fallback_replay_dir: Path | None = None, run_id: str | None = None,
+                    env: Mapping[str, str] = os.environ,
+                    transport: httpx.BaseTransport | None = None,
+                    on_outcome: Callable[[ScrapeOutcome], None] | None = None) -> list[ScrapeOutcome]:
+    """Every session of one provider, in order. Returns one outcome per session.
+
+    With ``fallback_replay_dir``, a live fetch that fails is followed by a replay of the
+    provider's recorded captures: the failure stays recorded (and fails the asset), and the
+    recorded data, labelled with its capture dates, is what gets served.
+    """
+    warehouse = Warehouse(paths.warehouse)
+    outcomes: list[ScrapeOutcome] = []
+    throttle = scraper_http.HostThrottle() if replay_dir is None else None
+    sessions = sessions_for(provider.slug, replay_dir, transport)
+    if not sessions:
+        reason = f"no replayable captures for {provider.slug} in {replay_dir}"
+        sessions = []
+        outcomes.append(ScrapeOutcome(provider.slug, str(replay_dir), "skipped", error=reason))
+    token = token_for(provider, env)
+    for session in sessions:
+        outcome = run_session(provider, session, warehouse=warehouse, paths=paths,
+                              token=replay_token(provider) if session.is_replay else token,
+                              run_id=run_id, throttle=throttle)
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+    live_failed = replay_dir is None and any(
+        o.status in ("failed", "skipped") for o in outcomes)
+    if live_failed and fallback_replay_dir is not None:
+        for session in sessions_for(provider.slug, fallback_replay_dir):
+            outcome = run_session(provider, session, warehouse=warehouse, paths=paths,
+                                  token=replay_token(provider), run_id=run_id)
+            outcome.fallback = True
+            outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+    return outcomes
+
+
+def iter_failures(outcomes: list[ScrapeOutcome]) -> Iterator[ScrapeOutcome]:
+    return (o for o in outcomes if o.status == "failed")
