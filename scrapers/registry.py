@@ -11,11 +11,17 @@ from scrapers import (
     fluidstack,
     gcp,
     hetzner,
+    hyperstack,
     lambda_cloud,
     modal,
+    nebius,
     oracle,
+    ovh,
+    paperspace,
     runpod,
+    vast,
     voltagepark,
+    vultr,
 )
 from scrapers.base import Provider
 
@@ -28,11 +34,17 @@ _PROVIDERS: list[Provider] = [
     fluidstack.PROVIDER,
     gcp.PROVIDER,
     hetzner.PROVIDER,
+    hyperstack.PROVIDER,
     lambda_cloud.PROVIDER,
     modal.PROVIDER,
+    nebius.PROVIDER,
     oracle.PROVIDER,
+    ovh.PROVIDER,
+    paperspace.PROVIDER,
     runpod.PROVIDER,
+    vast.PROVIDER,
     voltagepark.PROVIDER,
+    vultr.PROVIDER,
 ]
 
 PROVIDERS: dict[str, Provider] = {p.slug: p for p in _PROVIDERS}

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.gpus import normalise_gpu_name, strip_vendor_words
+from warehouse.gpus import resolve
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
 SCRAPE_SOURCE = "scrape"
@@ -134,15 +134,6 @@ class Validation:
         return out
 
 
-def gpu_resolver(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    return dict(con.execute("select alias_key, gpu_id from gpu_aliases").fetchall())
-
-
-def resolve_gpu(aliases: Mapping[str, str], gpu_name: str) -> str | None:
-    key = normalise_gpu_name(gpu_name)
-    return aliases.get(key) or aliases.get(strip_vendor_words(key))
-
-
 def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date]:
     """USD per unit of ``currency``: the latest rate on or before ``on``, else the earliest."""
     row = con.execute(
@@ -158,7 +149,6 @@ def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[De
 
 def prepare(con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], Validation]:
     """Resolve GPUs, normalise prices and validate, without writing anything."""
-    aliases = gpu_resolver(con)
     validation = Validation(offer_count=len(offers))
     rows: dict[str, dict[str, Any]] = {}
     fx_cache: dict[tuple[str, date], tuple[Decimal, date]] = {}
@@ -166,7 +156,8 @@ def prepare(con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]])
         row = dict(offer)
         row["offer_id"] = offer_id(row["provider"], row["instance_type"], row["region"],
                                    str(row["pricing"]), row.get("reserved_term_months"))
-        row["gpu_id"] = resolve_gpu(aliases, row["gpu_name"])
+        vram = row.get("vram_gb_per_gpu")
+        row["gpu_id"] = resolve(row["gpu_name"], float(vram) if vram is not None else None)
         if row["gpu_id"] is None:
             validation.unresolved_gpus.append(row["gpu_name"])
         if row["price"] <= 0:
