@@ -86,10 +86,12 @@ def start_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: st
         " values (?, ?, ?, ?, ?, ?, 'running')",
         [scrape_id, provider, run_id, mode, source, datetime.now(UTC)],
     )
-    con.executemany(
-        "insert into fetches values (?, ?, ?, ?, ?, ?, ?)",
-        [[scrape_id, i, f.method, f.url, f.status, f.fetched_at, f.sha256] for i, f in enumerate(fetches)],
-    )
+    if fetches:  # duckdb's executemany rejects an empty parameter list
+        con.executemany(
+            "insert into fetches values (?, ?, ?, ?, ?, ?, ?)",
+            [[scrape_id, i, f.method, f.url, f.status, f.fetched_at, f.sha256]
+             for i, f in enumerate(fetches)],
+        )
     con.execute("commit")
     return True
 

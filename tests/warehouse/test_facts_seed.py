@@ -1,0 +1,280 @@
+"""Curated fact seeds: provider facts, serverless platforms and tiers, fallback FX rates.
+
+These files are hand-curated from cited public pages (see warehouse/seeds/FACTS.md). The tests
+pin their shape and internal consistency: every provider folder under the captures has a row,
+cells that must be filled are filled, numbers parse as non-negative Decimals, URLs are https,
+per-second tier prices agree with their hourly equivalents, and the seeded GBP cross rates are
+what the ECB parser derives from the cited reference rates.
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from scrapers import ecb
+from scrapers.base import RawResponse
+from tests.conftest import REPO, SNAPSHOTS
+
+SEEDS = REPO / "warehouse" / "seeds"
+
+PROVIDER_SLUGS = {
+    "aws", "azure", "gcp", "oracle", "lambda", "runpod", "modal", "coreweave", "crusoe",
+    "datacrunch", "fluidstack", "hetzner", "hyperstack", "nebius", "ovh", "paperspace", "vast",
+    "voltagepark", "vultr", "denvr",
+}  # fmt: skip
+PROVIDER_COLUMNS = [
+    "provider", "name", "kind", "billing_granularity", "billing_granularity_s", "minimum_charge_s",
+    "egress_usd_per_gb", "block_storage_usd_per_gb_month", "spot_available", "interconnect_notes",
+    "facts_as_of", "source_urls", "notes",
+]  # fmt: skip
+PLATFORM_COLUMNS = [
+    "platform", "name", "deployment", "billing_granularity_s", "minimum_charge_s", "scale_to_zero",
+    "idle_charged", "min_replicas_supported", "warm_pool", "cold_start_mitigations",
+    "max_request_duration_s", "concurrency_controls", "autoscaling_controls", "persistent_volumes",
+    "facts_as_of", "source_urls", "notes",
+]  # fmt: skip
+TIER_COLUMNS = [
+    "platform", "tier", "gpu_id", "gpu_count", "price", "currency", "price_unit",
+    "price_per_hour_usd", "facts_as_of", "source_url", "notes",
+]  # fmt: skip
+FX_COLUMNS = ["rate_date", "currency", "usd_per_unit", "source_url"]
+
+# Seconds per billing step; a month is the project's single 730-hour rule.
+GRANULARITY_S = {"second": 1, "minute": 60, "hour": 3600, "month": 730 * 3600}
+# Canonical ids agreed for warehouse/seeds/gpus.csv; once that seed exists it is the authority.
+CANONICAL_GPU_IDS = {
+    "h100-sxm", "h100-pcie", "a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-pcie", "l40s", "l4",
+    "a10g", "a10", "t4", "h200", "b200", "rtx-4090", "rtx-a6000", "a40", "l40",
+}  # fmt: skip
+# ECB reference rates (units per EUR) as printed on the pages cited in fx_rates.csv.
+ECB_QUOTES = {
+    date(2024, 6, 28): {"USD": "1.0705", "GBP": "0.84638"},
+    date(2025, 2, 28): {"USD": "1.0411", "GBP": "0.82608"},
+}
+
+
+def _read(name: str) -> tuple[list[str], list[dict[str, str]]]:
+    with (SEEDS / name).open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def _decimal(text: str, where: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        pytest.fail(f"{where}: {text!r} is not a decimal number")
+    assert value.is_finite() and value >= 0, f"{where}: {text!r} must be >= 0"
+    return value
+
+
+def _https_urls(cell: str, where: str) -> list[str]:
+    urls = cell.split()
+    assert urls, f"{where}: no source URL"
+    for url in urls:
+        parsed = urlparse(url)
+        assert parsed.scheme == "https" and parsed.netloc, f"{where}: not an https URL: {url}"
+    return urls
+
+
+def _as_of(text: str, where: str) -> date:
+    day = date.fromisoformat(text)
+    assert date(2023, 1, 1) <= day <= date(2027, 12, 31), f"{where}: implausible date {text}"
+    return day
+
+
+@pytest.fixture(scope="module")
+def providers() -> list[dict[str, str]]:
+    header, rows = _read("provider_facts.csv")
+    assert header == PROVIDER_COLUMNS
+    return rows
+
+
+@pytest.fixture(scope="module")
+def platforms() -> list[dict[str, str]]:
+    header, rows = _read("serverless_platforms.csv")
+    assert header == PLATFORM_COLUMNS
+    return rows
+
+
+@pytest.fixture(scope="module")
+def tiers() -> list[dict[str, str]]:
+    header, rows = _read("serverless_tiers.csv")
+    assert header == TIER_COLUMNS
+    return rows
+
+
+@pytest.fixture(scope="module")
+def fx_rows() -> list[dict[str, str]]:
+    header, rows = _read("fx_rates.csv")
+    assert header == FX_COLUMNS
+    return rows
+
+
+def test_every_provider_has_exactly_one_row(providers: list[dict[str, str]]) -> None:
+    slugs = [row["provider"] for row in providers]
+    assert len(slugs) == len(set(slugs)), "duplicate provider rows"
+    assert set(slugs) == PROVIDER_SLUGS
+
+
+def test_every_captured_provider_folder_has_facts(providers: list[dict[str, str]]) -> None:
+    folders = {p.name for p in SNAPSHOTS.iterdir() if p.is_dir()}
+    assert folders <= {row["provider"] for row in providers}
+
+
+def test_provider_rows_are_complete_and_typed(providers: list[dict[str, str]]) -> None:
+    for row in providers:
+        where = f"provider_facts.csv[{row['provider']}]"
+        for column in ("name", "kind", "facts_as_of", "source_urls"):
+            assert row[column].strip(), f"{where}: {column} is empty"
+        assert row["kind"] in {"cloud", "marketplace", "serverless"}, where
+        assert row["spot_available"] in {"", "true", "false"}, where
+        _as_of(row["facts_as_of"], where)
+        _https_urls(row["source_urls"], where)
+
+        granularity = row["billing_granularity"]
+        assert granularity in {"", *GRANULARITY_S}, where
+        if granularity:
+            seconds = _decimal(row["billing_granularity_s"], where)
+            assert seconds == GRANULARITY_S[granularity], f"{where}: granularity seconds mismatch"
+        else:
+            assert not row["billing_granularity_s"], f"{where}: seconds without a granularity"
+        for column in ("minimum_charge_s", "egress_usd_per_gb", "block_storage_usd_per_gb_month"):
+            if row[column]:
+                _decimal(row[column], f"{where}.{column}")
+        # A filled numeric fact with no explanation is hard to audit; every row carries notes.
+        assert row["notes"].strip(), f"{where}: notes are empty"
+
+
+def test_facts_we_rely_on_are_filled_for_the_main_clouds(providers: list[dict[str, str]]) -> None:
+    by_slug = {row["provider"]: row for row in providers}
+    for slug in ("aws", "gcp", "lambda", "runpod"):
+        assert by_slug[slug]["billing_granularity"], slug
+        assert by_slug[slug]["egress_usd_per_gb"], slug
+        assert by_slug[slug]["spot_available"], slug
+    # Values a reader can check against the cited pages.
+    assert by_slug["aws"]["minimum_charge_s"] == "60"
+    assert by_slug["lambda"]["billing_granularity"] == "minute"
+    assert Decimal(by_slug["lambda"]["egress_usd_per_gb"]) == 0
+    assert Decimal(by_slug["runpod"]["block_storage_usd_per_gb_month"]) == Decimal("0.10")
+    assert by_slug["vast"]["kind"] == "marketplace"
+    assert by_slug["modal"]["kind"] == "serverless"
+
+
+def test_platform_rows_are_complete_and_typed(platforms: list[dict[str, str]]) -> None:
+    names = [row["platform"] for row in platforms]
+    assert len(names) == len(set(names)), "duplicate platform rows"
+    assert len(names) >= 10
+    assert {
+        "modal", "runpod-serverless", "replicate", "baseten", "beam", "fal", "cerebrium",
+        "cloud-run", "hf-endpoints", "koyeb",
+    } <= set(names)  # fmt: skip
+    for row in platforms:
+        where = f"serverless_platforms.csv[{row['platform']}]"
+        for column in ("name", "deployment", "facts_as_of", "source_urls", "notes"):
+            assert row[column].strip(), f"{where}: {column} is empty"
+        assert row["deployment"] in {"container", "managed_endpoint", "function"}, where
+        for column in ("scale_to_zero", "min_replicas_supported"):
+            assert row[column] in {"", "true", "false"}, f"{where}.{column}"
+        assert row["idle_charged"] in {"", "true", "false", "partial"}, where
+        for column in ("billing_granularity_s", "minimum_charge_s", "max_request_duration_s"):
+            if row[column]:
+                assert _decimal(row[column], f"{where}.{column}") > 0, f"{where}.{column}"
+        _as_of(row["facts_as_of"], where)
+        _https_urls(row["source_urls"], where)
+
+
+def test_tier_rows_are_typed_and_belong_to_a_platform(
+    tiers: list[dict[str, str]], platforms: list[dict[str, str]]
+) -> None:
+    known_platforms = {row["platform"] for row in platforms}
+    gpus_seed = SEEDS / "gpus.csv"
+    gpu_ids = _gpu_ids(gpus_seed) if gpus_seed.exists() else CANONICAL_GPU_IDS
+    for n, row in enumerate(tiers, start=2):
+        where = f"serverless_tiers.csv line {n} ({row['platform']} {row['tier']})"
+        assert row["platform"] in known_platforms, where
+        assert row["tier"].strip(), where
+        assert row["gpu_id"] == "" or row["gpu_id"] in gpu_ids, f"{where}: unknown gpu_id"
+        assert int(row["gpu_count"]) >= 1, where
+        assert _decimal(row["price"], where) > 0, where
+        assert row["currency"] == "USD", where
+        assert row["price_unit"] in {"second", "hour"}, where
+        _decimal(row["price_per_hour_usd"], where)
+        _as_of(row["facts_as_of"], where)
+        _https_urls(row["source_url"], where)
+        assert len(row["source_url"].split()) == 1, f"{where}: one URL per tier"
+
+
+def _gpu_ids(path: Path) -> set[str]:
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        column = "gpu_id" if "gpu_id" in (reader.fieldnames or []) else "id"
+        return {row[column] for row in reader}
+
+
+def test_hourly_equivalents_match_the_quoted_price(tiers: list[dict[str, str]]) -> None:
+    for row in tiers:
+        price, per_hour = Decimal(row["price"]), Decimal(row["price_per_hour_usd"])
+        factor = 3600 if row["price_unit"] == "second" else 1
+        assert abs(price * factor - per_hour) <= Decimal("0.000001"), row["tier"]
+
+
+def test_at_least_eight_platforms_have_a_priced_tier(tiers: list[dict[str, str]]) -> None:
+    assert len({row["platform"] for row in tiers if row["price"]}) >= 8
+
+
+def test_values_read_off_the_cited_pricing_pages(tiers: list[dict[str, str]]) -> None:
+    by_key = {(row["platform"], row["tier"]): row for row in tiers}
+    replicate_h100 = by_key[("replicate", "gpu-h100 (Nvidia H100 GPU)")]
+    assert (replicate_h100["price"], replicate_h100["price_per_hour_usd"]) == ("0.001525", "5.49")
+    runpod_h200 = by_key[("runpod-serverless", "flex H200 PRO 141 GB")]
+    assert (runpod_h200["gpu_id"], runpod_h200["price"]) == ("h200", "0.00155")
+    hf_l4 = by_key[("hf-endpoints", "aws nvidia-l4 x1")]
+    assert (hf_l4["gpu_id"], hf_l4["price"], hf_l4["price_unit"]) == ("l4", "0.8", "hour")
+
+
+def test_fx_fallback_rates_are_dated_positive_and_complete(fx_rows: list[dict[str, str]]) -> None:
+    by_date: dict[date, dict[str, Decimal]] = {}
+    for row in fx_rows:
+        where = f"fx_rates.csv[{row['rate_date']} {row['currency']}]"
+        day = _as_of(row["rate_date"], where)
+        assert len(row["currency"]) == 3 and row["currency"].isupper(), where
+        rate = _decimal(row["usd_per_unit"], where)
+        assert rate > 0, where
+        _https_urls(row["source_url"], where)
+        assert row["currency"] not in by_date.setdefault(day, {}), f"{where}: duplicate"
+        by_date[day][row["currency"]] = rate
+    assert len(by_date) >= 2, "one dated set of rates per capture era at least"
+    for day, rates in by_date.items():
+        assert set(rates) >= {"USD", "EUR", "GBP"}, day
+        assert rates["USD"] == 1, day
+        assert Decimal("0.8") < rates["EUR"] < Decimal("1.6"), day
+
+
+def test_seeded_cross_rates_are_what_the_ecb_parser_derives(fx_rows: list[dict[str, str]]) -> None:
+    seeded = {(r["rate_date"], r["currency"]): Decimal(r["usd_per_unit"]) for r in fx_rows}
+    for day, quotes in ECB_QUOTES.items():
+        cubes = "".join(f"<Cube currency='{c}' rate='{r}'/>" for c, r in quotes.items())
+        body = (
+            '<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" '
+            'xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">'
+            f"<Cube><Cube time='{day.isoformat()}'>{cubes}</Cube></Cube></gesmes:Envelope>"
+        )
+        raw = RawResponse(
+            url=ecb.DAILY_URL,
+            method="GET",
+            status=200,
+            content_type="text/xml",
+            body=body.encode(),
+            fetched_at=datetime(day.year, day.month, day.day, 15, tzinfo=UTC),
+        )
+        rates = ecb.parse_rates(raw)
+        for currency in ("EUR", "GBP", "USD"):
+            derived = rates.usd_per(currency).quantize(Decimal("0.000001"))
+            assert derived == seeded[(day.isoformat(), currency)], (day, currency)

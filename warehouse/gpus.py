@@ -1,0 +1,208 @@
+"""Canonical GPU table and provider-name resolution.
+
+Two seed files under ``warehouse/seeds/`` (see ``seeds/README.md`` for units and rules):
+
+- ``gpus.csv``: one row per GPU model, keyed by ``gpu_id`` (``h100-sxm``, ``mi300x`` ...).
+- ``gpu_aliases.csv``: ``alias,gpu_id``, every spelling a provider uses for a GPU.
+
+Scrapers emit the provider's own spelling in ``Offer.gpu_name``; :func:`resolve` turns it into a
+``gpu_id``. Matching is on :func:`normalise_gpu_name` of both sides, so punctuation and case never
+matter ("H100-SXM" == "h100 sxm"). A leading vendor word ("NVIDIA", "AMD", "Intel") and then a
+leading brand word ("GeForce", "Tesla") are tried both as written and removed, so the alias table
+lists the shortest unambiguous spelling once instead of every vendor-prefixed variant.
+
+Spellings that name several products (plain "A100", "NVIDIA H100") are deliberately absent from
+the alias table and resolve to ``None``. When only the memory size is missing ("A100 SXM4" with
+80 GB), pass ``vram_gb`` and the resolver tries "<name> <N>GB" for the marketed sizes near it.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+
+SEEDS_DIR = Path(__file__).resolve().parent / "seeds"
+GPUS_CSV = SEEDS_DIR / "gpus.csv"
+ALIASES_CSV = SEEDS_DIR / "gpu_aliases.csv"
+
+# A provider's VRAM figure may be GiB or usable-after-ECC memory (A100 80GB -> 81920 MiB = 85.9 GB;
+# H100 NVL 94 GB -> 95830 MiB = 100.5 GB), so the hint matches marketed sizes within 10 %.
+VRAM_HINT_TOLERANCE = 0.10
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_VENDOR_PREFIX = re.compile(r"^(?:nvidia|amd|intel) ")
+_BRAND_PREFIX = re.compile(r"^(?:geforce|tesla) ")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """One row of ``gpus.csv``. Units are in the field names; ``None`` means empty in the CSV.
+
+    TFLOPS/TOPS are dense (no structured sparsity) per GPU; bandwidths are GB/s (10^9 bytes/s)
+    per GPU; ``interconnect_bandwidth_gbps`` is the vendor's bidirectional total per GPU.
+    """
+
+    gpu_id: str
+    name: str
+    vendor: str
+    architecture: str
+    vram_gb: float
+    memory_type: str
+    memory_bandwidth_gbps: float
+    fp16_tflops_dense: float | None
+    bf16_tflops_dense: float | None
+    fp8_tflops_dense: float | None
+    int8_tops_dense: float | None
+    fp4_tflops_dense: float | None
+    fp8_support: bool
+    bf16_support: bool
+    form_factor: str
+    interconnect: str
+    interconnect_bandwidth_gbps: float | None
+    tdp_watts: float | None
+    source_url: str
+
+
+GPU_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(GpuSpec))
+_REQUIRED_NUMBERS = {"vram_gb", "memory_bandwidth_gbps"}
+_OPTIONAL_NUMBERS = {
+    "fp16_tflops_dense",
+    "bf16_tflops_dense",
+    "fp8_tflops_dense",
+    "int8_tops_dense",
+    "fp4_tflops_dense",
+    "interconnect_bandwidth_gbps",
+    "tdp_watts",
+}
+_BOOLEANS = {"fp8_support", "bf16_support"}
+
+
+def normalise_gpu_name(name: str) -> str:
+    """Lowercase, every run of non-alphanumeric characters -> one space, trimmed.
+
+    ``"NVIDIA A100-SXM4-80GB"`` -> ``"nvidia a100 sxm4 80gb"``. Vendor words are kept here;
+    :func:`resolve` decides when to drop them. Never raises; ``""`` for a name with no letters or
+    digits.
+    """
+    return _NON_ALNUM.sub(" ", name.lower()).strip()
+
+
+def _parse_row(row: dict[str, str], where: str) -> GpuSpec:
+    values: dict[str, object] = {}
+    for column in GPU_COLUMNS:
+        raw = (row.get(column) or "").strip()
+        if column in _BOOLEANS:
+            if raw not in ("true", "false"):
+                raise ValueError(f"{where}: {column} must be true/false, got {raw!r}")
+            values[column] = raw == "true"
+        elif column in _REQUIRED_NUMBERS or column in _OPTIONAL_NUMBERS:
+            if not raw and column in _OPTIONAL_NUMBERS:
+                values[column] = None
+                continue
+            try:
+                values[column] = float(raw)
+            except ValueError:
+                raise ValueError(f"{where}: {column} is not a number: {raw!r}") from None
+        elif raw:
+            values[column] = raw
+        else:
+            raise ValueError(f"{where}: {column} is empty")
+    return GpuSpec(**values)  # type: ignore[arg-type]
+
+
+@cache
+def load_gpus(seeds_dir: Path = SEEDS_DIR) -> dict[str, GpuSpec]:
+    """All rows of ``<seeds_dir>/gpus.csv`` by ``gpu_id`` (cached per directory).
+
+    Raises ``ValueError`` on a header that differs from :data:`GPU_COLUMNS`, a malformed value or
+    a duplicate ``gpu_id``: the seed is hand-edited, so a typo must fail loudly.
+    """
+    path = seeds_dir / GPUS_CSV.name
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != GPU_COLUMNS:
+            raise ValueError(f"{path.name}: header {reader.fieldnames} != {list(GPU_COLUMNS)}")
+        gpus: dict[str, GpuSpec] = {}
+        for line, row in enumerate(reader, start=2):
+            spec = _parse_row(row, f"{path.name}:{line}")
+            if spec.gpu_id in gpus:
+                raise ValueError(f"{path.name}:{line}: duplicate gpu_id {spec.gpu_id!r}")
+            gpus[spec.gpu_id] = spec
+    return gpus
+
+
+@cache
+def alias_table(seeds_dir: Path = SEEDS_DIR) -> dict[str, str]:
+    """``<seeds_dir>/gpu_aliases.csv`` as {normalised alias: gpu_id} (cached per directory).
+
+    This is what the warehouse stores as ``gpu_aliases(alias_key, gpu_id)``. Raises
+    ``ValueError`` when two spellings normalise to one key with different gpu_ids, or an alias
+    points at a gpu_id that ``gpus.csv`` does not define.
+    """
+    known = load_gpus(seeds_dir)
+    path = seeds_dir / ALIASES_CSV.name
+    aliases: dict[str, str] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != ("alias", "gpu_id"):
+            raise ValueError(f"{path.name}: header must be alias,gpu_id")
+        for line, row in enumerate(reader, start=2):
+            key, gpu_id = normalise_gpu_name(row["alias"]), row["gpu_id"].strip()
+            if not key or gpu_id not in known:
+                raise ValueError(f"{path.name}:{line}: bad alias row {row}")
+            if aliases.setdefault(key, gpu_id) != gpu_id:
+                raise ValueError(
+                    f"{path.name}:{line}: {row['alias']!r} maps to {gpu_id!r} "
+                    f"but another spelling maps it to {aliases[key]!r}"
+                )
+    return aliases
+
+
+def strip_vendor_words(key: str) -> str:
+    """A normalised name without its leading vendor word and then its leading brand word.
+
+    ``"nvidia geforce rtx 4090"`` -> ``"rtx 4090"``; ``"amd instinct mi300x"`` is unchanged
+    apart from ``"amd "`` (``"instinct mi300x"``). Expects :func:`normalise_gpu_name` output.
+    """
+    without_vendor = _VENDOR_PREFIX.sub("", key, count=1)
+    return _BRAND_PREFIX.sub("", without_vendor, count=1)
+
+
+def _candidates(key: str) -> list[str]:
+    """The normalised name as written, then with vendor/brand words removed (the loader's order)."""
+    stripped = strip_vendor_words(key)
+    return [key] if stripped == key else [key, stripped]
+
+
+def _gb_label(value: float) -> str:
+    return f"{int(value)}gb" if value.is_integer() else f"{value:g}gb"
+
+
+def resolve(name: str, vram_gb: float | None = None) -> str | None:
+    """The canonical ``gpu_id`` for a provider's GPU spelling, or ``None`` if unknown/ambiguous.
+
+    ``vram_gb`` (GB per GPU, optional) only helps names that are ambiguous in memory size alone
+    ("A100 SXM4" + 85.9 -> ``a100-80gb-sxm``): it is tried as "<name> <N>GB" for every marketed
+    size N within 10 % of it, nearest first, and accepted only if that GPU really has N GB.
+    Never raises for an unknown name; raises ``ValueError`` only if the seed files are broken.
+    """
+    aliases = alias_table()
+    candidates = _candidates(normalise_gpu_name(name))
+    for candidate in candidates:
+        if candidate in aliases:
+            return aliases[candidate]
+    if vram_gb is None or vram_gb <= 0:
+        return None
+    gpus = load_gpus()
+    sizes = sorted({spec.vram_gb for spec in gpus.values()}, key=lambda size: abs(size - vram_gb))
+    for size in sizes:
+        if abs(size - vram_gb) > VRAM_HINT_TOLERANCE * size:
+            continue
+        for candidate in candidates:
+            gpu_id = aliases.get(f"{candidate} {_gb_label(size)}")
+            if gpu_id is not None and gpus[gpu_id].vram_gb == size:
+                return gpu_id
+    return None
