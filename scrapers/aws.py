@@ -117,17 +117,23 @@ _SMALL_1_MID_4_BIG_8 = {
 
 # GPU instance families: GPU model and memory, and GPUs per size, from the family's instance-type
 # page (URL on each row) and the accelerated-computing specs (INSTANCE_SPECS_URL).
+# ``gpu_name`` names the exact part, because "A100 40GB" or "H100" alone is a PCIe card or an SXM
+# module: P4d/P4de are 8 A100s on an NVSwitch board at 600 GB/s (HGX A100, SXM4; "8 x 40 GB
+# NVIDIA Tesla A100 GPUs with NVSwitch",
+# https://aws.amazon.com/blogs/compute/amazon-ec2-p4d-instances-deep-dive/), P5 is 8 H100s with
+# 80 GB HBM3 each and 900 GB/s NVSwitch (SXM5; only the SXM part has HBM3 at 80 GB), P3/P3dn
+# are V100 SXM2 modules on NVLink, P5e/P5en are H200 (SXM, the part AWS names H200).
 _FAMILIES: dict[str, _Family] = {
     "p6-b300": _Family("NVIDIA B300", Decimal("268.5"), {"48xlarge": 8}, _TYPES + "p6/"),
     "p6-b200": _Family("NVIDIA B200", Decimal(179), {"48xlarge": 8}, _TYPES + "p6/"),
     "p5en": _Family("NVIDIA H200", Decimal(141), {"48xlarge": 8}, _TYPES + "p5/"),
     "p5e": _Family("NVIDIA H200", Decimal(141), {"48xlarge": 8}, _TYPES + "p5/"),
-    "p5": _Family("NVIDIA H100", Decimal(80), {"4xlarge": 1, "48xlarge": 8}, _TYPES + "p5/"),
-    "p4de": _Family("NVIDIA A100 80GB", Decimal(80), {"24xlarge": 8}, _TYPES + "p4/"),
-    "p4d": _Family("NVIDIA A100 40GB", Decimal(40), {"24xlarge": 8}, _TYPES + "p4/"),
-    "p3dn": _Family("NVIDIA V100 32GB", Decimal(32), {"24xlarge": 8}, _TYPES + "p3/"),
+    "p5": _Family("NVIDIA H100 SXM", Decimal(80), {"4xlarge": 1, "48xlarge": 8}, _TYPES + "p5/"),
+    "p4de": _Family("NVIDIA A100 SXM4 80GB", Decimal(80), {"24xlarge": 8}, _TYPES + "p4/"),
+    "p4d": _Family("NVIDIA A100 SXM4 40GB", Decimal(40), {"24xlarge": 8}, _TYPES + "p4/"),
+    "p3dn": _Family("NVIDIA V100 SXM2 32GB", Decimal(32), {"24xlarge": 8}, _TYPES + "p3/"),
     "p3": _Family(
-        "NVIDIA V100 16GB",
+        "NVIDIA V100 SXM2 16GB",
         Decimal(16),
         {"2xlarge": 1, "8xlarge": 4, "16xlarge": 8},
         _TYPES + "p3/",

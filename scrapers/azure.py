@@ -124,7 +124,11 @@ _SIXTH, _THIRD, _HALF = Decimal(1) / 6, Decimal(1) / 3, Decimal(1) / 2
 _QUARTER, _EIGHTH = Decimal(1) / 4, Decimal(1) / 8
 
 # VM size specs per series: GPUs, vCPUs, RAM (GiB) per size, GPU model and VRAM per GPU, from
-# the series' Microsoft Learn page (the URL on each row).
+# the series' Microsoft Learn page (the URL on each row). ``gpu_name`` names the exact part, as the
+# series page describes it: ND A100 v4 = 8 NVLink 3.0 A100 40GB GPUs (HGX A100, SXM4), NDm A100
+# v4 = the same board with 80GB A100s, NC A100 v4 = A100 80GB PCIe cards, ND H100 v5 = 8 H100
+# on NVLink 4.0 (HGX H100, SXM5), NC(C)ads H100 v5 = H100 NVL 94GB PCIe cards, NCv3 = V100 PCIe
+# 16GB cards, NDv2 = 8 NVLink-connected V100 32GB (SXM2).
 _SERIES: dict[str, _VmSeries] = {
     "NC_A100_v4": _VmSeries(
         "NVIDIA A100 80GB PCIe",
@@ -163,7 +167,7 @@ _SERIES: dict[str, _VmSeries] = {
         },
     ),
     "NCv3": _VmSeries(
-        "NVIDIA V100 16GB",
+        "NVIDIA V100 PCIe 16GB",
         _n(16),
         _LEARN + "ncv3-series",
         {
@@ -174,19 +178,19 @@ _SERIES: dict[str, _VmSeries] = {
         },
     ),
     "ND_A100_v4": _VmSeries(
-        "NVIDIA A100 40GB",
+        "NVIDIA A100 SXM4 40GB",
         _n(40),
         _LEARN + "ndasra100v4-series",
         {"Standard_ND96asr_v4": _VmSize(_n(8), 96, 900)},
     ),
     "NDm_A100_v4": _VmSeries(
-        "NVIDIA A100 80GB",
+        "NVIDIA A100 SXM4 80GB",
         _n(80),
         _LEARN + "ndma100v4-series",
         {"Standard_ND96amsr_A100_v4": _VmSize(_n(8), 96, 1900)},
     ),
     "ND_H100_v5": _VmSeries(
-        "NVIDIA H100 80GB",
+        "NVIDIA H100 SXM 80GB",
         _n(80),
         _LEARN + "ndh100v5-series",
         {"Standard_ND96isr_H100_v5": _VmSize(_n(8), 96, 1900)},
@@ -204,7 +208,7 @@ _SERIES: dict[str, _VmSeries] = {
         {"Standard_ND96isr_MI300X_v5": _VmSize(_n(8), 96, 1850)},
     ),
     "NDv2": _VmSeries(
-        "NVIDIA V100 32GB",
+        "NVIDIA V100 SXM2 32GB",
         _n(32),  # 256 GB accelerator memory over 8 GPUs
         _LEARN + "ndv2-series",
         {"Standard_ND40rs_v2": _VmSize(_n(8), 40, 672)},

@@ -199,6 +199,30 @@ MACHINE_SERIES_VRAM_GB: dict[str, Decimal] = {
     "g4-standard": Decimal(96),  # NVIDIA RTX PRO 6000
     "g2-standard": Decimal(24),  # NVIDIA L4
 }
+# The exact part behind a generic GPU name, where the machine series fixes it. Source: the GPU
+# machine types table of https://cloud.google.com/compute/docs/gpus (A3 High and A3 Edge: NVIDIA
+# H100 SXM, nvidia-h100-80gb; A3 Mega: NVIDIA H100 SXM, nvidia-h100-mega-80gb; A2 Ultra: A100
+# 80GB; A2 Standard: A100 40GB, nvidia-tesla-a100). A2 GPUs are on an NVLink full mesh at 600 GB/s
+# (up to 16 per VM), i.e. NVSwitch baseboards of SXM4 modules. The page's GPU cell says only
+# "Nvidia A100" / "Nvidia H100"; a cell naming another model for one of these series is drift.
+MACHINE_SERIES_GPU: dict[str, str] = {
+    "a2-highgpu": "NVIDIA A100 SXM4 40GB",
+    "a2-megagpu": "NVIDIA A100 SXM4 40GB",
+    "a2-ultragpu": "NVIDIA A100 SXM4 80GB",
+    "a3-highgpu": "NVIDIA H100 SXM 80GB",
+    "a3-megagpu": "NVIDIA H100 SXM 80GB",
+    "a3-edgegpu": "NVIDIA H100 SXM 80GB",
+}
+# The exact part behind a billing SKU's generic GPU name (the SKU's own name stays in
+# ``instance_type``). H100 SKUs bill only A3 machines ("To run NVIDIA H100 80GB GPUs, you must
+# use an A3 accelerator-optimized machine type", https://cloud.google.com/compute/docs/gpus), and
+# every A3 H100 is the SXM part (table above); "Plus" SKUs name no other GPU model there. The
+# other SKU names ("Nvidia Tesla A100", "Nvidia H100 80GB Mega", ...) resolve through the alias
+# table.
+SKU_GPU_NAMES: dict[str, str] = {
+    "Nvidia H100 80GB": "NVIDIA H100 SXM 80GB",
+    "Nvidia H100 80GB Plus": "NVIDIA H100 SXM 80GB",
+}
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -345,14 +369,14 @@ def _parse_sku(sku: Any, response: RawResponse, excluded: Counter[str], index: i
         pricing = PricingModel.SPOT
     else:
         pricing = PricingModel.ON_DEMAND
-    gpu_name = match["gpu"]
-    vram = _VRAM_IN_NAME.search(gpu_name)
+    sku_gpu = match["gpu"]
+    vram = _VRAM_IN_NAME.search(sku_gpu)
     return [
         Offer(
             provider=PROVIDER_SLUG,
-            instance_type=f"{gpu_name} GPU",
+            instance_type=f"{sku_gpu} GPU",
             region=region,
-            gpu_name=gpu_name,
+            gpu_name=SKU_GPU_NAMES.get(sku_gpu, sku_gpu),
             gpu_count=Decimal(1),
             vram_gb_per_gpu=Decimal(vram[1]) if vram else None,
             pricing=pricing,
@@ -483,9 +507,7 @@ def _parse_page_row(
     series = _MACHINE_TYPE.match(machine_type)
     if series is None:
         raise SchemaDriftError(f"{response.url}: {machine_type!r} is not a machine type")
-    gpu_name = cells[fixed["GPU"]]
-    if not gpu_name:
-        raise SchemaDriftError(f"{response.url}: {machine_type} has no GPU")
+    gpu_name = _page_gpu_name(cells[fixed["GPU"]], series["series"], machine_type)
     specs = _components(cells[fixed["Components"]], machine_type)
 
     for index, rule in columns.skipped.items():
@@ -518,6 +540,24 @@ def _parse_page_row(
             )
         )
     return offers
+
+
+def _page_gpu_name(cell: str, series: str, machine_type: str) -> str:
+    """The GPU cell, or the exact part from ``MACHINE_SERIES_GPU`` when the series fixes it.
+
+    Raises ``SchemaDriftError`` for an empty cell, or when the cell names a different GPU model
+    than the series table expects (its last word, "A100"/"H100", must be in the exact name).
+    """
+    if not cell:
+        raise SchemaDriftError(f"{machine_type} has no GPU")
+    exact = MACHINE_SERIES_GPU.get(series)
+    if exact is None:
+        return cell
+    if cell.split()[-1].upper() not in exact.split():
+        raise SchemaDriftError(
+            f"{machine_type}: GPU {cell!r} is not the {exact} that MACHINE_SERIES_GPU expects"
+        )
+    return exact
 
 
 def _page_price(

@@ -1,18 +1,24 @@
 """HTTP plumbing shared by every scraper: client factory, polite requests with retries.
 
 Retries use tenacity (bounded attempts, exponential backoff with jitter, Retry-After honoured
-for 429/503). Per-host politeness (one request at a time per host, a minimum interval between
-requests) is enforced by ``HostThrottle`` installed as a request event hook.
+for 429/503). Per-host politeness is ``HostThrottle``: at most ``MAX_CONCURRENT_PER_HOST``
+exchanges in flight per host (held by the client around each whole exchange, body included) and
+a minimum interval between request starts (a request event hook). Every wait goes through
+``pause`` so tests can record waits instead of sleeping. Credentials never reach a log line:
+URLs are redacted in our messages and in httpx's own request log.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import re
 import socket
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -29,6 +35,7 @@ BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 30.0
 RETRY_AFTER_CAP_S = 120.0
 MIN_INTERVAL_PER_HOST_S = 1.0
+MAX_CONCURRENT_PER_HOST = 1  # one exchange at a time per host, per process
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CAPTURED_AT_HEADER = "x-gpuprices-captured-at"
 # Request extension marking an exchange whose body carries credentials (an OAuth token
@@ -47,13 +54,40 @@ class RetryableStatus(Exception):
         self.response = response
 
 
-class HostThrottle:
-    """Minimum interval between request starts to the same host (thread-safe)."""
+def pause(seconds: float) -> None:
+    """The one place the HTTP layer waits (retry backoff, Retry-After, politeness interval).
 
-    def __init__(self, min_interval_s: float = MIN_INTERVAL_PER_HOST_S) -> None:
-        self.min_interval_s = min_interval_s
+    Looked up at call time, so a test can replace ``scrapers.http.pause`` with a recorder.
+    """
+    time.sleep(seconds)
+
+
+class HostThrottle:
+    """Per-host politeness (thread-safe, per process): at most ``max_concurrent`` exchanges in
+    flight per host (see ``slot``) and ``min_interval_s`` seconds between request starts (the
+    instance is a request event hook). Defaults are the module settings at construction time."""
+
+    def __init__(self, min_interval_s: float | None = None,
+                 max_concurrent: int | None = None) -> None:
+        self.min_interval_s = (MIN_INTERVAL_PER_HOST_S if min_interval_s is None
+                               else min_interval_s)
+        self.max_concurrent = MAX_CONCURRENT_PER_HOST if max_concurrent is None else max_concurrent
+        if self.max_concurrent < 1:
+            raise ValueError("max_concurrent must be at least 1")
         self._last: dict[str, float] = {}
         self._locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._slots: dict[str, threading.BoundedSemaphore] = {}
+        self._slots_lock = threading.Lock()
+
+    @contextmanager
+    def slot(self, host: str) -> Iterator[None]:
+        """Hold one of the host's ``max_concurrent`` slots for the duration of the block."""
+        with self._slots_lock:
+            semaphore = self._slots.get(host)
+            if semaphore is None:
+                semaphore = self._slots[host] = threading.BoundedSemaphore(self.max_concurrent)
+        with semaphore:
+            yield
 
     def __call__(self, request: httpx.Request) -> None:
         host = request.url.host
@@ -61,8 +95,26 @@ class HostThrottle:
             now = time.monotonic()
             wait = self._last.get(host, -1e9) + self.min_interval_s - now
             if wait > 0:
-                time.sleep(wait)
+                pause(wait)
             self._last[host] = time.monotonic()
+
+
+class _PoliteClient(httpx.Client):
+    """An httpx client that holds a per-host ``HostThrottle`` slot around every exchange.
+
+    Wrapping ``send`` (not the transport) keeps httpx's own transport selection (proxies from
+    the environment) and covers reading the body, which ``send`` does for non-streamed requests.
+    """
+
+    def __init__(self, *args: Any, throttle: HostThrottle | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._throttle = throttle
+
+    def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        if self._throttle is None:
+            return super().send(request, **kwargs)
+        with self._throttle.slot(request.url.host):
+            return super().send(request, **kwargs)
 
 
 def make_client(
@@ -73,18 +125,46 @@ def make_client(
     timeout: httpx.Timeout = TIMEOUT,
 ) -> httpx.Client:
     """An httpx client with our User-Agent, a timeout on every request and politeness hooks."""
+    _redact_httpx_log()
     hooks: dict[str, list[Callable[..., Any]]] = {"request": [], "response": []}
     if throttle is not None:
         hooks["request"].append(throttle)
     if on_response is not None:
         hooks["response"].append(on_response)
-    return httpx.Client(
+    return _PoliteClient(
         transport=transport,
         timeout=timeout,
         headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
         follow_redirects=True,
         event_hooks=hooks,
+        throttle=throttle,
     )
+
+
+class _RedactingFilter(logging.Filter):
+    """httpx logs every request URL at INFO ("HTTP Request: GET https://...?key=..."): the
+    arguments of its records get the same redaction as our own messages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                redact_url(a) if isinstance(a, httpx.URL) or _looks_like_url(a) else a
+                for a in record.args
+            )
+        return True
+
+
+def _looks_like_url(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+_HTTPX_FILTER = _RedactingFilter()
+
+
+def _redact_httpx_log() -> None:
+    logger = logging.getLogger("httpx")
+    if _HTTPX_FILTER not in logger.filters:
+        logger.addFilter(_HTTPX_FILTER)
 
 
 def _retry_after_seconds(response: httpx.Response) -> float | None:
@@ -146,7 +226,7 @@ def request(
     json: Any = None,
     headers: Mapping[str, str] | None = None,
     max_attempts: int = MAX_ATTEMPTS,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     sensitive: bool = False,
 ) -> RawResponse:
     """Send one request with bounded retries; return the response or raise ``FetchError``.
@@ -154,7 +234,8 @@ def request(
     Retries transport errors (timeouts, refused connections) and 408/425/429/5xx. Any other
     non-2xx status fails at once. The message names the URL (credentials redacted) and the
     last cause, one line. ``sensitive=True`` marks a response whose body holds credentials: the
-    archive stores its status but not its body.
+    archive stores its status but not its body. Waits (seconds) go to ``sleep``, default
+    ``pause``.
     """
     extensions = {SENSITIVE_EXTENSION: True} if sensitive else None
     shown = redact_url(url)
@@ -163,7 +244,7 @@ def request(
         stop=tenacity.stop_after_attempt(max_attempts),
         wait=_WaitRetryAfter(),
         retry=tenacity.retry_if_exception(_is_retryable),
-        sleep=sleep,
+        sleep=sleep if sleep is not None else pause,
         reraise=True,
     )
     def _send() -> httpx.Response:
@@ -173,17 +254,23 @@ def request(
             raise RetryableStatus(response)
         return response
 
+    def attempts() -> str:
+        made = _send.statistics.get("attempt_number", 1)  # type: ignore[attr-defined]
+        return f"{made} attempt{'s' if made != 1 else ''}"
+
     try:
         response = _send()
     except RetryableStatus as exc:
         raise FetchError(
-            f"{method} {shown}: HTTP {exc.response.status_code} after {max_attempts} attempts"
+            f"{method} {shown}: HTTP {exc.response.status_code} after {attempts()}"
         ) from None
     except httpx.TimeoutException:
-        raise FetchError(f"{method} {shown}: timed out after {max_attempts} attempts") from None
+        raise FetchError(f"{method} {shown}: timed out after {attempts()}") from None
     except httpx.TransportError as exc:
-        cause = str(exc) or type(exc).__name__
-        raise FetchError(f"{method} {shown}: {cause}") from None
+        # one line, and never a credential an exception text might quote
+        lines = str(exc).strip().splitlines()
+        cause = redact_text(lines[0]) if lines else type(exc).__name__
+        raise FetchError(f"{method} {shown}: {cause} (after {attempts()})") from None
     if not response.is_success:
         raise FetchError(f"{method} {shown}: HTTP {response.status_code}")
     raw = RawResponse.from_httpx(response, fetched_at(response))
@@ -217,6 +304,16 @@ def redact_url(url: str | httpx.URL) -> str:
         for k, v in parsed.params.multi_items()
     ]
     return str(parsed.copy_with(params=params))
+
+
+_SENSITIVE_IN_TEXT = re.compile(
+    r"(?i)([?&;](?:" + "|".join(sorted(SENSITIVE_QUERY_PARAMS)) + r")=)[^&\s'\"]+"
+)
+
+
+def redact_text(text: str) -> str:
+    """Free text (an exception message) with credential query parameters replaced."""
+    return _SENSITIVE_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 def is_sensitive(request: httpx.Request) -> bool:

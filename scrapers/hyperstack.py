@@ -109,6 +109,23 @@ _HEADING_ROLES = (
 )
 _PRICE_ROLES = {_ON_DEMAND: PricingModel.ON_DEMAND, _SPOT: PricingModel.SPOT}
 
+# Page spellings that leave the part open -> (exact part, the VRAM in GB the row must show).
+# The 2025 page lists "NVIDIA H100 SXM" / "NVIDIA A100 SXM" beside plain and "NVLink" rows, and
+# its plain/NVLink rows keep the pCPUs and RAM of the 2024 page's "PCIe 80GB" / "PCIe NVLink"
+# rows (H100: 28/180 and 31/180; A100: 28/120 and 31/240). Hyperstack's flavor list names the
+# same four GPUs "H100 80GB PCIe", "H100 80G PCIe w/ NVLink", "A100 80G PCIe", "A100 80G PCIe w/
+# NVLink" (https://infrahub-doc.nexgencloud.com/docs/hardware/flavor-labels): bridged PCIe
+# cards, not SXM. "NVIDIA RTX A6000/A40" (2024, one row for two GPUs) is the RTX A6000 flavor:
+# the same 48 GB / 28 pCPUs / 58 GB RAM row is "NVIDIA A6000" on the 2025 page, and the flavor
+# list has an RTX A6000 flavor but no A40 one.
+PAGE_GPU_NAMES: dict[str, tuple[str, Decimal]] = {
+    "NVIDIA H100": ("NVIDIA H100 PCIe 80GB", Decimal(80)),
+    "NVIDIA H100 NVLink": ("NVIDIA H100 PCIe NVLink 80GB", Decimal(80)),
+    "NVIDIA A100": ("NVIDIA A100 PCIe 80GB", Decimal(80)),
+    "NVIDIA A100 NVLink": ("NVIDIA A100 80GB PCIe NVLink", Decimal(80)),
+    "NVIDIA RTX A6000/A40": ("NVIDIA RTX A6000", Decimal(48)),
+}
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """Live fetch. With a key: GET the pricebook and the flavors (header ``api_key``); without:
@@ -229,7 +246,7 @@ def _page_offer(
     return Offer(
         provider="hyperstack",
         instance_type=gpu,
-        gpu_name=gpu,
+        gpu_name=_page_gpu_name(gpu, vram),
         gpu_count=Decimal(1),
         vram_gb_per_gpu=vram,
         vcpus=first_number(row[_VCPUS]) if _VCPUS in row else None,
@@ -242,6 +259,21 @@ def _page_offer(
         source_url=PRICING_URL,
         observed_at=response.fetched_at,
     )
+
+
+def _page_gpu_name(gpu: str, vram: Decimal | None) -> str:
+    """The row's GPU name, or the exact part ``PAGE_GPU_NAMES`` gives for an open spelling.
+
+    Raises ``SchemaDriftError`` when such a row shows a VRAM other than the mapped part's (the
+    page then sells a different variant under the same words).
+    """
+    exact = PAGE_GPU_NAMES.get(gpu)
+    if exact is None:
+        return gpu
+    name, expected_vram = exact
+    if vram is not None and vram != expected_vram:
+        raise SchemaDriftError(f"{gpu!r} row shows {vram} GB VRAM, PAGE_GPU_NAMES expects {name}")
+    return name
 
 
 # --- the Infrahub API -------------------------------------------------------------------------

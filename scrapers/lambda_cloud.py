@@ -101,6 +101,23 @@ _TERM = re.compile(r"(?P<n>\d+)[-\s](?P<unit>year|month)s?", re.IGNORECASE)
 _GPU_RANGE = re.compile(r"[\d,]+(?:\s*-\s*[\d,]+)?")
 _VRAM_IN_DESCRIPTION = re.compile(r"\((?P<gb>\d+(?:\.\d+)?)\s*GB\b")
 
+# The 2023 on-demand table says only "NVIDIA A100" for two different parts. Lambda's own page at
+# the same URL a year later (https://web.archive.org/web/20241103180910/https://lambdalabs.com/
+# service/gpu-cloud, in ../shared as lambda/2024-11-03_*) lists the same configurations, with the
+# same vCPUs and storage, as "NVIDIA A100 PCIe" (1x/2x/4x 40 GB: 30/60/120 vCPUs, 512 GiB/1 TiB/
+# 1 TiB) and "NVIDIA A100 SXM" (8x 40 GB: 124 vCPUs, 1800 GiB RAM; 8x 80 GB: 240 vCPUs), which
+# are also the API's names for them (gpu_1x_a100 "A100 (40 GB PCIe)", gpu_8x_a100 "A100 (40 GB
+# SXM4)", gpu_8x_a100_80gb_sxm4). Keyed by (row GPU, GPU count, VRAM GB); the VRAM column then
+# picks the memory variant. A configuration not listed here is drift, not a guess.
+_2023_GPU_NAMES: dict[tuple[str, int, Decimal], str] = {
+    ("NVIDIA A100", 1, Decimal(40)): "NVIDIA A100 PCIe",
+    ("NVIDIA A100", 2, Decimal(40)): "NVIDIA A100 PCIe",
+    ("NVIDIA A100", 4, Decimal(40)): "NVIDIA A100 PCIe",
+    ("NVIDIA A100", 8, Decimal(40)): "NVIDIA A100 SXM",
+    ("NVIDIA A100", 8, Decimal(80)): "NVIDIA A100 SXM",
+}
+_2023_OPEN_NAMES = frozenset(gpu for gpu, _, _ in _2023_GPU_NAMES)
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """Fetch the pricing page and, when ``token`` (a Lambda Cloud API key) is set, the API's
@@ -270,7 +287,7 @@ def _parse_2023_on_demand(table: LexborNode, observed_at: datetime) -> Iterator[
         vram = gb_from_size(vram_text)
         yield _offer(
             instance_type=_instance_name(gpu_count, name_match["gpu"], vram),
-            gpu_name=name_match["gpu"],
+            gpu_name=_2023_gpu_name(name_match["gpu"], gpu_count, vram),
             gpu_count=gpu_count,
             vram=vram,
             vcpus=_integer(vcpus_text, f"{name} vCPUs"),
@@ -281,6 +298,21 @@ def _parse_2023_on_demand(table: LexborNode, observed_at: datetime) -> Iterator[
             source_url=LEGACY_PRICING_URL,
             observed_at=observed_at,
         )
+
+
+def _2023_gpu_name(gpu: str, gpu_count: int, vram: Decimal) -> str:
+    """The row's GPU, or the exact part ``_2023_GPU_NAMES`` gives for "NVIDIA A100".
+
+    Raises ``SchemaDriftError`` for an "NVIDIA A100" configuration the table does not list.
+    """
+    if gpu not in _2023_OPEN_NAMES:
+        return gpu
+    exact = _2023_GPU_NAMES.get((gpu, gpu_count, vram))
+    if exact is None:
+        raise SchemaDriftError(
+            f"{gpu_count}x {gpu} ({vram} GB): PCIe or SXM? add it to _2023_GPU_NAMES"
+        )
+    return exact
 
 
 def _parse_2023_reserved(table: LexborNode, observed_at: datetime) -> Iterator[Offer]:

@@ -10,6 +10,8 @@ raises ``SchemaDriftError``.
 
 Each tier is billed per GPU while a function runs: one serverless offer per tier, price per GPU,
 region "global". The CPU and memory rows of the panel are not GPU prices and are not read.
+``gpu_name`` is the tier name, except where ``DEFAULT_GPU_NAMES`` names the exact part of an
+A100/H100 tier (the tier name stays in ``instance_type``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,18 @@ UNITS: dict[str, PriceUnit] = {
 }
 _VRAM_IN_NAME = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
 
+# Documented default for tiers whose name leaves the form factor open. Modal names the GPU types
+# "A100-40GB", "A100-80GB" and "H100" and runs up to 8 of them per container, "always attached to
+# the same physical machine" (https://modal.com/docs/guide/gpu); it does not say SXM or PCIe.
+# 8-GPU A100/H100 machines on the clouds Modal rents from are HGX boards of SXM modules (AWS
+# p4d/p4de/p5, GCP a2/a3, OCI BM.GPU4/A100-v2/H100; see those scrapers), so the SXM part is the
+# default. Keyed by the tier name as printed; the A100 names carry their memory size.
+DEFAULT_GPU_NAMES: dict[str, str] = {
+    "Nvidia H100": "NVIDIA H100 SXM",
+    "Nvidia A100, 40 GB": "NVIDIA A100 SXM4 40GB",
+    "Nvidia A100, 80 GB": "NVIDIA A100 SXM4 80GB",
+}
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """GET the public pricing page (no auth, no pagination). Raises ``FetchError``."""
@@ -87,7 +101,7 @@ def _parse_pricing_page(response: RawResponse) -> list[Offer]:
     for row in rows:
         offer = _parse_row(row, response)
         if offer.instance_type in seen:
-            raise SchemaDriftError(f"{response.url}: GPU tier {offer.gpu_name!r} listed twice")
+            raise SchemaDriftError(f"{response.url}: GPU tier {offer.instance_type!r} listed twice")
         seen.add(offer.instance_type)
         offers.append(offer)
     return offers
@@ -120,7 +134,7 @@ def _parse_row(row: Any, response: RawResponse) -> Offer:
         provider=PROVIDER_SLUG,
         instance_type=INSTANCE_TYPE_PREFIX + _slug(name),
         region="global",
-        gpu_name=name,
+        gpu_name=DEFAULT_GPU_NAMES.get(name, name),
         gpu_count=Decimal(1),
         vram_gb_per_gpu=Decimal(vram.group(1)) if vram else None,
         pricing=PricingModel.ON_DEMAND,

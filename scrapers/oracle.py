@@ -88,16 +88,19 @@ PARTS: dict[str, _Part] = {
         Decimal(16),
         (("VM.GPU3.1", 1), ("VM.GPU3.2", 2), ("VM.GPU3.4", 4), ("BM.GPU3.8", 8)),
     ),
-    # "Compute - GPU - E3": BM.GPU4, E3-based, NVIDIA A100 40 GB.
-    "B92740": _Part("NVIDIA A100 40GB", Decimal(40), (("BM.GPU4.8", 8),)),
-    # "Compute - GPU - A100 - v2": BM.GPU.A100-v2, NVIDIA A100 80 GB.
-    "B95907": _Part("NVIDIA A100 80GB", Decimal(80), (("BM.GPU.A100-v2.8", 8),)),
+    # "Compute - GPU - E3": BM.GPU4, E3-based, NVIDIA A100 40 GB. OCI's 8-GPU A100 and H100 bare
+    # metal shapes (BM.GPU4.8, BM.GPU.A100-v2.8, BM.GPU.H100.8) are HGX systems, 8 SXM modules on
+    # NVSwitch; "A100 40GB" alone would also name the PCIe card, so the part is named exactly.
+    "B92740": _Part("NVIDIA A100 SXM4 40GB", Decimal(40), (("BM.GPU4.8", 8),)),
+    # "Compute - GPU - A100 - v2": BM.GPU.A100-v2, NVIDIA A100 80 GB (SXM4, see above).
+    "B95907": _Part("NVIDIA A100 SXM4 80GB", Decimal(80), (("BM.GPU.A100-v2.8", 8),)),
     "B95909": _Part(
         "NVIDIA A10",
         Decimal(24),
         (("VM.GPU.A10.1", 1), ("VM.GPU.A10.2", 2), ("BM.GPU.A10.4", 4)),
     ),
-    "B98415": _Part("NVIDIA H100", Decimal(80), (("BM.GPU.H100.8", 8),)),
+    # BM.GPU.H100.8: HGX H100, SXM5 modules (see BM.GPU4 above).
+    "B98415": _Part("NVIDIA H100 SXM", Decimal(80), (("BM.GPU.H100.8", 8),)),
     "B109479": _Part("NVIDIA L40S", Decimal(48), (("BM.GPU.L40S.4", 4),)),
     "B109485": _Part("AMD MI300X", Decimal(192), (("BM.GPU.MI300X.8", 8),)),
     "B110519": _Part("NVIDIA H200", Decimal(141), (("BM.GPU.H200.8", 8),)),

@@ -21,7 +21,8 @@ page prices them only by the rule "multiply the specs and price of each type abo
 number of GPUs", so the single-GPU card carries the whole price information.
 
 Each card is one GPU; prices are per machine-hour (``price_per`` instance, ``gpu_count`` 1),
-in the currency the price block's symbol gives.
+in the currency the price block's symbol gives. ``gpu_name`` is the card name ("A6000",
+"RTX5000"), or the exact part ``CARD_GPU_NAMES`` gives for H100, A100-80G and V100.
 """
 
 from __future__ import annotations
@@ -78,6 +79,17 @@ _ON_DEMAND_NOTE = re.compile(
 _RAM = re.compile(r"(\d+(?:\.\d+)?)\s*GB\s+RAM", re.IGNORECASE)
 _VCPUS = re.compile(r"(\d+)\s*vCPU", re.IGNORECASE)
 _VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*GB\s+GPU", re.IGNORECASE)
+
+# Card names that leave the exact part open, named from Paperspace's machine-type reference
+# (https://docs.digitalocean.com/products/paperspace/machines/details/machine-types/): its
+# performance table lists the H100 as "Hopper | SXM5" (the card's own spec line reads "NVIDIA HGX
+# H100 GPU") and the A100-80G as "Ampere | SXM4", and gives the 16 GB "V100" 14.0 FP32 / 112
+# FP16 tensor TFLOPS, the PCIe card's datasheet rates (the SXM2 module's are 15.7 / 125).
+CARD_GPU_NAMES: dict[str, str] = {
+    "H100": "NVIDIA H100 SXM",
+    "A100-80G": "NVIDIA A100 SXM4 80GB",
+    "V100": "NVIDIA Tesla V100 PCIe 16GB",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +223,7 @@ def _offer(
     return Offer(
         provider="paperspace",
         instance_type=card.name,
-        gpu_name=card.name,
+        gpu_name=CARD_GPU_NAMES.get(card.name, card.name),
         gpu_count=Decimal(1),
         vram_gb_per_gpu=card.vram_gb,
         vcpus=card.vcpus,

@@ -45,12 +45,22 @@ Documented rules (the only prices that produce no offer):
 
 Names: API layouts use the gpu type id for ``gpu_name`` ("NVIDIA H100 80GB HBM3") and
 "1x <id>" as ``instance_type``; web-page layouts only carry the display name ("H100 SXM") and use
-it the same way.
+it the same way, except that a display name RunPod uses for one part only but that names several
+products elsewhere ("A100 PCIe") becomes that part's gpu type id (``DISPLAY_NAME_IDS``).
+
+MIG slices (gpu type ids "<GPU> MIG <n>g.<m>gb", e.g. "NVIDIA RTX PRO 6000 Blackwell Server
+Edition MIG 1g.24gb") are a fraction of one GPU: ``gpu_name`` is the full GPU, ``gpu_count`` the
+slice's share of its memory (24 of 96 GB -> 0.25), ``vram_gb_per_gpu`` the full GPU's memory (so
+count x VRAM is the slice's 24 GB), and the price, which is the slice's, is ``price_per``
+instance. ``instance_type`` keeps the MIG profile ("1x <id>"). The full GPU's memory comes from
+``MIG_FULL_GPU_MEMORY_GB``; a MIG id of another GPU, or whose memory disagrees with the item's
+``memoryInGb``, is drift.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -132,6 +142,22 @@ _LOWEST_PRICE_FIELDS = (
 _ROW_TAGS = {"GB VRAM": "vram", "GB RAM": "ram", "vCPUs": "vcpus"}
 _LD_OFFER_REGIONS = {"Secure Cloud": SECURE, "Community Cloud": COMMUNITY}
 _LD_PRODUCT_SUFFIX = " GPU on Runpod"
+
+# Web-page display names that name several products outside RunPod -> RunPod's gpu type id for
+# them, per RunPod's GPU types reference (https://docs.runpod.io/references/gpu-types: "NVIDIA A100
+# 80GB PCIe | A100 PCIe | 80", "NVIDIA A100-SXM4-80GB | A100 SXM | 80"). Other display names
+# ("H100 SXM", "H100 PCIe", "RTX Pro 6000") already name one part and stay as printed.
+DISPLAY_NAME_IDS: dict[str, str] = {
+    "A100 PCIe": "NVIDIA A100 80GB PCIe",
+    "A100 SXM": "NVIDIA A100-SXM4-80GB",
+}
+# Memory (GB) of each GPU RunPod slices with MIG, from NVIDIA's MIG user guide, supported GPUs
+# table (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html: RTX PRO
+# 6000 Blackwell Server Edition, 96GB, up to 4 instances: profiles 1g.24gb, 2g.48gb, 4g.96gb).
+MIG_FULL_GPU_MEMORY_GB: dict[str, Decimal] = {
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": Decimal(96),
+}
+_MIG_ID = re.compile(r"^(?P<gpu>\S.*?) MIG (?P<slices>\d+)g\.(?P<gb>\d+)gb$")
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -273,20 +299,59 @@ def _offers_from_gpu_type(
             candidates.append(
                 ("secureSpotPrice", SECURE, PricingModel.SPOT, None, item["secureSpotPrice"])
             )
+    vram = decimal(memory) if memory > 0 else None
+    mig = _mig_slice(gpu_id, vram)
     for field, region, pricing, term, raw in candidates:
         price = _price(raw, f"{layout}: {gpu_id} {field}")
         if price is None or not offered[region]:
             continue
+        if mig is None:
+            yield _offer(
+                name=gpu_id,
+                region=region,
+                pricing=pricing,
+                term=term,
+                price=price,
+                vram=vram,
+                source_url=source_url,
+                observed_at=observed_at,
+            )
+            continue
+        full_gpu, share, full_vram = mig
         yield _offer(
             name=gpu_id,
             region=region,
             pricing=pricing,
             term=term,
             price=price,
-            vram=decimal(memory) if memory > 0 else None,
+            vram=full_vram,
             source_url=source_url,
             observed_at=observed_at,
+            gpu_name=full_gpu,
+            gpu_count=share,
+            price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
         )
+
+
+def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal] | None:
+    """(full GPU name, share of one GPU, full GPU memory GB) for a MIG slice id, else None.
+
+    The share is the slice's memory over the full GPU's (1g.24gb of 96 GB -> 0.25). Raises
+    ``SchemaDriftError`` for a GPU missing from ``MIG_FULL_GPU_MEMORY_GB`` or a slice whose
+    ``memoryInGb`` (``vram``) is not the memory its profile names.
+    """
+    match = _MIG_ID.match(gpu_id)
+    if match is None:
+        return None
+    full_vram = MIG_FULL_GPU_MEMORY_GB.get(match["gpu"])
+    if full_vram is None:
+        raise SchemaDriftError(f"MIG slice {gpu_id!r}: add its GPU to MIG_FULL_GPU_MEMORY_GB")
+    slice_gb = Decimal(match["gb"])
+    if vram is not None and vram != slice_gb:
+        raise SchemaDriftError(f"MIG slice {gpu_id!r} reports {vram} GB, not {slice_gb}")
+    if not 0 < slice_gb <= full_vram:
+        raise SchemaDriftError(f"MIG slice {gpu_id!r} is not a part of a {full_vram} GB GPU")
+    return match["gpu"], slice_gb / full_vram, full_vram
 
 
 def _flag(item: dict[str, Any], key: str, gpu_id: str) -> bool:
@@ -369,6 +434,7 @@ def _parse_pricing_rows(tree: LexborHTMLParser, observed_at: datetime) -> list[O
                     ram_gb=specs["ram"],
                     source_url=PRICING_URL,
                     observed_at=observed_at,
+                    gpu_name=DISPLAY_NAME_IDS.get(name),
                 )
             )
     return offers
@@ -444,6 +510,7 @@ def _offers_from_ld_product(product: dict[str, Any], observed_at: datetime) -> I
             vram=None,
             source_url=PRICING_URL,
             observed_at=observed_at,
+            gpu_name=DISPLAY_NAME_IDS.get(name),
         )
 
 
@@ -462,13 +529,16 @@ def _offer(
     observed_at: datetime,
     vcpus: Decimal | None = None,
     ram_gb: Decimal | None = None,
+    gpu_name: str | None = None,
+    gpu_count: Decimal = Decimal(1),
+    price_per: PricePer = PricePer.GPU,
 ) -> Offer:
     return Offer(
         provider=SLUG,
         instance_type=f"1x {name}",
         region=region,
-        gpu_name=name,
-        gpu_count=Decimal(1),
+        gpu_name=gpu_name or name,
+        gpu_count=gpu_count,
         vram_gb_per_gpu=vram,
         vcpus=vcpus,
         ram_gb=ram_gb,
@@ -477,7 +547,7 @@ def _offer(
         price=price,
         currency=CURRENCY,
         price_unit=PriceUnit.HOUR,
-        price_per=PricePer.GPU,
+        price_per=price_per,
         source_url=source_url,
         observed_at=observed_at,
     )

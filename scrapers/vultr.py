@@ -13,8 +13,10 @@ The recorded capture is the bare ``plans_metal`` array without envelope; it is a
 Reading a plan (fields as the API returns them):
 
 - **GPU plans** have a ``gpu_type`` (``NVIDIA_H100``, ``AMD_MI300X``; note ``gpu_brand`` is
-  "none" on some AMD GPU plans, so it is not used). Plans without ``gpu_type`` are CPU servers
-  and are not offers (documented exclusion); one with a GPU brand but no type is drift.
+  "none" on some AMD GPU plans, so it is not used). It is the offer's ``gpu_name``, except where
+  ``GPU_TYPE_NAMES`` names the exact part of a type that leaves the form factor open. Plans
+  without ``gpu_type`` are CPU servers and are not offers (documented exclusion); one with a GPU
+  brand but no type is drift.
 - **GPU count** of a bare-metal plan comes from its id, ``vbm-<c>c-<ram>gb-<n>-<model>-gpu``
   (``vbm-72c-480gb-gh200-gpu`` has no count: one GPU). ``gpu_vram_gb`` is the plan total, so
   VRAM per GPU = total / count. Cloud GPU (``vcg``) plans are often a fraction of one card
@@ -83,6 +85,20 @@ CARD_VRAM_GB = {
     "NVIDIA_A16": Decimal(16),
     "NVIDIA_L40S": Decimal(48),
     "NVIDIA_H100": Decimal(80),
+}
+
+# ``gpu_type`` values that leave the form factor open -> the exact part (the VRAM per GPU then
+# picks the memory size). No Vultr page stating SXM or PCIe was found; the defaults rest on the
+# API's own data (plans-metal, captured 2026-04-01):
+# - NVIDIA_A100: the API has a separate NVIDIA_A100_SXM type (the 8-GPU vbm-112c-2048gb-8-a100
+#   plan), so the plain type is the other A100, the PCIe card (the 4-GPU Xeon Gold 6342 plan,
+#   80 GB each; Cloud GPU plans slice the same 80 GB card).
+# - NVIDIA_H100: the only H100 type; its plan (vbm-112c-2048gb-8-h100-gpu: 8 GPUs, 640 GB, 112
+#   Xeon Platinum 8480+ cores, 2 TB RAM) is the same chassis as the A100 SXM plan, an HGX board,
+#   so the SXM5 part. Lower confidence than the other defaults: revisit if Vultr lists H100 PCIe.
+GPU_TYPE_NAMES: dict[str, str] = {
+    "NVIDIA_A100": "NVIDIA A100 PCIe",
+    "NVIDIA_H100": "NVIDIA H100 SXM",
 }
 
 _METAL_GPU_ID = re.compile(r"^vbm-\d+c-\d+gb-(?:(?P<count>\d+)-)?[a-z0-9]+-gpu$")
@@ -199,6 +215,7 @@ def _price(plan: dict[str, Any], hourly: str, monthly: str) -> tuple[Decimal, Pr
 
 def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
     count, vram_per_gpu = _gpus(plan)
+    gpu_type = str(plan["gpu_type"])
     vcpus = plan.get("cpu_threads", plan.get("vcpu_count"))
     disk, disks = plan.get("disk"), plan.get("disk_count")
     # A plan deployable neither on demand nor preemptible has no offer (documented exclusion).
@@ -207,7 +224,7 @@ def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
         Offer(
             provider="vultr",
             instance_type=plan["id"],
-            gpu_name=plan["gpu_type"],
+            gpu_name=GPU_TYPE_NAMES.get(gpu_type, gpu_type),
             gpu_count=count,
             vram_gb_per_gpu=vram_per_gpu,
             vcpus=decimal(vcpus) if vcpus is not None else None,

@@ -54,7 +54,7 @@ def test_nd_h100_v5_east_us_price_and_specs() -> None:
     assert offer.currency == "USD"
     assert offer.price_unit is PriceUnit.HOUR
     assert offer.price_per is PricePer.INSTANCE
-    assert offer.gpu_name == "NVIDIA H100 80GB"
+    assert offer.gpu_name == "NVIDIA H100 SXM 80GB"
     assert offer.gpu_count == 8
     assert offer.vram_gb_per_gpu == 80
     assert offer.vcpus == 96
@@ -83,13 +83,13 @@ def test_spot_and_other_series_read_off_the_capture() -> None:
         192,
     )
     a100_40 = _find(offers, "Standard_ND96asr_v4", "eastus", PricingModel.SPOT)
-    assert (a100_40.price, a100_40.gpu_name) == (Decimal("5.904469"), "NVIDIA A100 40GB")
+    assert (a100_40.price, a100_40.gpu_name) == (Decimal("5.904469"), "NVIDIA A100 SXM4 40GB")
     assert {o.gpu_name for o in offers} == {
         "NVIDIA A100 80GB PCIe",
-        "NVIDIA A100 40GB",
-        "NVIDIA A100 80GB",
+        "NVIDIA A100 SXM4 40GB",
+        "NVIDIA A100 SXM4 80GB",
         "NVIDIA H100 NVL",
-        "NVIDIA H100 80GB",
+        "NVIDIA H100 SXM 80GB",
         "NVIDIA H200",
         "AMD Instinct MI300X",
     }

@@ -77,9 +77,8 @@ def test_sku_capture_counts(sku_parse) -> None:
     }
     assert {o.gpu_name for o in offers} == {
         "H200 141GB",
-        "Nvidia H100 80GB",
+        "NVIDIA H100 SXM 80GB",  # the SKUs "Nvidia H100 80GB" and "Nvidia H100 80GB Plus"
         "Nvidia H100 80GB Mega",
-        "Nvidia H100 80GB Plus",
         "Nvidia L4",
         "Nvidia Tesla A100",
         "Nvidia Tesla A100 80GB",
@@ -114,6 +113,7 @@ def test_locations_become_region_ids(sku_parse) -> None:
     # 0B85-B65B-0812 "Nvidia H100 80GB GPU running in Virginia": 9 + 0.796551
     h100 = _one(offers, "Nvidia H100 80GB GPU", "us-east4", PricingModel.ON_DEMAND)
     assert (h100.price, h100.vram_gb_per_gpu) == (Decimal("9.796551"), Decimal(80))
+    assert h100.gpu_name == "NVIDIA H100 SXM 80GB"  # H100 SKUs bill A3 (SXM) machines only
     # 4B50-C79C-9114 "H200 141GB GPU running in Northern Virginia"
     h200 = _one(offers, "H200 141GB GPU", "us-east4", PricingModel.ON_DEMAND)
     assert (h200.price, h200.vram_gb_per_gpu) == (Decimal("9.31174"), Decimal(141))
@@ -159,8 +159,9 @@ def test_page_counts(page_parse) -> None:
     assert {o.gpu_name for o in offers} == {
         "Nvidia B200",
         "Nvidia H200",
-        "Nvidia H100",
-        "Nvidia A100",
+        "NVIDIA H100 SXM 80GB",  # A3 High / A3 Mega; the cell says "Nvidia H100"
+        "NVIDIA A100 SXM4 40GB",  # A2 Standard; the cell says "Nvidia A100"
+        "NVIDIA A100 SXM4 80GB",  # A2 Ultra
         "NVIDIA RTX PRO 6000",
         "NVIDIA L4",
     }
@@ -170,7 +171,11 @@ def test_a3_highgpu_8g(page_parse) -> None:
     offers, _ = page_parse
     offer = _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.ON_DEMAND)
     assert offer.price == Decimal("88.490000119")
-    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu) == ("Nvidia H100", 8, 80)
+    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu) == (
+        "NVIDIA H100 SXM 80GB",
+        8,
+        80,
+    )
     assert offer.vcpus == 208
     assert offer.ram_gb == gb_from_gib(1871) == Decimal("2009.0")
     assert offer.storage_gb == gb_from_gib(6000)
@@ -210,9 +215,10 @@ def test_page_rows_with_missing_or_odd_cells(page_parse) -> None:
         96,
     )
     # A2 Ultra is the 80 GB A100, A2 Standard the 40 GB one
-    assert (
-        _one(offers, "a2-ultragpu-1g", "us-central1", PricingModel.ON_DEMAND).vram_gb_per_gpu == 80
-    )
+    ultra = _one(offers, "a2-ultragpu-1g", "us-central1", PricingModel.ON_DEMAND)
+    assert (ultra.gpu_name, ultra.vram_gb_per_gpu) == ("NVIDIA A100 SXM4 80GB", 80)
+    highgpu = _one(offers, "a2-highgpu-1g", "us-central1", PricingModel.ON_DEMAND)
+    assert (highgpu.gpu_name, highgpu.vram_gb_per_gpu) == ("NVIDIA A100 SXM4 40GB", 40)
     assert _one(offers, "a2-highgpu-1g", "us-central1", PricingModel.ON_DEMAND).price == Decimal(
         "3.673385"
     )
@@ -226,6 +232,12 @@ def test_both_sources_in_one_scrape_and_replayed_duplicates() -> None:
 
 
 # --- mutated captures ----------------------------------------------------------------------
+
+
+def test_page_gpu_cell_that_contradicts_the_machine_series_is_drift() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"<p>Nvidia A100</p>", b"<p>Nvidia L4</p>", 1)
+    with pytest.raises(SchemaDriftError, match="MACHINE_SERIES_GPU"):
+        gcp.parse([_page_raw(body)])
 
 
 def test_sku_capture_without_pricing_info_is_drift() -> None:

@@ -56,6 +56,14 @@ def test_2024_sortable_table_prices_per_gpu_hour() -> None:
     )
     assert h100.source_url == hyperstack.PRICING_URL
     assert h100.observed_at == datetime(2024, 8, 22, tzinfo=UTC)
+    # One row for "NVIDIA RTX A6000/A40": the RTX A6000 flavor (PAGE_GPU_NAMES); the row's own
+    # name stays the instance type.
+    a6000 = _by_key(offers)[("NVIDIA RTX A6000/A40", PricingModel.ON_DEMAND)]
+    assert (a6000.gpu_name, a6000.price, a6000.vram_gb_per_gpu) == (
+        "NVIDIA RTX A6000",
+        Decimal("1.00"),
+        48,
+    )
 
 
 def test_2024_reservation_starts_from_prices_are_not_emitted() -> None:
@@ -79,7 +87,22 @@ def test_2025_cards_on_demand_and_spot() -> None:
     )
     assert by_key[("NVIDIA H100 SXM", PricingModel.ON_DEMAND)].price == Decimal("2.40")
     assert by_key[("NVIDIA A4000", PricingModel.ON_DEMAND)].price == Decimal("0.15")
+    # Plain and "NVLink" H100/A100 rows are the PCIe cards (PAGE_GPU_NAMES); SXM rows say so.
+    assert {name: by_key[(name, PricingModel.ON_DEMAND)].gpu_name for name in (
+        "NVIDIA H100 SXM", "NVIDIA H100 NVLink", "NVIDIA H100",
+        "NVIDIA A100 SXM", "NVIDIA A100 NVLink", "NVIDIA A100",
+    )} == {
+        "NVIDIA H100 SXM": "NVIDIA H100 SXM",
+        "NVIDIA H100 NVLink": "NVIDIA H100 PCIe NVLink 80GB",
+        "NVIDIA H100": "NVIDIA H100 PCIe 80GB",
+        "NVIDIA A100 SXM": "NVIDIA A100 SXM",
+        "NVIDIA A100 NVLink": "NVIDIA A100 80GB PCIe NVLink",
+        "NVIDIA A100": "NVIDIA A100 PCIe 80GB",
+    }  # fmt: skip
+    assert by_key[("NVIDIA H100", PricingModel.ON_DEMAND)].price == Decimal("1.90")
+    assert by_key[("NVIDIA A100 NVLink", PricingModel.ON_DEMAND)].price == Decimal("1.40")
     spot = by_key[("NVIDIA A100", PricingModel.SPOT)]
+    assert spot.gpu_name == "NVIDIA A100 PCIe 80GB"
     assert (spot.price, spot.vram_gb_per_gpu, spot.vcpus, spot.ram_gb) == (
         Decimal("1.08"),
         80,
@@ -93,6 +116,16 @@ def test_2025_reservation_card_is_not_emitted() -> None:
     offers = hyperstack.parse([_raw(CARDS_2025)])
     assert PricingModel.RESERVED not in {o.pricing for o in offers}
     assert Decimal("2.45") not in {o.price for o in offers}  # H200 reservation "Starting from"
+
+
+def test_mapped_spelling_with_another_vram_is_drift() -> None:
+    raw = _mutated(
+        TABLE_2024,
+        "<td>NVIDIA RTX A6000/A40</td>\n            <td>48</td>",
+        "<td>NVIDIA RTX A6000/A40</td>\n            <td>24</td>",
+    )
+    with pytest.raises(SchemaDriftError, match="PAGE_GPU_NAMES"):
+        hyperstack.parse([raw])
 
 
 def test_unknown_column_heading_is_drift() -> None:

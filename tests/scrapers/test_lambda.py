@@ -157,6 +157,16 @@ def test_2023_09_on_demand_table_is_priced_per_instance() -> None:
     assert by_name["8x NVIDIA A100 (40 GB)"].price == Decimal("8.80")
     assert by_name["8x NVIDIA A100 (80 GB)"].price == Decimal("12.00")
     assert by_name["8x NVIDIA Tesla V100 (16 GB)"].vcpus == 92
+    # The page says "NVIDIA A100" for both parts; _2023_GPU_NAMES tells them apart by
+    # configuration (Lambda's 2024 page: 1x/2x/4x are PCIe cards, 8x are SXM boards).
+    assert {name: by_name[name].gpu_name for name in by_name if "A100" in name} == {
+        "1x NVIDIA A100 (40 GB)": "NVIDIA A100 PCIe",
+        "2x NVIDIA A100 (40 GB)": "NVIDIA A100 PCIe",
+        "4x NVIDIA A100 (40 GB)": "NVIDIA A100 PCIe",
+        "8x NVIDIA A100 (40 GB)": "NVIDIA A100 SXM",
+        "8x NVIDIA A100 (80 GB)": "NVIDIA A100 SXM",
+    }
+    assert by_name["1x NVIDIA A100 (40 GB)"].price == Decimal("1.10")
 
 
 def test_2023_09_reserved_clusters_with_their_terms() -> None:
@@ -201,6 +211,14 @@ def test_2024_price_without_per_gpu_unit_is_drift() -> None:
 def test_2023_renamed_on_demand_header_is_unknown_layout() -> None:
     body = CAPTURE_2023.read_bytes().replace(b"VRAM per GPU", b"GPU memory")
     with pytest.raises(SchemaDriftError, match="unknown layout"):
+        lambda_cloud.parse([_raw(CAPTURE_2023, body)])
+
+
+def test_2023_a100_configuration_without_a_known_part_is_drift() -> None:
+    body = CAPTURE_2023.read_bytes().replace(
+        b"<strong>8x NVIDIA A100</strong>", b"<strong>6x NVIDIA A100</strong>", 1
+    )
+    with pytest.raises(SchemaDriftError, match="_2023_GPU_NAMES"):
         lambda_cloud.parse([_raw(CAPTURE_2023, body)])
 
 

@@ -30,9 +30,9 @@ def test_one_offer_per_gpu_tier() -> None:
     assert [o.gpu_name for o in offers] == [
         "Nvidia B200",
         "Nvidia H200",
-        "Nvidia H100",
-        "Nvidia A100, 80 GB",
-        "Nvidia A100, 40 GB",
+        "NVIDIA H100 SXM",  # DEFAULT_GPU_NAMES: the page says "Nvidia H100"
+        "NVIDIA A100 SXM4 80GB",  # "Nvidia A100, 80 GB"
+        "NVIDIA A100 SXM4 40GB",  # "Nvidia A100, 40 GB"
         "Nvidia L40S",
         "Nvidia A10G",
         "Nvidia L4",

@@ -43,10 +43,10 @@ def test_capture_counts() -> None:
     assert {o.gpu_name for o in offers} == {
         "NVIDIA Tesla P100",
         "NVIDIA Tesla V100",
-        "NVIDIA A100 40GB",
-        "NVIDIA A100 80GB",
+        "NVIDIA A100 SXM4 40GB",
+        "NVIDIA A100 SXM4 80GB",
         "NVIDIA A10",
-        "NVIDIA H100",
+        "NVIDIA H100 SXM",
         "NVIDIA H200",
         "NVIDIA B200",
         "NVIDIA B300",
@@ -63,7 +63,7 @@ def test_h100_per_gpu_price() -> None:
     # B98415 "Oracle Cloud Infrastructure - Compute - GPU - H100", GPU Per Hour, $10
     h100 = _by_shape(oracle.parse([_raw()]))["BM.GPU.H100.8"]
     assert h100.price == Decimal(10)
-    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_per_gpu) == ("NVIDIA H100", 8, 80)
+    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_per_gpu) == ("NVIDIA H100 SXM", 8, 80)
     assert h100.observed_at == datetime(2026, 10, 1, tzinfo=UTC)
 
 

@@ -46,6 +46,8 @@ def test_cards_prices_per_machine_hour() -> None:
     assert (a4000.gpu_count, a4000.vcpus, a4000.ram_gb, a4000.vram_gb_per_gpu) == (1, 8, 45, None)
     v100 = by_key[("V100", PricingModel.ON_DEMAND)]
     assert (v100.price, v100.vram_gb_per_gpu, v100.ram_gb) == (Decimal("2.30"), 16, 30)
+    assert v100.gpu_name == "NVIDIA Tesla V100 PCIe 16GB"  # CARD_GPU_NAMES
+    assert a4000.gpu_name == "A4000"
     assert by_key[("M4000", PricingModel.ON_DEMAND)].price == Decimal("0.45")
     assert by_key[("RTX4000", PricingModel.ON_DEMAND)].price == Decimal("0.56")
     assert a4000.observed_at == datetime(2024, 1, 23, tzinfo=UTC)
@@ -61,8 +63,10 @@ def test_starred_prices_are_three_year_commitments() -> None:
         20,
         256,
     )
+    assert h100.gpu_name == "NVIDIA H100 SXM"  # CARD_GPU_NAMES; the card's spec: "HGX H100"
     a100 = by_key[("A100-80G", PricingModel.RESERVED)]
     assert (a100.price, a100.reserved_term_months) == (Decimal("1.15"), 36)
+    assert a100.gpu_name == "NVIDIA A100 SXM4 80GB"
     assert ("A100-80G", PricingModel.ON_DEMAND) not in by_key  # no on-demand price printed
 
 

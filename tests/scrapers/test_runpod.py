@@ -55,11 +55,13 @@ def _offers(path: Path, body: bytes | None = None) -> dict[Key, Offer]:
     assert len(by_key) == len(offers)
     for offer in offers:
         assert offer.provider == "runpod"
-        assert offer.gpu_count == 1
         assert offer.currency == "USD"
         assert offer.price_unit is PriceUnit.HOUR
-        assert offer.price_per is PricePer.GPU
         assert offer.price > 0
+        if " MIG " in offer.instance_type:  # a slice: a share of one GPU, priced per slice
+            assert (offer.gpu_count < 1, offer.price_per) == (True, PricePer.INSTANCE)
+        else:
+            assert (offer.gpu_count, offer.price_per) == (1, PricePer.GPU)
     return by_key
 
 
@@ -149,6 +151,25 @@ def test_c2026_09_envelope_read_off_the_capture() -> None:
     assert offers[(H100_SXM, "secure", ON_DEMAND, None)].observed_at == datetime(
         2026, 9, 1, tzinfo=UTC
     )
+
+
+def test_c2026_09_mig_slices_are_fractions_of_the_full_gpu() -> None:
+    # "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb": memoryInGb 24, securePrice 0.59
+    offers = _offers(ENVELOPE_2026_09)
+    pro6000 = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
+    quarter = offers[(f"1x {pro6000} MIG 1g.24gb", "secure", ON_DEMAND, None)]
+    assert (quarter.gpu_name, quarter.gpu_count, quarter.vram_gb_per_gpu) == (pro6000, 0.25, 96)
+    assert (quarter.price, quarter.price_per) == (Decimal("0.59"), PricePer.INSTANCE)
+    assert quarter.gpu_count * 96 == 24  # count x full VRAM = the slice's memory
+    half = offers[(f"1x {pro6000} MIG 2g.48gb", "secure", ON_DEMAND, None)]
+    assert (half.gpu_name, half.gpu_count, half.vram_gb_per_gpu) == (pro6000, 0.5, 96)
+    assert half.price == Decimal("1.09")
+    whole = offers[(f"1x {pro6000}", "secure", ON_DEMAND, None)]
+    assert (whole.gpu_name, whole.gpu_count, whole.price) == (pro6000, 1, Decimal("2.09"))
+    rtx4500_se = offers[
+        ("1x NVIDIA RTX PRO 4500 Blackwell Server Edition", "secure", ON_DEMAND, None)
+    ]
+    assert (rtx4500_se.price, rtx4500_se.vram_gb_per_gpu) == (Decimal("0.72"), 32)
 
 
 def test_c2026_09_without_flags_placeholders_cannot_be_screened() -> None:
@@ -259,6 +280,12 @@ def test_2026_08_ld_json_read_off_the_capture() -> None:
     sxm = offers[("1x H100 SXM", "secure", ON_DEMAND, None)]
     assert sxm.vram_gb_per_gpu is None  # the ld+json carries no specs
     assert sxm.observed_at == datetime(2026, 8, 10, tzinfo=UTC)
+    # "A100 PCIe" / "A100 SXM" become RunPod's gpu type ids (DISPLAY_NAME_IDS); the display
+    # name stays the instance type.
+    a100_pcie = offers[("1x A100 PCIe", "secure", ON_DEMAND, None)]
+    assert a100_pcie.gpu_name == "NVIDIA A100 80GB PCIe"
+    assert offers[("1x A100 SXM", "secure", ON_DEMAND, None)].gpu_name == "NVIDIA A100-SXM4-80GB"
+    assert sxm.gpu_name == "H100 SXM"
 
 
 # --- mutated captures -> SchemaDriftError ---------------------------------------------------------
@@ -282,6 +309,22 @@ def test_price_that_is_not_a_number_is_drift() -> None:
     payload = json.loads(ENVELOPE_2026_09.read_bytes())
     payload["data"]["gpuTypes"][0]["securePrice"] = "call us"
     with pytest.raises(SchemaDriftError, match="securePrice"):
+        runpod.parse([_raw(ENVELOPE_2026_09, json.dumps(payload).encode())])
+
+
+def test_mig_slice_of_an_unknown_gpu_is_drift() -> None:
+    body = ENVELOPE_2026_09.read_bytes().replace(
+        b"NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb", b"NVIDIA B300 MIG 1g.36gb"
+    )
+    with pytest.raises(SchemaDriftError, match="MIG_FULL_GPU_MEMORY_GB"):
+        runpod.parse([_raw(ENVELOPE_2026_09, body)])
+
+
+def test_mig_slice_whose_memory_disagrees_with_its_profile_is_drift() -> None:
+    payload = json.loads(ENVELOPE_2026_09.read_bytes())
+    item = next(i for i in payload["data"]["gpuTypes"] if i["id"].endswith("MIG 2g.48gb"))
+    item["memoryInGb"] = 40
+    with pytest.raises(SchemaDriftError, match="reports 40 GB, not 48"):
         runpod.parse([_raw(ENVELOPE_2026_09, json.dumps(payload).encode())])
 
 

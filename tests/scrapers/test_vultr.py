@@ -67,6 +67,8 @@ def test_a100_plans_on_demand_and_spot() -> None:
     assert by_key[("vbm-112c-2048gb-8-a100-gpu", PricingModel.SPOT)].price == Decimal("17.92")
     a100x4 = by_key[("vbm-48c-1024gb-4-a100-gpu", PricingModel.ON_DEMAND)]
     assert (a100x4.gpu_count, a100x4.price, a100x4.vram_gb_per_gpu) == (4, Decimal("9.589"), 80)
+    # gpu_type "NVIDIA_A100" beside "NVIDIA_A100_SXM": the PCIe card (GPU_TYPE_NAMES)
+    assert a100x4.gpu_name == "NVIDIA A100 PCIe"
     assert a100x8.observed_at == datetime(2026, 4, 1, 18, tzinfo=UTC)
     assert a100x8.source_url == LIVE_URL
 
@@ -75,7 +77,7 @@ def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
     by_key = _by_key(vultr.parse([_raw()]))
     assert ("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND) not in by_key
     h100 = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
-    assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA_H100", 8, Decimal("18.4"))
+    assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA H100 SXM", 8, Decimal("18.4"))
     b200 = by_key[("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT)]
     assert (b200.price, b200.vram_gb_per_gpu) == (Decimal("25.6"), 180)
 
@@ -157,6 +159,7 @@ def test_cloud_gpu_fractions_are_fractional_gpu_counts() -> None:
         Decimal("0.25"),
     )
     assert slice_.price_unit is PriceUnit.HOUR  # hourly preferred over monthly_cost
+    assert slice_.gpu_name == "NVIDIA A100 PCIe"  # a slice of the 80 GB PCIe card
     whole = by_key[("vcg-a100-12c-120g-80vram", PricingModel.ON_DEMAND)]
     assert (whole.gpu_count, whole.vcpus, whole.storage_gb) == (1, 12, 70)
 

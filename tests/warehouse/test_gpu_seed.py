@@ -42,12 +42,13 @@ FORM_FACTORS = {"SXM", "PCIe", "OAM", "superchip"}
 # Architectures whose FP8 tensor rate is twice the BF16 rate at the same accumulator.
 FP8_DOUBLES_BF16 = ("Hopper", "Blackwell", "Ada Lovelace")
 
-# Capture spellings that deliberately do not resolve (no seed row: no vendor figures, or a MIG
-# slice of a GPU rather than a GPU).
+# RunPod gpu type ids that deliberately do not resolve through the alias table: no seed row (no
+# vendor figures), or a MIG slice, which is a share of a GPU rather than a GPU. The RunPod scraper
+# emits a slice as its full GPU ("NVIDIA RTX PRO 6000 Blackwell Server Edition") with a fractional
+# gpu_count, so the slice ids themselves never reach the resolver.
 RUNPOD_UNSEEDED = {
     "unknown",
     "Tesla V100-FHHL-16GB",
-    "NVIDIA RTX PRO 4500 Blackwell Server Edition",
     "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb",
     "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 2g.48gb",
 }
@@ -199,6 +200,8 @@ def test_runpod_gpu_type_ids_resolve(snapshots: Path) -> None:
     assert unresolved == RUNPOD_UNSEEDED
     assert resolve("NVIDIA H100 80GB HBM3") == "h100-sxm"
     assert resolve("NVIDIA RTX 4000 SFF Ada Generation") == "rtx-4000-sff-ada"
+    assert resolve("NVIDIA RTX PRO 4500 Blackwell Server Edition") == "rtx-pro-4500-se"
+    assert resolve("NVIDIA RTX PRO 4500 Blackwell") == "rtx-pro-4500"  # the workstation card
 
 
 def test_vast_offer_names_resolve_with_their_memory(snapshots: Path) -> None:
@@ -248,6 +251,32 @@ def test_hetzner_auction_gpu_lines_resolve(snapshots: Path) -> None:
 )
 def test_provider_spellings_from_the_captures(spelling: str, gpu_id: str) -> None:
     assert resolve(spelling) == gpu_id
+
+
+@pytest.mark.parametrize(
+    ("spelling", "vram_gb", "gpu_id"),
+    [
+        ("NVIDIA A100 SXM4 40GB", 40, "a100-40gb-sxm"),  # AWS p4d, Azure ND A100 v4, OCI, GCP A2
+        ("NVIDIA A100 SXM4 80GB", 80, "a100-80gb-sxm"),  # p4de, NDm A100 v4, A2 Ultra, Modal
+        ("NVIDIA H100 SXM", 80, "h100-sxm"),  # AWS p5, OCI, Paperspace, Modal, Vultr
+        ("NVIDIA H100 SXM 80GB", 80, "h100-sxm"),  # Azure ND H100 v5, GCP A3
+        ("NVIDIA V100 SXM2 16GB", 16, "v100-16gb"),  # AWS p3
+        ("NVIDIA V100 PCIe 16GB", 16, "v100-16gb-pcie"),  # Azure NCv3
+        ("NVIDIA Tesla V100 PCIe 16GB", 16, "v100-16gb-pcie"),  # Paperspace V100
+        ("NVIDIA H100 PCIe NVLink 80GB", 80, "h100-pcie"),  # Hyperstack "NVIDIA H100 NVLink"
+        ("NVIDIA A100 80GB PCIe NVLink", 80, "a100-80gb-pcie"),  # Hyperstack "NVIDIA A100 NVLink"
+        ("NVIDIA A100 PCIe", 40, "a100-40gb-pcie"),  # Lambda 2023 1x/2x/4x
+        ("NVIDIA A100 PCIe", 80, "a100-80gb-pcie"),  # Vultr NVIDIA_A100
+        ("NVIDIA A100 SXM", 80, "a100-80gb-sxm"),  # Lambda 2023 8x 80 GB
+        ("NVIDIA A100 80GB PCIe", None, "a100-80gb-pcie"),  # RunPod "A100 PCIe"
+        ("NVIDIA A100-SXM4-80GB", None, "a100-80gb-sxm"),  # RunPod "A100 SXM"
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 96, "rtx-pro-6000"),  # RunPod MIG
+    ],
+)
+def test_exact_spellings_the_scrapers_emit_resolve(
+    spelling: str, vram_gb: float | None, gpu_id: str
+) -> None:
+    assert resolve(spelling, vram_gb) == gpu_id
 
 
 def test_alias_table_is_keyed_by_normalised_spelling() -> None:
