@@ -1,0 +1,166 @@
+"""Snapshots published to an fsspec URL (a local directory via file:// here; s3:// in
+production) and served by two independent API processes that read only that URL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import httpx
+import pytest
+
+from pipelines.cli import main
+from pipelines.run import run_ingest
+from tests.conftest import REPO, SNAPSHOTS
+from warehouse import remote
+from warehouse.paths import Paths
+from warehouse.publish import POINTER, SnapshotError, SnapshotInfo, current
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_api(url: str, home: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "GPUPRICES_HOME": str(home),
+        remote.SNAPSHOT_URL_ENV: url,
+        "GPUPRICES_RELOAD_INTERVAL_S": "0.2",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "api.app:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def _wait_healthy(proc: subprocess.Popen, base: str, log: Path, snapshot_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"API exited: {log.read_text()[-2000:]}")
+        try:
+            health = httpx.get(f"{base}/health", timeout=2).json()
+            if health.get("snapshot_id") == snapshot_id:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"{base} never served snapshot {snapshot_id}: {log.read_text()[-2000:]}")
+
+
+def test_pipeline_publishes_to_the_url(monkeypatch, tmp_path):
+    bucket = tmp_path / "bucket"
+    monkeypatch.setenv(remote.PUBLISH_URL_ENV, bucket.as_uri())
+    paths = Paths(tmp_path / "home")
+    report = run_ingest(
+        paths, replay_dir=SNAPSHOTS, providers=["lambda"], instance=dg.DagsterInstance.ephemeral()
+    )
+    assert report.snapshot_id
+    local = current(paths.published)
+    assert local is not None and local.snapshot_id == report.snapshot_id
+    pushed = remote.RemoteSnapshots(bucket.as_uri(), tmp_path / "cache").current()
+    assert pushed is not None and pushed.snapshot_id == report.snapshot_id
+    assert pushed.path.read_bytes() == local.path.read_bytes()
+    assert sorted(p.name for p in bucket.iterdir()) == [POINTER, local.path.name]
+
+
+def test_two_api_processes_serve_the_same_snapshot_from_the_url(replayed_home, tmp_path):
+    published = current(replayed_home[0].published)
+    assert published is not None
+    bucket = tmp_path / "bucket"
+    url = bucket.as_uri()
+    remote.push(published, url)
+
+    apis = []
+    try:
+        for name in ("a", "b"):
+            log = tmp_path / f"api-{name}.log"
+            # separate homes and caches: nothing shared but the URL
+            apis.append((*_start_api(url, tmp_path / f"home-{name}", log), log))
+        for proc, base, log in apis:
+            _wait_healthy(proc, base, log, published.snapshot_id)
+        params = {"limit": 1000, "sort": "price_per_gpu"}
+        bodies = [httpx.get(f"{base}/instances", params=params).content for _, base, _ in apis]
+        assert bodies[0] == bodies[1]
+        assert b"8x NVIDIA H100 SXM (80 GB)" in bodies[0]
+        for name in ("a", "b"):
+            cached = list((tmp_path / f"home-{name}" / "snapshot-cache").glob("snapshot-*.duckdb"))
+            assert [p.name for p in cached] == [published.path.name]
+
+        # A new snapshot: upload, then the pointer; both replicas move to it without a restart.
+        newer_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        newer_file = tmp_path / f"snapshot-{newer_id}.duckdb"
+        shutil.copyfile(published.path, newer_file)
+        remote.push(SnapshotInfo(newer_id, datetime.now(UTC), newer_file), url)
+        for proc, base, log in apis:
+            _wait_healthy(proc, base, log, newer_id)
+    finally:
+        for proc, _, _ in apis:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def test_reader_refuses_a_pointer_outside_the_url(tmp_path):
+    bucket = tmp_path / "bucket"
+    bucket.mkdir()
+    reader = remote.RemoteSnapshots(bucket.as_uri(), tmp_path / "cache")
+    assert reader.current() is None  # nothing pushed yet
+    (bucket / POINTER).write_text(
+        '{"snapshot_id": "x", "file": "../secret.duckdb", "as_of": "2026-01-01T00:00:00+00:00"}'
+    )
+    with pytest.raises(SnapshotError, match=r"names '\.\./secret\.duckdb'"):
+        reader.current()
+    (bucket / POINTER).write_text("{not json")
+    with pytest.raises(SnapshotError, match="unreadable snapshot pointer"):
+        reader.current()
+
+
+def test_push_keeps_a_few_remote_snapshots(replayed_home, tmp_path):
+    published = current(replayed_home[0].published)
+    assert published is not None
+    bucket = tmp_path / "bucket"
+    ids = [f"20260101T0000{i:02d}000000Z" for i in range(remote.KEEP_REMOTE_SNAPSHOTS + 3)]
+    for snapshot_id in ids:
+        copy = tmp_path / f"snapshot-{snapshot_id}.duckdb"
+        shutil.copyfile(published.path, copy)
+        remote.push(SnapshotInfo(snapshot_id, datetime.now(UTC), copy), bucket.as_uri())
+    kept = sorted(p.name for p in bucket.glob("snapshot-*.duckdb"))
+    assert kept == [f"snapshot-{i}.duckdb" for i in ids[-remote.KEEP_REMOTE_SNAPSHOTS :]]
+    assert remote.RemoteSnapshots(bucket.as_uri(), tmp_path / "c").current().snapshot_id == ids[-1]
+
+
+def test_cli_reads_the_url_too(replayed_home, monkeypatch, tmp_path, capsys):
+    published = current(replayed_home[0].published)
+    assert published is not None
+    remote.push(published, (tmp_path / "bucket").as_uri())
+    monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "empty-home"))
+    monkeypatch.setenv(remote.SNAPSHOT_URL_ENV, (tmp_path / "bucket").as_uri())
+    assert main(["status", "--json"]) == 0
+    assert published.snapshot_id in capsys.readouterr().out
