@@ -11,15 +11,25 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
 
+from api.controllers.admin import ADMIN_TOKEN_ENV, ADMIN_TOKEN_STATE, BEARER, AdminController
 from api.controllers.catalog import GpusController, HealthController, ProvidersController
+from api.controllers.economics import EconomicsController
+from api.controllers.facts import ProviderDetailController, ServerlessController
+from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController
+from api.controllers.web import ChartsController, WebController
 from api.encoding import encode
+from api.limits import limit_query_length
 from api.store import NoSnapshot, SnapshotStore
+from warehouse import remote
 from warehouse.paths import Paths
 
 CORS_ENV = "GPUPRICES_CORS_ORIGINS"  # comma-separated origins; unset = no CORS headers
 RELOAD_ENV = "GPUPRICES_RELOAD_INTERVAL_S"
+# Reading CURRENT from object storage costs a request; replicas poll it less often by default.
+REMOTE_RELOAD_INTERVAL_S = 15.0
 
 
 def _error(status: int, detail: str, extra: list | None = None) -> Response[bytes]:
@@ -49,14 +59,27 @@ def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
 
 
 def create_app(published_dir: Path | None = None, reload_interval_s: float | None = None) -> Litestar:
-    """The API over the newest published snapshot under ``$GPUPRICES_HOME/published``."""
-    directory = published_dir or Paths.from_env().published
+    """The API over the newest published snapshot under ``$GPUPRICES_HOME/published``, or the
+    one ``$GPUPRICES_SNAPSHOT_URL`` (an fsspec URL) names when that is set."""
+    paths = Paths.from_env()
+    directory = published_dir or paths.published
+    url = os.environ.get(remote.SNAPSHOT_URL_ENV) if published_dir is None else None
     interval = reload_interval_s if reload_interval_s is not None else float(
-        os.environ.get(RELOAD_ENV, "1.0"))
-    store = SnapshotStore(directory, reload_interval_s=interval)
+        os.environ.get(RELOAD_ENV, REMOTE_RELOAD_INTERVAL_S if url else "1.0"))
+    if url:
+        # Replicas elsewhere: read snapshots from $GPUPRICES_SNAPSHOT_URL via a local cache.
+        source = remote.RemoteSnapshots(url, remote.cache_dir(paths))
+        store = SnapshotStore(source.cache_dir, reload_interval_s=interval,
+                              locate=source.current, where=url)
+    else:
+        store = SnapshotStore(directory, reload_interval_s=interval)
     origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
     return Litestar(
-        route_handlers=[InstancesController, GpusController, ProvidersController, HealthController],
+        route_handlers=[InstancesController, GpusController, ProvidersController, HealthController,
+                        WebController, ChartsController, ProviderDetailController,
+                        ServerlessController, EconomicsController, AdminController,
+                        HistoryController],
+        middleware=[limit_query_length],
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
         exception_handlers={
             ValidationException: _validation_error,
@@ -69,6 +92,10 @@ def create_app(published_dir: Path | None = None, reload_interval_s: float | Non
             description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
             "normalised to USD per hour, per GPU-hour and per GB-of-VRAM-hour.",
             render_plugins=[ScalarRenderPlugin()],
+            components=Components(security_schemes={
+                BEARER: SecurityScheme(type="http", scheme="bearer",
+                                       description=f"${ADMIN_TOKEN_ENV} of the server"),
+            }),
         ),
-        state={"store": store},
+        state={"store": store, ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, "")},
     )

@@ -20,7 +20,9 @@ INSTANCE_COLUMNS = """
     memory_type, memory_bandwidth_gbps, fp8, bf16, interconnect, vcpus, ram_gb, storage_gb,
     pricing, reserved_term_months, price, currency, price_unit, price_per, price_per_hour,
     usd_per_unit, fx_rate_date, price_per_hour_usd, price_per_gpu_hour_usd,
-    price_per_vram_gb_hour_usd, serverless, observed_at, source_url
+    price_per_vram_gb_hour_usd, serverless, observed_at, source_url, price_source,
+    billing_granularity, billing_granularity_s, minimum_charge_s, egress_usd_per_gb,
+    block_storage_usd_per_gb_month, spot_available, stale
 """
 
 
@@ -75,13 +77,256 @@ def instances_sql(where: Where, sort: str) -> tuple[str, str]:
     """(page query, count query). ``sort`` must be a key of INSTANCE_SORTS."""
     column = INSTANCE_SORTS[sort]
     page = (
-        f"select {INSTANCE_COLUMNS} from current_offers {where.sql()}"
-        f" order by {column} asc nulls last, offer_id limit ? offset ?"
+        f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
+        f" {where.sql()} order by {column} asc nulls last, offer_id limit ? offset ?"
     )
     count = f"select count(*) as n from current_offers {where.sql()}"
+    return page, count
+
+
+def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
+    """Like ``instances_sql``, but one row per (provider, GPU model, pricing): the offer with the
+    lowest USD per GPU-hour, with ``offers_in_group`` = matching offers in its group. Offers with
+    an unresolved GPU are grouped by the provider's spelling, never merged with other GPUs."""
+    column = INSTANCE_SORTS[sort]
+    ranked = f"""
+        with matching as (select * from current_offers {where.sql()}),
+        ranked as (
+            select *,
+                count(*) over (
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
+                ) as offers_in_group,
+                row_number() over (
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
+                    order by price_per_gpu_hour_usd asc, offer_id
+                ) as group_rank
+            from matching
+        )
+    """
+    page = (
+        f"{ranked} select {INSTANCE_COLUMNS}, offers_in_group from ranked where group_rank = 1"
+        f" order by {column} asc nulls last, offer_id limit ? offset ?"
+    )
+    count = f"{ranked} select count(*) as n from ranked where group_rank = 1"
     return page, count
 
 
 GPUS_SQL = "select * from gpus order by vendor, gpu_id"
 PROVIDERS_SQL = "select * from provider_status order by provider"
 HEALTH_SQL = "select count(*) as offers, count(distinct provider) as providers from current_offers"
+
+
+# --- provider facts and serverless platforms (GET /providers/{slug}, GET /serverless) ---------
+PROVIDER_STATUS_SQL = "select * from provider_status where provider = ?"
+PROVIDER_FACTS_SQL = "select * from provider_facts where provider = ?"
+KNOWN_PROVIDERS_SQL = """
+    select provider from provider_status
+    union select provider from provider_facts
+    union select platform from serverless_platforms
+    order by 1
+"""
+PLATFORM_SQL = "select * from serverless_platforms where platform = ?"
+PLATFORMS_SQL = "select * from serverless_platforms order by platform"
+# The platform's tiers as they are served: curated tiers and, for a scraped platform, its offers.
+PLATFORM_TIERS_SQL = """
+    select o.offer_id as id, o.provider as platform, o.instance_type as tier,
+           o.gpu_id as gpu_model, o.gpu_count, o.price, o.currency, o.price_unit,
+           o.price_per_hour_usd, coalesce(t.always_on, false) as always_on, o.price_source,
+           o.observed_at, o.source_url
+    from current_offers as o
+    left join serverless_tiers as t using (offer_id)
+    where o.serverless and o.provider in (select unnest(?))
+    order by o.provider, o.price_per_hour_usd, o.offer_id
+"""
+
+# --- economics (GET /models, /estimates, /fit, /breakeven) ------------------------------------
+MODELS_SQL = "select * from models order by model_id"
+MODEL_IDS_SQL = "select model_id from models order by model_id"
+ECONOMICS_GPUS_SQL = "select * from gpus"
+# token_estimates joined with the filtered offers (filters are instances_where over
+# current_offers, applied in a CTE so their column names stay unambiguous).
+ESTIMATE_ITEM_COLUMNS = """
+    e.offer_id, e.provider, e.instance_type, e.region, e.pricing, e.serverless,
+    e.gpu_id as gpu_model, e.gpu_count, e.model_id, e.input_tokens, e.output_tokens,
+    e.precision_requested, e.weight_precision, e.compute_precision, e.kv_precision,
+    e.precision_native, e.fallback_reason, e.gpus_used, e.tensor_parallel, e.data_parallel,
+    e.batch_per_replica, e.output_tokens_per_s, e.total_tokens_per_s, e.price_per_hour_usd,
+    e.usd_per_million_output_tokens, e.usd_per_million_total_tokens, e.observed_at, o.source_url
+"""
+
+
+def token_estimates_sql(where: Where) -> tuple[str, str]:
+    """(page, count) over token_estimates for one model (first bound parameter after the
+    filters), fitting rows only, cheapest USD per million total tokens first."""
+    base = (
+        f"with offers as (select offer_id, source_url from current_offers {where.sql()})"
+        " select {cols} from token_estimates as e inner join offers as o using (offer_id)"
+        " where e.model_id = ? and e.fits"
+    )
+    page = (base.format(cols=ESTIMATE_ITEM_COLUMNS)
+            + " order by e.usd_per_million_total_tokens, e.offer_id limit ?")
+    return page, base.format(cols="count(*) as n")
+
+
+def economics_offers_sql(where: Where) -> str:
+    """Current offers with a canonical GPU and a positive price matching the filters, with the
+    billing facts the economics endpoints need (serverless platform facts where they apply)."""
+    return f"""
+        with offers as (select * from current_offers {where.sql()})
+        select o.offer_id, o.provider, o.instance_type, o.region, o.pricing, o.serverless,
+               o.gpu_id, o.gpu_count, o.price_per_hour_usd, o.observed_at, o.source_url,
+               o.billing_granularity_s, o.minimum_charge_s, p.scale_to_zero, p.idle_charged,
+               coalesce(t.always_on, false) as always_on
+        from offers as o
+        left join serverless_platforms as p on o.provider = p.platform
+        left join serverless_tiers as t on o.offer_id = t.offer_id
+        where o.gpu_id is not null and o.price_per_hour_usd > 0
+        order by o.offer_id
+    """
+
+
+# GET /charts/{offer_id}/history.svg: one offer's change intervals, oldest first.
+OFFER_HISTORY_SQL = """
+    select valid_from, valid_to, price_per_hour_usd, provider, instance_type, region, pricing
+    from offer_history
+    where offer_id = ?
+    order by valid_from
+"""
+
+
+# --- price history: GET /instances/{id}/history, /history, /changes ---------------------------
+
+# GET /instances/{id}/history: every change interval of one offer, oldest first.
+OFFER_INTERVALS_SQL = """
+    select
+        valid_from, valid_to, price, currency, price_per_hour_usd,
+        round(price_per_hour_usd / nullif(gpu_count, 0), 6) as price_per_gpu_hour_usd,
+        gpu_id as gpu_model, gpu_count, source,
+        provider, instance_type, region, pricing, reserved_term_months
+    from offer_history
+    where offer_id = ?
+    order by valid_from, source
+"""
+
+# bucket parameter -> date_trunc part (allow-list)
+HISTORY_BUCKETS: dict[str, str] = {"day": "day", "week": "week", "month": "month"}
+
+
+def market_history_sql(bucket: str) -> str:
+    """GET /history: min/median/max across providers of each provider's cheapest USD per
+    GPU-hour, per bucket. Parameters, in order: from (timestamptz, inclusive), until
+    (timestamptz, exclusive), as_of (open intervals end there), pricing, gpu id, gpu id prefix
+    pattern. Same rules as warehouse/rollups/daily_provider_prices.sql (one price per provider,
+    scraped intervals preferred over imported ones), computed over the requested range only.
+    ``bucket`` must be a key of HISTORY_BUCKETS."""
+    part = HISTORY_BUCKETS[bucket]
+    return f"""
+    with params as (
+        select ?::timestamptz as range_from, ?::timestamptz as range_until,
+               ?::timestamptz as as_of, ?::varchar as pricing, ?::varchar as gpu,
+               ?::varchar as gpu_prefix
+    ),
+
+    matching as (
+        select
+            h.offer_id,
+            h.provider,
+            h.source,
+            h.price_per_hour_usd / h.gpu_count as usd_per_gpu_hour,
+            greatest(h.valid_from, p.range_from) as clipped_from,
+            least(coalesce(h.valid_to, p.as_of), p.as_of, p.range_until) as clipped_to
+        from offer_history as h, params as p
+        where h.pricing = p.pricing
+          and h.gpu_count > 0
+          and h.serverless is not true
+          and (h.gpu_id = p.gpu or h.gpu_id like p.gpu_prefix escape '\\')
+          and h.valid_from < p.range_until
+          and (h.valid_to is null or h.valid_to > p.range_from)
+    ),
+
+    offer_days as (
+        select
+            offer_id,
+            provider,
+            source,
+            usd_per_gpu_hour,
+            unnest(generate_series(
+                timezone('UTC', clipped_from)::date,
+                timezone('UTC', greatest(clipped_from, clipped_to - interval 1 microsecond))::date,
+                interval 1 day
+            ))::date as day
+        from matching
+        where clipped_to >= clipped_from
+    ),
+
+    per_source as (
+        select
+            date_trunc('{part}', day)::date as bucket_start,
+            provider,
+            source,
+            min(usd_per_gpu_hour) as usd_per_gpu_hour,
+            count(distinct offer_id) as offers
+        from offer_days
+        group by all
+    ),
+
+    per_provider as (
+        select *
+        from per_source
+        qualify row_number() over (
+            partition by bucket_start, provider order by (source = 'scrape') desc, source
+        ) = 1
+    )
+
+    select
+        bucket_start as start,
+        round(min(usd_per_gpu_hour), 6) as min_usd_per_gpu_hour,
+        round(median(usd_per_gpu_hour), 6) as median_usd_per_gpu_hour,
+        round(max(usd_per_gpu_hour), 6) as max_usd_per_gpu_hour,
+        count(*) as provider_count,
+        sum(offers) as offer_count
+    from per_provider
+    group by bucket_start
+    order by bucket_start
+    """
+
+
+def changes_where(f: dict[str, Any]) -> Where:
+    """Filters of GET /changes -> a bound where clause over the new interval ``n``."""
+    w = Where()
+    w.add("n.valid_from >= ?", f["since"])
+    w.clauses.append("(o.price <> n.price or o.currency <> n.currency)")
+    if f.get("provider"):
+        w.add(f"n.provider in ({', '.join('?' for _ in f['provider'])})", *f["provider"])
+    if f.get("gpu"):
+        w.add("(n.gpu_id = ? or n.gpu_id like ? escape '\\')",
+              f["gpu"], f["gpu"].replace("_", "\\_").replace("%", "\\%") + "-%")
+    return w
+
+
+def changes_sql(where: Where) -> tuple[str, str]:
+    """(page query, count query) for GET /changes: an interval that directly follows another
+    interval of the same offer and source with a different price (same rule as the
+    price_changes view in warehouse/views/price_changes.sql), newest first."""
+    joined = """
+        from offer_history as n
+        inner join offer_history as o
+            on n.offer_id = o.offer_id and n.source = o.source and n.valid_from = o.valid_to
+    """
+    page = f"""
+        select
+            n.valid_from as changed_at, n.offer_id as id, n.provider, n.instance_type, n.region,
+            n.pricing, n.gpu_id as gpu_model, n.gpu_count, o.price as old_price,
+            n.price as new_price, n.currency, o.price_per_hour_usd as old_price_per_hour_usd,
+            n.price_per_hour_usd as new_price_per_hour_usd,
+            round(100 * (case
+                when o.currency = n.currency then n.price / o.price
+                else n.price_per_hour_usd / o.price_per_hour_usd
+            end - 1), 2) as pct_change,
+            n.source
+        {joined} {where.sql()}
+        order by n.valid_from desc, n.offer_id, n.source
+        limit ? offset ?
+    """
+    count = f"select count(*) as n {joined} {where.sql()}"
+    return page, count

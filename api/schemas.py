@@ -46,9 +46,32 @@ class InstanceItem(msgspec.Struct):
     price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[float, msgspec.Meta(description="USD per GPU-hour")]
     price_per_vram_gb_hour_usd: Annotated[float | None, msgspec.Meta(description="USD per GB of VRAM per hour")]
+    # Billing facts of the provider (seeds/provider_facts.csv; serverless platforms:
+    # seeds/serverless_platforms.csv). null = unknown; GET /providers/{slug} cites the sources.
+    price_source: Annotated[str, msgspec.Meta(description=(
+        "scrape (read off the provider's page or API) or curated (seeds/serverless_tiers.csv, "
+        "dated by observed_at)"))]
+    billing_granularity: Annotated[str | None, msgspec.Meta(description=(
+        "Metering step: second, minute, hour or month"))]
+    billing_granularity_s: Annotated[float | None, msgspec.Meta(description=(
+        "Metering step in seconds (a month = 730 h)"))]
+    minimum_charge_s: Annotated[float | None, msgspec.Meta(description=(
+        "Minimum billed duration per start, seconds"))]
+    egress_usd_per_gb: Annotated[float | None, msgspec.Meta(description=(
+        "Internet egress, first paid tier, USD per GB (10^9 bytes); 0 = free"))]
+    block_storage_usd_per_gb_month: Annotated[float | None, msgspec.Meta(description=(
+        "Network block storage, USD per GB-month"))]
+    spot_available: Annotated[bool | None, msgspec.Meta(description=(
+        "The provider offers a spot / preemptible tier"))]
+    offers_in_group: Annotated[int | None, msgspec.Meta(description=(
+        "With cheapest_per_gpu=true: matching offers in this (provider, GPU model, pricing) "
+        "group; null otherwise"))]
     serverless: bool
     observed_at: datetime
     source_url: str
+    stale: Annotated[bool, msgspec.Meta(description=(
+        "The provider's last successful scrape finished more than GPUPRICES_STALE_AFTER_HOURS "
+        "(default 24) hours before the snapshot was published"))]
 
 
 class InstancesPage(msgspec.Struct):
@@ -95,6 +118,9 @@ class ProviderStatus(msgspec.Struct):
     last_status: str
     last_attempt_at: datetime | None
     current_offer_count: int
+    stale: Annotated[bool, msgspec.Meta(description=(
+        "No successful scrape finished within GPUPRICES_STALE_AFTER_HOURS (default 24) hours "
+        "before the snapshot was published"))]
 
 
 class ProviderList(msgspec.Struct):
@@ -114,3 +140,89 @@ class ErrorBody(msgspec.Struct):
     status_code: int
     detail: str
     extra: list[dict] | None = None
+
+
+class RefreshResult(msgspec.Struct):
+    swapped: Annotated[bool, msgspec.Meta(description="A newer snapshot was loaded by this call")]
+    snapshot_id: str
+    as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
+
+
+# --- price history ----------------------------------------------------------------------------
+
+class OfferInterval(msgspec.Struct):
+    valid_from: Annotated[datetime, msgspec.Meta(description="Start of the interval (inclusive)")]
+    valid_to: Annotated[datetime | None, msgspec.Meta(description=(
+        "End of the interval (exclusive): the first scrape that saw another price or no longer "
+        "listed the offer; null = still current"))]
+    price: Annotated[float, msgspec.Meta(description="The provider's price in `currency`")]
+    currency: str
+    price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
+    price_per_gpu_hour_usd: Annotated[float | None, msgspec.Meta(description="USD per GPU-hour")]
+    gpu_model: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
+    gpu_count: float
+    source: Annotated[str, msgspec.Meta(description=(
+        "'scrape' (this project's scrapers) or 'import:<dataset>' (backfilled history)"))]
+
+
+class OfferHistory(msgspec.Struct):
+    id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    reserved_term_months: int | None
+    items: Annotated[list[OfferInterval], msgspec.Meta(description="Oldest first")]
+    as_of: datetime
+
+
+class MarketBucket(msgspec.Struct):
+    start: Annotated[date, msgspec.Meta(
+        description="First day of the bucket (UTC; weeks start on Monday)")]
+    min_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
+        description="Cheapest provider's cheapest offer, USD per GPU-hour")]
+    median_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
+        description="Median across providers of each provider's cheapest offer, USD per GPU-hour")]
+    max_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
+        description="Dearest provider's cheapest offer, USD per GPU-hour")]
+    provider_count: int
+    offer_count: Annotated[int, msgspec.Meta(description="Offers behind the provider prices")]
+
+
+class MarketHistory(msgspec.Struct):
+    gpu: Annotated[str, msgspec.Meta(description="The GPU id or family asked for (normalised)")]
+    pricing: str
+    bucket: Annotated[str, msgspec.Meta(description="day, week or month")]
+    from_: Annotated[date, msgspec.Meta(description="First day (inclusive)")] = msgspec.field(
+        name="from")
+    to: date
+    items: list[MarketBucket]
+    as_of: datetime
+
+
+class PriceChange(msgspec.Struct):
+    changed_at: datetime
+    id: Annotated[str, msgspec.Meta(description="Offer id (see /instances/{id}/history)")]
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    gpu_model: str | None
+    gpu_count: float
+    old_price: Annotated[float, msgspec.Meta(description="In `currency`")]
+    new_price: float
+    currency: str
+    old_price_per_hour_usd: float
+    new_price_per_hour_usd: float
+    pct_change: Annotated[float, msgspec.Meta(description=(
+        "Percent change of the provider's own price (of USD per hour if the currency changed)"))]
+    source: str
+
+
+class PriceChangesPage(msgspec.Struct):
+    items: Annotated[list[PriceChange], msgspec.Meta(description="Newest first")]
+    total: int
+    limit: int
+    offset: int
+    since: datetime
+    as_of: datetime

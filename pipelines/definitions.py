@@ -5,6 +5,8 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.defs.derived import DERIVED_ASSETS, seeds
+from pipelines.defs.fx import fx_rates
+from pipelines.defs.history import HISTORY_ASSETS, backfill_job, publish_after_backfill
 from pipelines.defs.jobs import (
     ingest_job,
     ingest_schedule,
@@ -16,9 +18,9 @@ from pipelines.defs.providers import PROVIDER_ASSETS
 from pipelines.defs.resources import GpupricesResource
 
 defs = dg.Definitions(
-    assets=[seeds, *PROVIDER_ASSETS, *DERIVED_ASSETS],
-    jobs=[ingest_job, publish_job],
+    assets=[seeds, fx_rates, *PROVIDER_ASSETS, *DERIVED_ASSETS, *HISTORY_ASSETS],
+    jobs=[ingest_job, publish_job, backfill_job],
     schedules=[ingest_schedule],
-    sensors=[publish_after_ingest, publish_after_partial_ingest],
+    sensors=[publish_after_ingest, publish_after_partial_ingest, publish_after_backfill],
     resources={"gpuprices": GpupricesResource()},
 )

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from scrapers import http as scraper_http
 from scrapers.base import FetchError, MissingTokenError, Provider, ScraperError
 from scrapers.replay import Capture, ReplayTransport, discover
+from warehouse import quality
 from warehouse.db import Warehouse, load_seeds
 from warehouse.load import (
     FetchRecord,
@@ -32,6 +33,7 @@ from warehouse.load import (
     start_scrape,
 )
 from warehouse.paths import Paths
+from warehouse.recovery import recover
 
 
 # Replayed requests never leave the process; a placeholder stands in for a provider's token so
@@ -67,6 +69,7 @@ class ScrapeOutcome:
     observed_at: datetime | None = None
     history: dict[str, int] = field(default_factory=dict)
     fallback: bool = False  # replayed because the live fetch failed
+    unresolved_gpus: list[str] = field(default_factory=list)  # loaded with gpu_id null
 
 
 def sessions_for(provider: str, replay_dir: Path | None,
@@ -89,11 +92,36 @@ class _Recorder:
         self.responses.append(response)
 
 
-def _archivable_body(response: httpx.Response) -> bytes:
-    """The body to archive: never one that carries credentials (e.g. an OAuth token response)."""
+def _archivable_body(response: httpx.Response, scrub: _Scrubber) -> bytes:
+    """The body to archive: never one that carries credentials (e.g. an OAuth token response),
+    and never a credential a server echoed back (an error page quoting the key)."""
     if scraper_http.is_sensitive(response.request):
         return b"[body not archived: credential exchange]"
-    return response.content
+    return scrub.body(response.content)
+
+
+class _Scrubber:
+    """Replaces the credentials of one scrape (the provider token, its ``id:secret`` parts, and
+    whatever the requests carried) in archived bodies and stored error messages."""
+
+    MIN_LENGTH = 6  # shorter "secrets" would also erase ordinary text
+
+    def __init__(self, token: str | None, requests: list[httpx.Request]) -> None:
+        found = {token, *(token or "").split(":")}
+        for request in requests:
+            found |= scraper_http.request_credentials(request)
+        self.secrets = sorted((s for s in found if s and len(s) >= self.MIN_LENGTH),
+                              key=len, reverse=True)
+
+    def body(self, content: bytes) -> bytes:
+        for secret in self.secrets:
+            content = content.replace(secret.encode(), scraper_http.REDACTED.encode())
+        return content
+
+    def text(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, scraper_http.REDACTED)
+        return text
 
 
 def _one_line(exc: BaseException) -> str:
@@ -127,10 +155,11 @@ def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, p
         (r, scraper_http.fetched_at(r)) for r in recorder.responses
     ]
     observed_at = min((t for _, t in fetched), default=datetime.now(UTC))
+    scrub = _Scrubber(token, [r.request for r in recorder.responses])
     with warehouse.connect() as con:
         records = [
             FetchRecord(r.request.method, scraper_http.redact_url(r.request.url), r.status_code, t,
-                        archive_body(con, paths.raw, _archivable_body(r),
+                        archive_body(con, paths.raw, _archivable_body(r, scrub),
                                      r.headers.get("content-type", ""), t))
             for r, t in fetched
         ]
@@ -141,28 +170,40 @@ def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, p
             return ScrapeOutcome(provider.slug, session.source, "unchanged", scrape_id=sid,
                                  observed_at=observed_at)
         if fetch_error is not None:
-            return _failed(con, provider, session, sid, fetch_error)
+            return _failed(con, provider, session, sid, fetch_error, scrub)
         try:
             offers = provider.parse(responses)
             rows, validation = prepare(con, [o.model_dump() for o in offers])
         except Exception as exc:
-            return _failed(con, provider, session, sid, exc)
+            return _failed(con, provider, session, sid, exc, scrub)
         if not validation.ok:
-            error = "check failed: " + "; ".join(validation.problems())
+            error = scrub.text("check failed: " + "; ".join(validation.problems()))
             fail_scrape(con, sid, error)
             return ScrapeOutcome(provider.slug, session.source, "failed", validation.offer_count,
                                  error, sid, observed_at)
+        # A 10x move against the current price is a parser or unit bug far more often than a
+        # real change: hold the whole scrape back (see warehouse.quality).
+        factor = quality.price_jump_factor()
+        jumps = quality.price_jumps(con, provider.slug, rows, factor)
+        if jumps:
+            error = quality.quarantine(con, scrape_id=sid, provider=provider.slug, jumps=jumps,
+                                       factor=factor)
+            fail_scrape(con, sid, error)
+            return ScrapeOutcome(provider.slug, session.source, "failed", len(rows), error, sid,
+                                 observed_at)
         try:
             history = commit_scrape(con, scrape_id=sid, provider=provider.slug,
                                     observed_at=observed_at, rows=rows)
         except Exception as exc:
-            return _failed(con, provider, session, sid, exc)
+            return _failed(con, provider, session, sid, exc, scrub)
     return ScrapeOutcome(provider.slug, session.source, "success", len(rows), None, sid,
-                         observed_at, history)
+                         observed_at, history,
+                         unresolved_gpus=sorted(set(validation.unresolved_gpus)))
 
 
-def _failed(con, provider: Provider, session: Session, sid: str, exc: BaseException) -> ScrapeOutcome:  # noqa: ANN001
-    error = _one_line(exc)
+def _failed(con, provider: Provider, session: Session, sid: str, exc: BaseException,  # noqa: ANN001
+            scrub: _Scrubber) -> ScrapeOutcome:
+    error = scrub.text(_one_line(exc))
     if isinstance(exc, FetchError):
         error = f"fetch failed: {error}"
     elif isinstance(exc, ScraperError):
@@ -201,6 +242,8 @@ def scrape_provider(provider: Provider, *, paths: Paths, replay_dir: Path | None
     recorded data, labelled with its capture dates, is what gets served.
     """
     warehouse = Warehouse(paths.warehouse)
+    with warehouse.connect() as con:
+        recover(con, paths.raw)  # leftovers of an ingest that was killed mid-run
     outcomes: list[ScrapeOutcome] = []
     throttle = scraper_http.HostThrottle() if replay_dir is None else None
     sessions = sessions_for(provider.slug, replay_dir, transport)

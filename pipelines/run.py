@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.defs.providers import asset_key
+from pipelines.execution import EventCallback, execute_ingest
 from scrapers.registry import PROVIDERS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
@@ -58,19 +59,25 @@ def _run_config(paths: Paths, replay_dir: Path | None, fallback_replay_dir: Path
 
 def run_ingest(paths: Paths, *, replay_dir: Path | None, fallback_replay_dir: Path | None = None,
                providers: Sequence[str] | None = None, verbose: bool = False,
-               instance: dg.DagsterInstance | None = None) -> IngestReport:
-    """Run the ingest job (seeds + selected providers), then the publish job, in-process."""
+               instance: dg.DagsterInstance | None = None, parallel: int | None = None,
+               on_event: EventCallback | None = None) -> IngestReport:
+    """Run the ingest job (seeds + selected providers), then the publish job.
+
+    The ingest job runs in-process, or with ``parallel`` > 1 under Dagster's multiprocess
+    executor (see ``pipelines.execution``); ``on_event`` follows its events while it runs.
+    """
     from pipelines.definitions import defs
 
     instance = instance or dg.DagsterInstance.get()
     slugs = list(providers) if providers else sorted(PROVIDERS)
     config = _run_config(paths, replay_dir, fallback_replay_dir, verbose)
-    ingest = defs.get_job_def("ingest").execute_in_process(
-        run_config=config, instance=instance, raise_on_error=False,
-        asset_selection=[dg.AssetKey(["seeds"]), *(asset_key(s) for s in slugs)],
+    ingest = execute_ingest(
+        config, instance,
+        [dg.AssetKey(["seeds"]), dg.AssetKey(["fx_rates"]), *(asset_key(s) for s in slugs)],
+        parallel=parallel, on_event=on_event,
     )
     report = IngestReport(run_id=ingest.run_id, live=replay_dir is None)
-    publish = defs.get_job_def("publish").execute_in_process(
+    publish = defs.resolve_job_def("publish").execute_in_process(
         run_config=config, instance=instance, raise_on_error=False,
     )
     if publish.success:
@@ -107,9 +114,14 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
             """,
             [report.run_id],
         ).fetchall()
+        have_current = _has_table(con, "current_offers")
         current = dict(con.execute(
             "select provider, count(*) from current_offers group by provider"
-        ).fetchall()) if _has_table(con, "current_offers") else {}
+        ).fetchall()) if have_current else {}
+        unknown_gpus = dict(con.execute(
+            "select provider, string_agg(distinct gpu_name, ', ' order by gpu_name)"
+            " from current_offers where gpu_id is null group by provider"
+        ).fetchall()) if have_current else {}
     by_provider = {r[0]: r for r in rows}
     for slug in slugs:
         row = by_provider.get(slug)
@@ -134,6 +146,8 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
                                                  error or ""))
         else:
             when = f"observed {observed_at:%Y-%m-%d}" if observed_at else "unchanged"
+            if slug in unknown_gpus:
+                when += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
             report.providers.append(ProviderLine(slug, "ok", scrapes, current.get(slug, offers or 0), when))
     report.offer_count = sum(current.values())
 

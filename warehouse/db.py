@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -126,11 +127,19 @@ def load_seeds(con: duckdb.DuckDBPyConnection, seeds_dir: Path = SEEDS_DIR) -> d
         "insert or replace into fx_rates values (date '1970-01-01', 'USD', 1, 'seed:identity')"
     )
     counts["fx_rates"] = len(fx_rows) + 1
+
+    from warehouse.facts import load_fact_seeds  # facts uses bulk_insert from this module
+
+    counts.update(load_fact_seeds(con, seeds_dir))
     return counts
 
 
 class WarehouseBusy(RuntimeError):
     pass
+
+
+# Connections kept open by Warehouse.held(), per thread: {warehouse path: connection}.
+_HELD = threading.local()
 
 
 class Warehouse:
@@ -145,7 +154,32 @@ class Warehouse:
         self.lock_timeout_s = lock_timeout_s
 
     @contextmanager
+    def held(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Keep one connection (and the file lock) for the block: every ``connect()`` of this
+        warehouse file in this thread reuses it instead of opening the file again.
+
+        Opening a DuckDB database costs ~40-60 ms (instance start-up, plus a checkpoint on
+        close), which dominated replays: one provider's replay opened it once per capture.
+        Use it only around work that does not wait on the network, since the lock is held
+        throughout. Reentrant: a nested ``held()`` reuses the outer connection.
+        """
+        with self.connect() as con:
+            held = _HELD.__dict__.setdefault("connections", {})
+            key = str(self.path)
+            outer = held.get(key)
+            held[key] = con
+            try:
+                yield con
+            finally:
+                if outer is None:
+                    held.pop(key, None)
+
+    @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        held = getattr(_HELD, "connections", {}).get(str(self.path))
+        if held is not None:  # inside held(): reuse its open, locked, migrated connection
+            yield held
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.path) + ".lock")
         try:

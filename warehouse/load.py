@@ -19,10 +19,12 @@ from typing import Any
 
 import duckdb
 
+from warehouse.db import bulk_insert
 from warehouse.gpus import resolve
+from warehouse.history import SCRAPE_SOURCE as SCRAPE_SOURCE  # re-export: sources live there
+from warehouse.history import apply_scrape_history
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
-SCRAPE_SOURCE = "scrape"
 _HISTORY_KEY = ("price", "currency", "gpu_id", "gpu_count")
 
 
@@ -114,7 +116,14 @@ def record_skip(con: duckdb.DuckDBPyConnection, *, provider: str, run_id: str | 
 
 @dataclass
 class Validation:
-    """What the asset checks look at, computed before anything is committed."""
+    """What the asset checks look at, computed before anything is committed.
+
+    Empty scrapes and non-positive prices reject the scrape (``ok`` is False). A GPU name the
+    canonical table does not know is a warning, not a rejection: the offer's price is still
+    right, so it is loaded with ``gpu_id`` null (served without specs) and the provider's
+    ``gpus_resolve`` check goes red until the alias or GPU row is added. Rejecting instead would
+    freeze a provider's whole price list every time it launches a new GPU.
+    """
 
     offer_count: int = 0
     non_positive_prices: list[str] = field(default_factory=list)
@@ -122,7 +131,7 @@ class Validation:
 
     @property
     def ok(self) -> bool:
-        return self.offer_count > 0 and not self.non_positive_prices and not self.unresolved_gpus
+        return self.offer_count > 0 and not self.non_positive_prices
 
     def problems(self) -> list[str]:
         out = []
@@ -132,8 +141,12 @@ class Validation:
             out.append(f"{len(self.non_positive_prices)} offers with price <= 0: "
                        + ", ".join(self.non_positive_prices[:5]))
         if self.unresolved_gpus:
-            out.append("GPU names not in the alias table: " + ", ".join(sorted(set(self.unresolved_gpus))[:10]))
+            out.append(unresolved_message(self.unresolved_gpus))
         return out
+
+
+def unresolved_message(names: list[str]) -> str:
+    return "GPU names not in the alias table: " + ", ".join(sorted(set(names))[:10])
 
 
 def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date]:
@@ -202,9 +215,8 @@ def commit_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: s
     """Write observations and history for a validated scrape, and mark it successful, atomically."""
     con.execute("begin transaction")
     try:
-        con.executemany(
-            f"insert into observations ({', '.join(_OBSERVATION_COLUMNS)})"
-            f" values ({', '.join('?' for _ in _OBSERVATION_COLUMNS)})",
+        bulk_insert(
+            con, "observations", _OBSERVATION_COLUMNS,
             [[scrape_id if c == "scrape_id" else _sql_value(r.get(c)) for c in _OBSERVATION_COLUMNS]
              for r in rows],
         )
@@ -232,38 +244,8 @@ def apply_history(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: s
     Offers whose price or shape changed, or that the scrape no longer lists, get their open
     interval closed at ``observed_at``; changed and new offers get a new open interval. A scrape
     older than the provider's newest history point only adds observations (history is built
-    forward in time); unchanged offers write nothing.
+    forward in time); unchanged offers write nothing. The set-based implementation, shared with
+    batch loads and the history importers, is ``warehouse.history.apply_batch``.
     """
-    latest = con.execute(
-        "select max(greatest(valid_from, coalesce(valid_to, valid_from))) from offer_history"
-        " where provider = ? and source = ?",
-        [provider, SCRAPE_SOURCE],
-    ).fetchone()
-    if latest and latest[0] is not None and latest[0] > observed_at:
-        return {"opened": 0, "closed": 0, "out_of_order": 1}
-    closed = con.execute(
-        """
-        update offer_history as h set valid_to = ?
-        where h.provider = ? and h.source = ? and h.valid_to is null
-          and not exists (
-            select 1 from observations o
-            where o.scrape_id = ? and o.offer_id = h.offer_id
-              and o.price = h.price and o.currency = h.currency
-              and o.gpu_count = h.gpu_count and o.gpu_id is not distinct from h.gpu_id)
-        """,
-        [observed_at, provider, SCRAPE_SOURCE, scrape_id],
-    ).fetchone()
-    opened = con.execute(
-        """
-        insert into offer_history
-        select o.offer_id, o.provider, ?::timestamptz, null, o.instance_type, o.region, o.pricing,
-               o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency,
-               o.price_per_hour_usd, ?, o.scrape_id
-        from observations o
-        where o.scrape_id = ?
-          and not exists (select 1 from offer_history h
-                          where h.offer_id = o.offer_id and h.source = ? and h.valid_to is null)
-        """,
-        [observed_at, SCRAPE_SOURCE, scrape_id, SCRAPE_SOURCE],
-    ).fetchone()
-    return {"opened": int(opened[0]) if opened else 0, "closed": int(closed[0]) if closed else 0}
+    return apply_scrape_history(con, scrape_id=scrape_id, provider=provider,
+                                observed_at=observed_at)

@@ -9,9 +9,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.encoding import json_response, page_body
-from api.queries import INSTANCE_SORTS, instances_sql, instances_where
+from api.queries import INSTANCE_SORTS, cheapest_per_gpu_sql, instances_sql, instances_where
 from api.schemas import InstancesPage
-from api.store import SnapshotStore
+from api.store import Store
 
 MAX_LIMIT = 1000
 MAX_LIST_VALUES = 50
@@ -33,14 +33,20 @@ class InstancesController(Controller):
         summary="Current GPU offers",
         description="Offers from each provider's newest successful scrape. Prices in USD per "
         "hour (instance), per GPU-hour and per GB-of-VRAM-hour; the provider's own price, "
-        "currency and unit are kept alongside.",
+        "currency and unit are kept alongside, with the provider's billing facts (metering "
+        "step, minimum charge, egress USD/GB, block storage USD/GB-month). serverless=true "
+        "lists serverless GPU tiers as offers: hourly-normalised price plus the native unit "
+        "(price, price_unit). Marketplaces list many offers per GPU model; "
+        "cheapest_per_gpu=true keeps one row per (provider, GPU model, pricing model), the "
+        "cheapest per GPU-hour, with offers_in_group counting the offers it stands for, so the "
+        "cheapest of each GPU model is easy to compare across providers.",
         sync_to_thread=False,
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
     def list_instances(
         self,
         request: Request,
-        store: SnapshotStore,
+        store: Store,
         min_vram: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GB of VRAM per GPU")] = None,
         min_total_vram: Annotated[float | None, Parameter(ge=0, le=100_000, description="Minimum GB of VRAM per instance (all GPUs)")] = None,
         fp8: Annotated[bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")] = None,
@@ -53,6 +59,7 @@ class InstancesController(Controller):
         max_price_per_gpu: Annotated[float | None, Parameter(ge=0, description="Maximum USD per GPU-hour")] = None,
         min_gpus: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GPUs per instance")] = None,
         region: Annotated[list[str] | None, Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES)] = None,
+        cheapest_per_gpu: Annotated[bool, Parameter(description="One row per (provider, GPU model, pricing model): the offer with the lowest USD per GPU-hour among the matching ones; offers_in_group = how many matched in its group")] = False,
         sort: Annotated[Sort, Parameter(description="price = USD/instance-hour, price_per_gpu = USD/GPU-hour, price_per_vram_gb = USD/GB-hour, vram = GB per GPU; ascending")] = "price",
         limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
@@ -68,11 +75,12 @@ class InstancesController(Controller):
             "region": sorted(set(region)) if region else None,
         }
         key = ("instances", tuple(sorted((k, str(v)) for k, v in filters.items() if v is not None)),
-               sort, limit, offset)
+               sort, limit, offset, cheapest_per_gpu)
 
         def build() -> bytes:
             where = instances_where(filters)
-            page_sql, count_sql = instances_sql(where, sort)
+            page_sql, count_sql = (cheapest_per_gpu_sql if cheapest_per_gpu else instances_sql)(
+                where, sort)
             items = snapshot.query(page_sql, [*where.params, limit, offset])
             total = snapshot.query(count_sql, where.params)[0]["n"]
             return page_body(items, total=total, limit=limit, offset=offset, as_of=snapshot.as_of)

@@ -11,14 +11,17 @@ import dagster as dg
 from pipelines.defs.providers import PROVIDER_ASSETS
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import ensure_seeded
+from warehouse import remote
 from warehouse.derive import rebuild
+from warehouse.estimates import rebuild_token_estimates
 from warehouse.publish import publish
 
 DERIVED = "derived"
 
 
 @dg.asset(key=["seeds"], group_name="seeds", kinds={"csv", "duckdb"},
-          description="Canonical GPU table, GPU aliases and fallback FX rates from warehouse/seeds/")
+          description="Canonical GPU table, GPU aliases, fallback FX rates, provider facts, "
+          "serverless platforms and tiers, reference models from warehouse/seeds/")
 def seeds(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     counts = ensure_seeded(gpuprices.warehouse())
     return dg.MaterializeResult(metadata={f"rows_{k}": v for k, v in counts.items()})
@@ -42,18 +45,41 @@ def current_offers(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     )
 
 
+@dg.asset(
+    key=[DERIVED, "token_estimates"], group_name=DERIVED, kinds={"python", "duckdb"},
+    deps=[current_offers],
+    description="Serving estimates per current offer x reference model at the standard settings "
+    "(fp8 where the GPU has it, else its 16-bit format; 1000 in / 1000 out): fits, output "
+    "tokens/s, USD per million tokens (warehouse/estimates.py)",
+    check_specs=[dg.AssetCheckSpec("some_fit", asset=[DERIVED, "token_estimates"], blocking=True,
+                                   description="At least one offer serves some reference model")],
+)
+def token_estimates(gpuprices: GpupricesResource) -> dg.MaterializeResult:
+    with gpuprices.warehouse().connect() as con:
+        rows = rebuild_token_estimates(con)
+        fitting = con.execute("select count(*) from token_estimates where fits").fetchone()
+    fits = int(fitting[0]) if fitting else 0
+    return dg.MaterializeResult(
+        metadata={"rows": rows, "fitting_rows": fits},
+        check_results=[dg.AssetCheckResult(passed=fits > 0, metadata={"fitting_rows": fits})],
+    )
+
+
 @dg.asset(key=[DERIVED, "published_snapshot"], group_name=DERIVED, kinds={"duckdb"},
-          deps=[current_offers],
+          deps=[current_offers, token_estimates],
           description="Immutable DuckDB snapshot for the API and analysts, made current by an "
           "atomic rename of published/CURRENT")
 def published_snapshot(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     paths = gpuprices.paths()
     with gpuprices.warehouse().connect() as con:
         info = publish(con, paths.published)
+    url = gpuprices.remote_publish_url()
+    # After the local publish, so a failed upload leaves remote readers on the previous snapshot.
+    remote_path = remote.push(info, url) if url else ""
     return dg.MaterializeResult(
         metadata={"snapshot_id": info.snapshot_id, "path": str(info.path),
-                  "as_of": info.as_of.isoformat()}
+                  "as_of": info.as_of.isoformat(), "remote": remote_path}
     )
 
 
-DERIVED_ASSETS = [current_offers, published_snapshot]
+DERIVED_ASSETS = [current_offers, token_estimates, published_snapshot]

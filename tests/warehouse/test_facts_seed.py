@@ -41,7 +41,7 @@ PLATFORM_COLUMNS = [
 ]  # fmt: skip
 TIER_COLUMNS = [
     "platform", "tier", "gpu_id", "gpu_count", "price", "currency", "price_unit",
-    "price_per_hour_usd", "facts_as_of", "source_url", "notes",
+    "price_per_hour_usd", "facts_as_of", "source_url", "notes", "always_on",
 ]  # fmt: skip
 FX_COLUMNS = ["rate_date", "currency", "usd_per_unit", "source_url"]
 
@@ -209,6 +209,7 @@ def test_tier_rows_are_typed_and_belong_to_a_platform(
         _as_of(row["facts_as_of"], where)
         _https_urls(row["source_url"], where)
         assert len(row["source_url"].split()) == 1, f"{where}: one URL per tier"
+        assert row["always_on"] in {"true", "false"}, f"{where}: always_on must be true/false"
 
 
 def _gpu_ids(path: Path) -> set[str]:

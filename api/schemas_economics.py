@@ -1,0 +1,311 @@
+"""Response schemas of the facts and economics endpoints (documentation of the wire format).
+
+Units are in the names: ``_usd`` US dollars, ``_s`` seconds, ``_gb`` 10^9 bytes, ``_per_s`` per
+second, ``_monthly_usd`` USD per month of 730.5 hours (365.25 x 24 / 12, the economics model's
+month), ``utilization`` a fraction 0..1 of one replica's day. Times are UTC ISO 8601.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated
+
+import msgspec
+
+from api.schemas import ProviderStatus
+
+
+def _d(text: str) -> msgspec.Meta:
+    return msgspec.Meta(description=text)
+
+
+# --- GET /providers/{slug}, GET /serverless ---------------------------------------------------
+
+
+class ProviderFacts(msgspec.Struct):
+    provider: str
+    name: str
+    kind: Annotated[str, _d("cloud, marketplace or serverless")]
+    billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
+    billing_granularity_s: Annotated[float | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[float | None, _d("Minimum billed duration per start, seconds")]
+    egress_usd_per_gb: Annotated[float | None, _d("Internet egress, first paid tier, USD per GB")]
+    block_storage_usd_per_gb_month: Annotated[float | None, _d("Block storage, USD per GB-month")]
+    spot_available: bool | None
+    interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
+    facts_as_of: date
+    source_urls: Annotated[str, _d("Space-separated source URLs, one per fact where possible")]
+    notes: str | None
+
+
+class ServerlessTier(msgspec.Struct):
+    id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
+    platform: str
+    tier: str
+    gpu_model: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
+    gpu_count: float
+    price: Annotated[float, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
+    currency: str
+    price_unit: Annotated[str, _d("second or hour (the platform's own unit)")]
+    price_per_hour_usd: Annotated[float, _d("USD per hour for the whole tier")]
+    always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
+    price_source: Annotated[str, _d("curated (seed) or scrape")]
+    observed_at: datetime
+    source_url: str
+
+
+class ServerlessPlatform(msgspec.Struct):
+    platform: str
+    name: str
+    deployment: Annotated[str, _d("container, managed_endpoint or function")]
+    billing_granularity_s: Annotated[float | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[float | None, _d("Minimum billed duration, seconds")]
+    scale_to_zero: bool | None
+    idle_charged: Annotated[str | None, _d("true, false or partial (a bounded keep-warm window)")]
+    min_replicas_supported: bool | None
+    warm_pool: str | None
+    cold_start_mitigations: str | None
+    max_request_duration_s: Annotated[int | None, _d("Longest allowed execution, seconds")]
+    concurrency_controls: str | None
+    autoscaling_controls: str | None
+    persistent_volumes: str | None
+    facts_as_of: date
+    source_urls: str
+    notes: str | None
+    tiers: list[ServerlessTier]
+
+
+class ServerlessList(msgspec.Struct):
+    items: list[ServerlessPlatform]
+    as_of: datetime
+
+
+class ProviderDetail(msgspec.Struct):
+    provider: str
+    status: Annotated[ProviderStatus | None, _d("Scrape freshness; null for a curated-only slug")]
+    facts: Annotated[ProviderFacts | None, _d("Curated billing facts; null when none are seeded")]
+    serverless_platform: Annotated[
+        ServerlessPlatform | None, _d("Set when the slug is a serverless platform, with its tiers")
+    ]
+    as_of: datetime
+
+
+# --- GET /models ------------------------------------------------------------------------------
+
+
+class Model(msgspec.Struct):
+    model_id: Annotated[str, _d("Id to pass as `model` to /estimates, /fit and /breakeven")]
+    name: str
+    hf_repo: str
+    architecture: Annotated[str, _d("dense or moe")]
+    params_total_b: Annotated[float, _d("Total parameters, billions")]
+    params_active_b: Annotated[float, _d("Parameters active per token, billions")]
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    kv_latent_dim: Annotated[int | None, _d("MLA latent width per token per layer")]
+    max_context_tokens: int
+    sliding_window_tokens: int | None
+    sliding_window_layers: int
+    num_experts: int | None
+    experts_per_token: int | None
+    checkpoint_precision: Annotated[str, _d("Precision the weights are published in")]
+    source_url: str
+
+
+class ModelList(msgspec.Struct):
+    items: list[Model]
+    as_of: datetime
+
+
+# --- GET /estimates ---------------------------------------------------------------------------
+
+
+class _Precision(msgspec.Struct):
+    precision_requested: Annotated[str, _d("What was asked (standard resolves per GPU)")]
+    weight_precision: Annotated[str, _d("Bytes per weight follow this format")]
+    compute_precision: Annotated[str, _d("Tensor-core format doing the math")]
+    kv_precision: Annotated[str, _d("KV-cache element format")]
+    precision_native: Annotated[bool, _d("False when the GPU lacks the format (fallback)")]
+    fallback_reason: Annotated[str | None, _d("Which fallback runs and why")]
+
+
+class EstimateItem(_Precision):
+    offer_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    serverless: bool
+    gpu_model: Annotated[str, _d("Canonical GPU id")]
+    gpu_count: float
+    model_id: str
+    input_tokens: Annotated[int, _d("Prompt tokens per request")]
+    output_tokens: Annotated[int, _d("Generated tokens per request")]
+    gpus_used: Annotated[int, _d("GPUs of the instance the layout uses (TP x DP)")]
+    tensor_parallel: int
+    data_parallel: Annotated[int, _d("Independent replicas in the instance")]
+    batch_per_replica: Annotated[int, _d("Sequences decoded together per replica")]
+    output_tokens_per_s: Annotated[float, _d("Generated tokens per second, whole instance")]
+    total_tokens_per_s: Annotated[float, _d("Prompt + generated tokens per second")]
+    price_per_hour_usd: Annotated[float, _d("USD per instance-hour")]
+    usd_per_million_output_tokens: Annotated[float, _d("USD per 10^6 generated tokens")]
+    usd_per_million_total_tokens: Annotated[float, _d("USD per 10^6 prompt + generated tokens")]
+    observed_at: datetime
+    source_url: str
+
+
+class EstimatesPage(msgspec.Struct):
+    items: list[EstimateItem]
+    total: Annotated[int, _d("Fitting offers before limit")]
+    limit: int
+    model_id: str
+    precision: str
+    input_tokens: int
+    output_tokens: int
+    source: Annotated[str, _d("token_estimates (standard settings, precomputed) or computed")]
+    as_of: datetime
+
+
+class HardwareEstimate(_Precision):
+    model_id: str
+    gpu_model: str
+    gpus: Annotated[int, _d("GPUs of `gpu_model` asked about")]
+    input_tokens: int
+    output_tokens: int
+    fits: bool
+    not_estimated_reason: str | None
+    tensor_parallel: int
+    data_parallel: int
+    batch_per_replica: int
+    output_tokens_per_s: Annotated[float, _d("Generated tokens per second, all GPUs")]
+    total_tokens_per_s: float
+    decode_tokens_per_s_per_sequence: Annotated[float, _d("Decode speed one request sees")]
+    prefill_s_per_request: Annotated[float, _d("Replica seconds spent on one prompt")]
+    as_of: datetime
+
+
+# --- GET /fit ---------------------------------------------------------------------------------
+
+
+class FitGpu(_Precision):
+    gpu_model: str
+    fits: bool
+    min_gpus: Annotated[int | None, _d("Smallest TP group that holds the model; null = none")]
+    gpus_in_breakdown: Annotated[int, _d("Group size the memory figures are for")]
+    weights_gb: float
+    kv_cache_gb: Annotated[float, _d("All `concurrency` sequences of `context` tokens")]
+    overhead_gb: Annotated[float, _d("Reserved 10% + 2 GB workspace per GPU")]
+    required_gb: float
+    capacity_gb: float
+    offers: Annotated[int, _d("Current offers with this GPU")]
+    offers_that_fit: Annotated[int, _d("Of those, with at least min_gpus GPUs")]
+    cheapest_offer_id: str | None
+    cheapest_price_per_hour_usd: float | None
+
+
+class FitOffer(msgspec.Struct):
+    offer_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    serverless: bool
+    gpu_model: str
+    gpu_count: float
+    min_gpus: int
+    price_per_hour_usd: float
+    source_url: str
+
+
+class FitAnswer(msgspec.Struct):
+    model_id: str
+    precision: str
+    context_tokens: Annotated[int, _d("Tokens per sequence (prompt + generated)")]
+    concurrency: Annotated[int, _d("Sequences resident at once")]
+    gpus: list[FitGpu]
+    offers: Annotated[list[FitOffer], _d("Offers that can serve it, cheapest per hour first")]
+    offers_total: int
+    as_of: datetime
+
+
+# --- GET /breakeven ---------------------------------------------------------------------------
+
+
+class BreakevenItem(msgspec.Struct):
+    offer_id: str
+    platform: str
+    tier: str
+    gpu_model: str
+    gpu_count: float
+    price_per_hour_usd: Annotated[float, _d("Serverless tier, USD per hour of runtime")]
+    billing_granularity_s: float
+    minimum_charge_s: float
+    idle_charged: bool
+    scale_to_zero: bool
+    assumptions: Annotated[list[str], _d("Defaults used for facts the seeds leave unknown")]
+    gpu_seconds_per_request: Annotated[float, _d("Tier runtime seconds per request")]
+    billed_seconds_per_day: Annotated[float, _d("Incl. rounding, cold starts, idle tail, warm")]
+    serverless_monthly_usd: float
+    dedicated_offer_id: str | None
+    dedicated_provider: str | None
+    dedicated_instance_type: str | None
+    dedicated_gpu_model: str | None
+    dedicated_gpu_count: float | None
+    dedicated_price_per_hour_usd: float | None
+    dedicated_gpu_seconds_per_request: float | None
+    dedicated_replicas: int | None
+    dedicated_monthly_usd: Annotated[float | None, _d("Replicas x USD/hour x 730.5 h")]
+    dedicated_utilization: Annotated[float | None, _d("Busy share of the dedicated replicas")]
+    cheaper: Annotated[str | None, _d("serverless or dedicated; null without a dedicated offer")]
+    breakeven_requests_per_day: Annotated[
+        float | None, _d("Load at which this tier costs as much as one dedicated replica")
+    ]
+    breakeven_dedicated_utilization: Annotated[
+        float | None,
+        _d(
+            "That load as a busy share of one dedicated replica: above it, "
+            "dedicated wins; null = serverless stays cheaper"
+        ),
+    ]
+
+
+class CheapestDedicated(msgspec.Struct):
+    offer_id: str
+    provider: str
+    instance_type: str
+    gpu_model: str
+    gpu_count: float
+    pricing: str
+    price_per_hour_usd: float
+    gpu_seconds_per_request: float
+    replicas: int
+    monthly_usd: float
+    source_url: str
+
+
+class NotFitting(msgspec.Struct):
+    offer_id: str
+    reason: str
+
+
+class BreakevenAnswer(msgspec.Struct):
+    requests_per_day: float
+    model_id: str | None
+    gpu_seconds_per_request: float | None
+    input_tokens: int
+    output_tokens: int
+    precision: str
+    concurrency: int
+    cold_start_s: float
+    min_warm_replicas: int
+    idle_timeout_s: float
+    dedicated_pricing: str
+    hours_per_month: Annotated[float, _d("Hours in the month used for monthly costs")]
+    cheapest_dedicated: CheapestDedicated | None
+    items: list[BreakevenItem]
+    total: int
+    not_fitting: list[NotFitting]
+    as_of: datetime

@@ -1,0 +1,87 @@
+"""Live FX rates: the ECB feed is stored as dated USD rates beside the seeded fallback; a feed
+that cannot be read never fails the run; providers load only after the rates asset."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import dagster as dg
+import httpx
+import pytest
+
+from pipelines.defs.fx import FX_KEY, refresh_rates
+from pipelines.defs.providers import PROVIDER_ASSETS
+from scrapers import http
+from tests.scrapers.test_ecb import DOC_SHAPED_DAILY
+from warehouse.db import Warehouse, load_seeds
+from warehouse.load import fx_rate
+
+
+@pytest.fixture()
+def warehouse(tmp_path):
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.connect() as con:
+        load_seeds(con)
+    return wh
+
+
+def _client(answer) -> httpx.Client:
+    return http.make_client(httpx.MockTransport(answer))
+
+
+def test_live_rates_are_stored_as_usd_per_unit_with_their_date(warehouse):
+    with _client(lambda r: httpx.Response(200, text=DOC_SHAPED_DAILY)) as client:
+        metadata, line = refresh_rates(warehouse, client)
+    assert metadata["live"] and metadata["rate_date"] == "2024-06-28"
+    assert "ECB rates of 2024-06-28 stored" in line
+    with warehouse.connect() as con:
+        rows = con.execute(
+            "select currency, usd_per_unit, source from fx_rates"
+            " where rate_date = date '2024-06-28' and source = 'ecb' order by currency"
+        ).fetchall()
+        assert rows == [
+            ("EUR", Decimal("1.07050000"), "ecb"),
+            ("GBP", Decimal("1.26479832"), "ecb"),  # 1.0705 / 0.84638
+            ("JPY", Decimal("0.00622601"), "ecb"),
+        ]
+        # the loader converts with it; seeded rows of other dates are untouched
+        assert fx_rate(con, "EUR", date(2024, 7, 1)) == (Decimal("1.0705"), date(2024, 6, 28))
+        assert (
+            con.execute("select count(*) from fx_rates where source like 'seed:%'").fetchone()[0]
+            > 0
+        )
+
+
+def test_storing_the_same_day_twice_changes_nothing(warehouse):
+    for _ in range(2):
+        with _client(lambda r: httpx.Response(200, text=DOC_SHAPED_DAILY)) as client:
+            refresh_rates(warehouse, client)
+    with warehouse.connect() as con:
+        assert con.execute("select count(*) from fx_rates where source = 'ecb'").fetchone()[0] == 3
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (lambda r: httpx.Response(404, text="gone"), "404"),
+        (lambda r: httpx.Response(200, text="<html>maintenance</html>"), "not gesmes:Envelope"),
+    ],
+)
+def test_an_unreadable_feed_falls_back_to_the_seeded_rates_without_raising(
+    warehouse, answer, reason
+):
+    with warehouse.connect() as con:
+        before = con.execute("select * from fx_rates order by all").fetchall()
+    with _client(answer) as client:
+        metadata, line = refresh_rates(warehouse, client)
+    assert metadata["live"] is False and reason in metadata["error"]
+    assert line.startswith("fx_rates: live ECB rates unavailable") and "seeded fallback" in line
+    with warehouse.connect() as con:
+        assert con.execute("select * from fx_rates order by all").fetchall() == before
+
+
+def test_every_provider_loads_after_the_rates():
+    for asset in PROVIDER_ASSETS:
+        assert FX_KEY in asset.asset_deps[asset.key], asset.key
+    assert dg.AssetKey(["seeds"]) in asset.asset_deps[asset.key]

@@ -1,0 +1,217 @@
+"""token_estimates and the fact seeds in the warehouse: built from current_offers at the standard
+settings, equal to warehouse.economics called directly, rebuilt idempotently, and published."""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from tests.conftest import REPO
+from warehouse import economics
+from warehouse.db import Warehouse, load_seeds
+from warehouse.derive import rebuild
+from warehouse.estimates import (
+    STANDARD_INPUT_TOKENS,
+    STANDARD_OUTPUT_TOKENS,
+    gpu_from_row,
+    rebuild_token_estimates,
+)
+from warehouse.facts import model_from_row
+from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
+from warehouse.publish import load_into_memory, publish
+
+SEEDS = REPO / "warehouse" / "seeds"
+WHEN = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
+
+
+def _offer(instance_type: str, gpu: str, count: str, price: str, vram: str | None = "80") -> dict:
+    return {
+        "provider": "lambda", "instance_type": instance_type, "region": "global",
+        "gpu_name": gpu, "gpu_count": Decimal(count),
+        "vram_gb_per_gpu": Decimal(vram) if vram else None, "vcpus": None, "ram_gb": None,
+        "storage_gb": None, "pricing": "on_demand", "reserved_term_months": None,
+        "price": Decimal(price), "currency": "USD", "price_unit": "hour", "price_per": "gpu",
+        "serverless": False, "source_url": "https://lambda.ai/pricing", "observed_at": WHEN,
+    }  # fmt: skip
+
+
+OFFERS = [
+    _offer("gpu_8x_h100_sxm5", "NVIDIA H100 SXM", "8", "2.99"),
+    _offer("gpu_1x_a100_sxm4_80gb", "NVIDIA A100 SXM4 80GB", "1", "1.79"),
+    _offer("gpu_half_a10", "NVIDIA A10", "0.5", "0.40", vram="24"),
+]
+
+
+def _csv(name: str) -> list[dict[str, str]]:
+    with (SEEDS / name).open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    with Warehouse(tmp_path_factory.mktemp("estimates") / "w.duckdb").connect() as c:
+        c.execute("begin transaction")
+        load_seeds(c)
+        c.execute("commit")
+        assert start_scrape(
+            c,
+            scrape_id="s1",
+            provider="lambda",
+            run_id="r",
+            mode="replay",
+            source="test",
+            fetches=[],
+        )
+        rows, validation = prepare(c, OFFERS)
+        assert validation.ok, validation.problems()
+        commit_scrape(c, scrape_id="s1", provider="lambda", observed_at=WHEN, rows=rows)
+        rebuild(c)
+        rebuild_token_estimates(c)
+        yield c
+
+
+def _row(con, instance_type: str, model_id: str) -> dict:
+    result = con.execute(
+        "select * from token_estimates where offer_id = ? and model_id = ?",
+        [offer_id("lambda", instance_type, "global", "on_demand", None), model_id],
+    )
+    columns = [d[0] for d in result.description]
+    return dict(zip(columns, result.fetchone(), strict=True))
+
+
+def test_fact_seeds_are_loaded_with_every_row(con):
+    for table, name in [
+        ("provider_facts", "provider_facts.csv"),
+        ("models", "models.csv"),
+        ("serverless_platforms", "serverless_platforms.csv"),
+        ("serverless_tiers", "serverless_tiers.csv"),
+    ]:
+        assert con.execute(f"select count(*) from {table}").fetchone()[0] == len(_csv(name))
+    aws = con.execute(
+        "select billing_granularity_s, minimum_charge_s, egress_usd_per_gb,"
+        " spot_available from provider_facts where provider = 'aws'"
+    ).fetchone()
+    assert aws == (Decimal(1), Decimal(60), Decimal("0.09"), True)
+
+
+def test_one_row_per_current_offer_with_a_gpu_and_model(con):
+    offers = con.execute("select count(*) from current_offers where gpu_id is not null").fetchone()[
+        0
+    ]
+    models = len(_csv("models.csv"))
+    assert con.execute("select count(*) from token_estimates").fetchone()[0] == offers * models
+    assert (
+        con.execute(
+            "select count(*) from token_estimates where input_tokens <> ? or output_tokens <> ?",
+            [STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS],
+        ).fetchone()[0]
+        == 0
+    )
+
+
+def test_row_matches_economics_called_directly(con):
+    row = _row(con, "gpu_8x_h100_sxm5", "llama-3.1-70b")
+    model = model_from_row(
+        dict(
+            zip(
+                [d[0] for d in con.execute("select * from models").description],
+                con.execute("select * from models where model_id = 'llama-3.1-70b'").fetchone(),
+                strict=True,
+            )
+        )
+    )
+    gpu_result = con.execute("select * from gpus where gpu_id = 'h100-sxm'")
+    gpu = gpu_from_row(
+        dict(zip([d[0] for d in gpu_result.description], gpu_result.fetchone(), strict=True))
+    )
+    direct = economics.estimate_throughput(model, "fp8", gpu, 8, 1000, 1000)
+    cost = economics.cost_per_million_tokens(
+        Decimal("23.92"), round(direct.output_tokens_per_s, 3), round(direct.total_tokens_per_s, 3)
+    )
+    assert row["fits"] and row["precision_requested"] == "fp8" and row["precision_native"]
+    assert row["gpus_used"] == direct.tensor_parallel * direct.data_parallel == 8
+    assert row["output_tokens_per_s"] == pytest.approx(direct.output_tokens_per_s, abs=1e-3)
+    assert row["price_per_hour_usd"] == Decimal("23.92")
+    assert row["usd_per_million_output_tokens"] == cost.usd_per_million_output_tokens
+    assert row["usd_per_million_total_tokens"] == cost.usd_per_million_total_tokens
+    # USD per 1M total tokens = hourly price / (total tokens/s x 3600) x 1e6
+    expected = Decimal("23.92") / Decimal(repr(row["total_tokens_per_s"])) / 3600 * 1_000_000
+    assert row["usd_per_million_total_tokens"] == expected.quantize(Decimal("0.000001"))
+
+
+def test_standard_precision_is_fp8_where_supported_else_16_bit(con):
+    a100 = _row(con, "gpu_1x_a100_sxm4_80gb", "llama-3.1-8b")
+    assert (a100["precision_requested"], a100["compute_precision"]) == ("bf16", "bf16")
+    assert a100["precision_native"] and a100["fallback_reason"] is None
+    # gpt-oss ships MXFP4: it stays fp4, which Hopper runs as 4-bit weights with 16-bit compute.
+    oss = _row(con, "gpu_8x_h100_sxm5", "gpt-oss-120b")
+    assert oss["precision_requested"] == "fp4" and not oss["precision_native"]
+    assert "no FP4 tensor cores" in oss["fallback_reason"]
+
+
+def test_models_that_do_not_fit_and_gpu_shares_have_a_reason_and_no_price(con):
+    big = _row(con, "gpu_1x_a100_sxm4_80gb", "llama-3.1-405b")
+    assert not big["fits"] and "does not fit 1 x a100-80gb-sxm" in big["not_estimated_reason"]
+    assert big["usd_per_million_total_tokens"] is None and big["output_tokens_per_s"] == 0
+    share = _row(con, "gpu_half_a10", "llama-3.1-8b")
+    assert not share["fits"] and "fractional GPU share" in share["not_estimated_reason"]
+
+
+def test_curated_serverless_tiers_are_current_offers_and_get_estimates(con):
+    tiers = con.execute("select count(*) from serverless_tiers").fetchone()[0]
+    served = con.execute(
+        "select count(*) from current_offers where price_source = 'curated' and serverless"
+    ).fetchone()[0]
+    assert served == tiers  # lambda is the only scraped provider here
+    row = con.execute(
+        "select price, price_unit, price_per_hour_usd, billing_granularity_s from current_offers"
+        " where provider = 'runpod-serverless' and instance_type = 'flex H200 PRO 141 GB'"
+    ).fetchone()
+    assert row == (Decimal("0.00155"), "second", Decimal("5.58"), Decimal(1))
+    assert (
+        con.execute(
+            "select count(*) from token_estimates where provider = 'runpod-serverless' and fits"
+        ).fetchone()[0]
+        > 0
+    )
+
+
+def test_offers_carry_provider_facts(con):
+    row = con.execute(
+        "select billing_granularity, billing_granularity_s, egress_usd_per_gb, spot_available"
+        " from current_offers where instance_type = 'gpu_8x_h100_sxm5'"
+    ).fetchone()
+    lam = next(r for r in _csv("provider_facts.csv") if r["provider"] == "lambda")
+    assert row[0] == lam["billing_granularity"]
+    assert row[1] == Decimal(lam["billing_granularity_s"])
+    assert row[2] == Decimal(lam["egress_usd_per_gb"])
+    assert row[3] == (lam["spot_available"] == "true")
+
+
+def test_rebuild_is_idempotent(con):
+    before = con.execute("select * from token_estimates order by offer_id, model_id").fetchall()
+    assert rebuild_token_estimates(con) == len(before)
+    assert (
+        con.execute("select * from token_estimates order by offer_id, model_id").fetchall()
+        == before
+    )
+
+
+def test_published_snapshot_carries_estimates_models_and_facts(con, tmp_path):
+    info = publish(con, tmp_path / "published")
+    snap = load_into_memory(info)
+    for table in (
+        "token_estimates",
+        "models",
+        "provider_facts",
+        "serverless_platforms",
+        "serverless_tiers",
+    ):
+        assert (
+            snap.execute(f"select count(*) from {table}").fetchone()[0]
+            == con.execute(f"select count(*) from {table}").fetchone()[0]
+            > 0
+        )

@@ -1,0 +1,266 @@
+"""Token-serving estimates per offer: the ``token_estimates`` table and the API's on-demand twin.
+
+For every current offer whose GPU resolved to the canonical table and every reference model,
+``warehouse.economics`` estimates the steady-state output tokens/s of the whole instance and
+turns the offer's USD price per hour into USD per million tokens. The table is rebuilt every run
+at the standard settings (:data:`STANDARD_PRECISION` resolved per GPU by
+``economics.standard_precision``, :data:`STANDARD_INPUT_TOKENS` in /
+:data:`STANDARD_OUTPUT_TOKENS` out per request, no concurrency limit). The API computes other
+settings with :func:`estimate_rows`, the same function, so both always agree.
+
+Offers with a fractional GPU count (a share of one GPU) are listed with ``fits`` false and a
+``not_estimated_reason``: the throughput model knows whole GPUs only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+
+from warehouse import economics
+from warehouse.db import bulk_insert
+from warehouse.facts import model_from_row
+
+STANDARD_PRECISION = "standard"
+STANDARD_INPUT_TOKENS = 1000
+STANDARD_OUTPUT_TOKENS = 1000
+PRECISION_CHOICES: tuple[str, ...] = (STANDARD_PRECISION, *economics.PRECISIONS)
+
+# Columns of current_offers an estimate needs (identity, hardware, USD price per instance-hour).
+OFFER_COLUMNS: tuple[str, ...] = (
+    "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_id",
+    "gpu_count", "price_per_hour_usd", "observed_at",
+)  # fmt: skip
+ESTIMATE_COLUMNS: tuple[str, ...] = (
+    "offer_id", "model_id", "provider", "instance_type", "region", "pricing", "serverless",
+    "gpu_id", "gpu_count", "input_tokens", "output_tokens", "precision_requested",
+    "weight_precision", "compute_precision", "kv_precision", "precision_native",
+    "fallback_reason", "fits", "not_estimated_reason", "gpus_used", "tensor_parallel",
+    "data_parallel", "batch_per_replica", "output_tokens_per_s", "total_tokens_per_s",
+    "price_per_hour_usd", "usd_per_million_output_tokens", "usd_per_million_total_tokens",
+    "observed_at",
+)  # fmt: skip
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def gpu_from_row(row: Mapping[str, Any]) -> economics.GpuSpec:
+    """An ``economics.GpuSpec`` from a ``gpus`` table row (DuckDB types: Decimal, bool, None)."""
+    return economics.GpuSpec(
+        gpu_id=str(row["gpu_id"]),
+        vram_gb=float(row["vram_gb"]),
+        memory_bandwidth_gbps=float(row["memory_bandwidth_gbps"] or 0),
+        bf16_tflops_dense=_float(row["bf16_tflops_dense"]),
+        fp16_tflops_dense=_float(row["fp16_tflops_dense"]),
+        fp8_tflops_dense=_float(row["fp8_tflops_dense"]),
+        int8_tops_dense=_float(row["int8_tops_dense"]),
+        fp4_tflops_dense=_float(row["fp4_tflops_dense"]),
+        fp8_support=bool(row["fp8_support"]),
+        bf16_support=bool(row["bf16_support"]),
+        interconnect=str(row["interconnect"] or "pcie"),
+        interconnect_bandwidth_gbps=_float(row["interconnect_bandwidth_gbps"]),
+        vendor=str(row["vendor"] or ""),
+    )
+
+
+def whole_gpus(gpu_count: Decimal | float | int) -> int | None:
+    """``gpu_count`` as an int when it is a whole positive number, else None (a GPU share)."""
+    value = Decimal(str(gpu_count))
+    return int(value) if value > 0 and value == value.to_integral_value() else None
+
+
+def precision_for(requested: str, model: economics.ModelSpec, gpu: economics.GpuSpec) -> str:
+    """The precision to run: ``standard`` -> ``economics.standard_precision``; else as asked."""
+    if requested == STANDARD_PRECISION:
+        return economics.standard_precision(model, gpu)
+    return requested
+
+
+@dataclass
+class Estimator:
+    """Memoised ``economics.estimate_throughput``: many offers share one (GPU, count) config."""
+
+    models: Mapping[str, economics.ModelSpec]
+    gpus: Mapping[str, economics.GpuSpec]
+
+    def __post_init__(self) -> None:
+        self._cache: dict[tuple[Any, ...], economics.ThroughputEstimate | str] = {}
+
+    def throughput(
+        self,
+        model_id: str,
+        gpu_id: str,
+        gpu_count: int,
+        precision: str,
+        input_tokens: int,
+        output_tokens: int,
+        concurrency: int | None = None,
+    ) -> economics.ThroughputEstimate | str:
+        """The estimate, or a one-line reason why none can be made (missing spec, bad input)."""
+        key = (model_id, gpu_id, gpu_count, precision, input_tokens, output_tokens, concurrency)
+        if key not in self._cache:
+            model, gpu = self.models[model_id], self.gpus[gpu_id]
+            try:
+                self._cache[key] = economics.estimate_throughput(
+                    model,
+                    precision_for(precision, model, gpu),
+                    gpu,
+                    gpu_count,
+                    input_tokens,
+                    output_tokens,
+                    concurrency=concurrency,
+                )
+            except ValueError as exc:  # e.g. a GPU whose spec lists no rate for that precision
+                self._cache[key] = str(exc)
+        return self._cache[key]
+
+
+def estimate_rows(
+    offers: Iterable[Mapping[str, Any]],
+    estimator: Estimator,
+    model_ids: Iterable[str],
+    *,
+    precision: str = STANDARD_PRECISION,
+    input_tokens: int = STANDARD_INPUT_TOKENS,
+    output_tokens: int = STANDARD_OUTPUT_TOKENS,
+) -> list[dict[str, Any]]:
+    """One row (``ESTIMATE_COLUMNS``) per offer x model; offers need ``OFFER_COLUMNS``.
+
+    Offers whose ``gpu_id`` is unknown to the estimator are skipped (the caller selects offers
+    with a canonical GPU). Rates are output / total (input + output) tokens per second for the
+    whole instance; costs are USD per million tokens at the offer's USD price per hour, null
+    when the model does not fit. Raises ValueError for an unknown precision or a sequence
+    longer than a model's context (callers validate inputs first).
+    """
+    if precision not in PRECISION_CHOICES:
+        raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISION_CHOICES}")
+    model_list = [estimator.models[m] for m in model_ids]
+    # Everything but the price depends only on (model, GPU, GPU count): marketplaces list many
+    # offers of one configuration, so those parts are computed once per configuration.
+    parts: dict[tuple[str, str, Any], dict[str, Any]] = {}
+    rows: list[dict[str, Any]] = []
+    for offer in offers:
+        gpu = estimator.gpus.get(offer["gpu_id"])
+        if gpu is None:
+            continue
+        price = Decimal(offer["price_per_hour_usd"])
+        identity = {c: offer[c] for c in OFFER_COLUMNS}
+        for model in model_list:
+            key = (model.model_id, gpu.gpu_id, offer["gpu_count"])
+            part = parts.get(key)
+            if part is None:
+                part = parts[key] = _config_part(
+                    estimator,
+                    model,
+                    gpu,
+                    offer["gpu_count"],
+                    precision,
+                    input_tokens,
+                    output_tokens,
+                )
+            row = {**identity, **part}
+            if part["fits"]:
+                cost = economics.cost_per_million_tokens(
+                    price, part["output_tokens_per_s"], part["total_tokens_per_s"]
+                )
+                row["usd_per_million_output_tokens"] = cost.usd_per_million_output_tokens
+                row["usd_per_million_total_tokens"] = cost.usd_per_million_total_tokens
+            rows.append(row)
+    return rows
+
+
+def _config_part(
+    estimator: Estimator,
+    model: economics.ModelSpec,
+    gpu: economics.GpuSpec,
+    gpu_count: Any,
+    precision: str,
+    input_tokens: int,
+    output_tokens: int,
+) -> dict[str, Any]:
+    """The offer-independent columns of an estimate row (costs left null)."""
+    resolved = economics.resolve_precision(precision_for(precision, model, gpu), gpu)
+    part: dict[str, Any] = {
+        "model_id": model.model_id, "input_tokens": input_tokens,
+        "output_tokens": output_tokens, "precision_requested": resolved.requested,
+        "weight_precision": resolved.weight_precision,
+        "compute_precision": resolved.compute_precision, "kv_precision": resolved.kv_precision,
+        "precision_native": resolved.native, "fallback_reason": resolved.fallback_reason,
+        "fits": False, "not_estimated_reason": None, "gpus_used": 0, "tensor_parallel": 0,
+        "data_parallel": 0, "batch_per_replica": 0, "output_tokens_per_s": 0.0,
+        "total_tokens_per_s": 0.0, "usd_per_million_output_tokens": None,
+        "usd_per_million_total_tokens": None,
+    }  # fmt: skip
+    count = whole_gpus(gpu_count)
+    if count is None:
+        part["not_estimated_reason"] = f"fractional GPU share ({gpu_count} GPUs) is not modelled"
+        return part
+    estimate = estimator.throughput(
+        model.model_id, gpu.gpu_id, count, precision, input_tokens, output_tokens
+    )
+    if isinstance(estimate, str):
+        part["not_estimated_reason"] = estimate
+    elif not estimate.fits:
+        part["not_estimated_reason"] = (
+            f"{model.model_id} does not fit {count} x {gpu.gpu_id} at "
+            f"{resolved.weight_precision} with one {input_tokens + output_tokens}-token sequence"
+        )
+    else:
+        part.update(
+            fits=True, gpus_used=estimate.tensor_parallel * estimate.data_parallel,
+            tensor_parallel=estimate.tensor_parallel, data_parallel=estimate.data_parallel,
+            batch_per_replica=estimate.batch,
+            output_tokens_per_s=round(estimate.output_tokens_per_s, 3),
+            total_tokens_per_s=round(estimate.total_tokens_per_s, 3),
+        )  # fmt: skip
+    return part
+
+
+def _query(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    result = con.execute(sql)
+    columns = [d[0] for d in result.description or []]
+    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def load_estimator(con: duckdb.DuckDBPyConnection) -> Estimator:
+    """An Estimator over the ``models`` and ``gpus`` tables of a warehouse or snapshot."""
+    models = {r["model_id"]: model_from_row(r) for r in _query(con, "select * from models")}
+    gpus = {r["gpu_id"]: gpu_from_row(r) for r in _query(con, "select * from gpus")}
+    return Estimator(models, gpus)
+
+
+def rebuild_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
+    """Replace ``token_estimates`` from ``current_offers`` at the standard settings, atomically.
+
+    Returns the row count. Runs after the SQL models (it reads ``current_offers``).
+    """
+    estimator = load_estimator(con)
+    offers = _query(
+        con,
+        f"select {', '.join(OFFER_COLUMNS)} from current_offers"  # columns: code constants
+        " where gpu_id is not null order by offer_id",
+    )
+    rows = estimate_rows(offers, estimator, sorted(estimator.models))
+    con.execute("begin transaction")
+    try:
+        con.execute("delete from token_estimates")
+        bulk_insert(
+            con,
+            "token_estimates",
+            list(ESTIMATE_COLUMNS),
+            [
+                [str(v) if isinstance(v, Decimal) else v for v in (r[c] for c in ESTIMATE_COLUMNS)]
+                for r in rows
+            ],
+        )  # decimals as text: DuckDB casts them to the column's decimal type exactly
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise
+    return len(rows)
