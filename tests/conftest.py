@@ -37,3 +37,17 @@ def snapshots() -> Path:
     if not SNAPSHOTS.is_dir():
         pytest.fail(f"read-only captures not found at {SNAPSHOTS} (../shared beside the repo)")
     return SNAPSHOTS
+
+
+@pytest.fixture(scope="session")
+def replayed_home(tmp_path_factory):
+    """A GPUPRICES_HOME into which every real capture was replayed through the Dagster jobs
+    (once per test session). Tests must not modify it; copy it if they need to."""
+    import dagster as dg
+
+    from pipelines.run import run_ingest
+    from warehouse.paths import Paths
+
+    paths = Paths(tmp_path_factory.mktemp("replayed-home"))
+    report = run_ingest(paths, replay_dir=SNAPSHOTS, instance=dg.DagsterInstance.ephemeral())
+    return paths, report
