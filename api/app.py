@@ -21,6 +21,7 @@ from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController
 from api.controllers.web import ChartsController, WebController
 from api.encoding import encode
+from api.fastpath import ResponseCache
 from api.limits import limit_query_length
 from api.store import NoSnapshot, SnapshotStore
 from warehouse import remote
@@ -74,12 +75,13 @@ def create_app(published_dir: Path | None = None, reload_interval_s: float | Non
     else:
         store = SnapshotStore(directory, reload_interval_s=interval)
     origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
+    responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
     return Litestar(
         route_handlers=[InstancesController, GpusController, ProvidersController, HealthController,
                         WebController, ChartsController, ProviderDetailController,
                         ServerlessController, EconomicsController, AdminController,
                         HistoryController],
-        middleware=[limit_query_length],
+        middleware=[limit_query_length, responses.middleware],
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
         exception_handlers={
             ValidationException: _validation_error,
@@ -97,5 +99,6 @@ def create_app(published_dir: Path | None = None, reload_interval_s: float | Non
                                        description=f"${ADMIN_TOKEN_ENV} of the server"),
             }),
         ),
-        state={"store": store, ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, "")},
+        state={"store": store, "response_cache": responses,
+               ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, "")},
     )

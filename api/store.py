@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from litestar.di import NamedDependency
 
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
 
@@ -72,9 +73,15 @@ class Snapshot:
 class SnapshotStore:
     """Holds the current snapshot and swaps in newer ones without a restart."""
 
-    def __init__(self, published_dir: Path, reload_interval_s: float = 1.0) -> None:
+    def __init__(self, published_dir: Path, reload_interval_s: float = 1.0,
+                 locate: Callable[[], SnapshotInfo | None] | None = None,
+                 where: str | None = None) -> None:
         self.published_dir = published_dir
         self.reload_interval_s = reload_interval_s
+        # Where the current snapshot is found: the local published directory by default, or
+        # e.g. warehouse.remote.RemoteSnapshots(url, cache).current for replicas elsewhere.
+        self._locate = locate or (lambda: current(self.published_dir))
+        self.where = where or str(published_dir)
         self._snapshot: Snapshot | None = None
         self._checked_at = float("-inf")
         self._lock = threading.Lock()
@@ -87,7 +94,7 @@ class SnapshotStore:
         snapshot = self._snapshot
         if snapshot is None:
             raise NoSnapshot(
-                f"no snapshot published under {self.published_dir} yet: run `gpuprices ingest`"
+                f"no snapshot published under {self.where} yet: run `gpuprices ingest`"
                 + (f" ({self.last_error})" if self.last_error else "")
             )
         return snapshot
@@ -97,7 +104,7 @@ class SnapshotStore:
         with self._lock:
             self._checked_at = time.monotonic()
             try:
-                info = current(self.published_dir)
+                info = self._locate()
             except SnapshotError as exc:
                 self.last_error = str(exc)
                 return False
@@ -117,3 +124,7 @@ class SnapshotStore:
             self._snapshot = Snapshot(info, con, tables)
             self.last_error = None
             return True
+
+
+# Handlers declare ``store: Store``: the app-wide SnapshotStore, injected by name.
+Store = NamedDependency[SnapshotStore]

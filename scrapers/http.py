@@ -45,7 +45,10 @@ SENSITIVE_QUERY_PARAMS = frozenset(
     {"key", "api_key", "apikey", "token", "access_token", "client_secret", "password", "sig"}
 )
 REDACTED = "REDACTED"
-SENSITIVE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
+SENSITIVE_HEADERS = frozenset({
+    "authorization", "proxy-authorization", "cookie", "api-key", "api_key", "x-api-key",
+    "x-auth-token", "x-api-token",
+})
 
 
 class RetryableStatus(Exception):
@@ -148,14 +151,14 @@ class _RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
             record.args = tuple(
-                redact_url(a) if isinstance(a, httpx.URL) or _looks_like_url(a) else a
+                redact_url(a) if isinstance(a, httpx.URL | str) and _looks_like_url(str(a)) else a
                 for a in record.args
             )
         return True
 
 
-def _looks_like_url(value: object) -> bool:
-    return isinstance(value, str) and value.startswith(("http://", "https://"))
+def _looks_like_url(value: str) -> bool:
+    return value.startswith(("http://", "https://"))
 
 
 _HTTPX_FILTER = _RedactingFilter()
@@ -318,6 +321,22 @@ def redact_text(text: str) -> str:
 
 def is_sensitive(request: httpx.Request) -> bool:
     return bool(request.extensions.get(SENSITIVE_EXTENSION))
+
+
+def request_credentials(request: httpx.Request) -> set[str]:
+    """The credential values ``request`` carried: sensitive header values (with and without
+    their scheme word, e.g. the token of ``Bearer <token>``) and sensitive query parameter
+    values. A server may echo them (an error page quoting the key): callers scrub these from
+    anything they store."""
+    found: set[str] = set()
+    for name, value in request.headers.items():
+        if name.lower() in SENSITIVE_HEADERS:
+            found.add(value)
+            found.add(value.partition(" ")[2].strip())
+    for name, value in request.url.params.multi_items():
+        if name.lower() in SENSITIVE_QUERY_PARAMS:
+            found.add(value)
+    return {f for f in found if f}
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
+
+from warehouse.history import maintain
+from warehouse.quality import stale_before
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -18,9 +22,15 @@ def model_sql(name: str) -> str:
     return (MODELS_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
-def rebuild(con: duckdb.DuckDBPyConnection, names: tuple[str, ...] = MODEL_ORDER) -> dict[str, int]:
-    """Rebuild ``names`` in one transaction; returns the row count of each."""
+def rebuild(con: duckdb.DuckDBPyConnection, names: tuple[str, ...] = MODEL_ORDER, *,
+            now: datetime | None = None) -> dict[str, int]:
+    """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
+
+    Freshness is judged at ``now`` (default: the current time): the models read the staleness
+    cut-off from the session variable ``stale_before`` (``warehouse.quality``, read per call).
+    """
     counts: dict[str, int] = {}
+    con.execute("set variable stale_before = ?::timestamptz", [stale_before(now)])
     con.execute("begin transaction")
     try:
         for name in names:
@@ -31,4 +41,6 @@ def rebuild(con: duckdb.DuckDBPyConnection, names: tuple[str, ...] = MODEL_ORDER
     except Exception:
         con.execute("rollback")
         raise
+    # History follows the models: the daily rollup, observation retention, the analysis views.
+    counts.update(maintain(con, now=now))
     return counts

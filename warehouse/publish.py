@@ -16,6 +16,8 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.analysis import create_views
+
 POINTER = "CURRENT"
 KEEP_SNAPSHOTS = 5
 # Tables copied into every snapshot (identifiers are only ever taken from this allow-list).
@@ -25,6 +27,12 @@ PUBLISHED_TABLES: tuple[str, ...] = (
     "gpus",
     "offer_history",
     "fx_rates",
+    # price history beyond offer_history (migration 0002); the analysis views read them
+    "daily_provider_prices",
+    "market_summaries",
+    "market_summary_providers",
+    "imported_daily_prices",
+    "history_imports",
 )
 OPTIONAL_TABLES: tuple[str, ...] = (
     "provider_facts",
@@ -80,6 +88,12 @@ def publish(con: duckdb.DuckDBPyConnection, published_dir: Path, *, now: datetim
         )
     finally:
         con.execute("detach snap")
+    # The analysis views and macros, created inside the file so they bind to its own tables.
+    snap = duckdb.connect(str(tmp))
+    try:
+        create_views(snap)
+    finally:
+        snap.close()
     with tmp.open("rb+") as handle:
         os.fsync(handle.fileno())
     os.replace(tmp, final)
@@ -101,7 +115,10 @@ def _prune(published_dir: Path, keep: str) -> None:
     for old in snapshots[:-KEEP_SNAPSHOTS]:
         if old.name != keep:
             old.unlink(missing_ok=True)
-    for stale in published_dir.glob(".tmp-snapshot-*"):
+    # Leftovers of a publish that was killed midway (only one process publishes at a time:
+    # the caller holds the warehouse lock), never read by anyone.
+    leftovers = [*published_dir.glob(".tmp-snapshot-*"), *published_dir.glob(f".{POINTER}.*.tmp")]
+    for stale in leftovers:
         stale.unlink(missing_ok=True)
 
 

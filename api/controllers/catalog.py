@@ -8,7 +8,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from api.encoding import encode, json_response
 from api.queries import GPUS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
-from api.store import NoSnapshot, SnapshotStore
+from api.store import NoSnapshot, Store
 
 
 class GpusController(Controller):
@@ -19,7 +19,7 @@ class GpusController(Controller):
          description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
          "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
          responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")})
-    def list_gpus(self, store: SnapshotStore) -> Response[bytes]:
+    def list_gpus(self, store: Store) -> Response[bytes]:
         snapshot = store.get()
         return json_response(snapshot.cached(("gpus",), lambda: encode(
             {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of})))
@@ -33,7 +33,7 @@ class ProvidersController(Controller):
          description="Last success and last failure (with its error) per provider, and how "
          "many of its offers are current.",
          responses={200: ResponseSpec(data_container=ProviderList, description="All providers")})
-    def list_providers(self, store: SnapshotStore) -> Response[bytes]:
+    def list_providers(self, store: Store) -> Response[bytes]:
         snapshot = store.get()
         return json_response(snapshot.cached(("providers",), lambda: encode(
             {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of})))
@@ -46,7 +46,7 @@ class HealthController(Controller):
     @get("/", summary="Liveness and data presence", sync_to_thread=False,
          responses={200: ResponseSpec(data_container=Health, description="Serving a snapshot"),
                     503: ResponseSpec(data_container=Health, description="No snapshot yet")})
-    def health(self, store: SnapshotStore) -> Response[bytes]:
+    def health(self, store: Store) -> Response[bytes]:
         try:
             snapshot = store.get()
         except NoSnapshot:

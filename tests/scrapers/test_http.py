@@ -59,8 +59,9 @@ def test_minimum_interval_between_requests_to_one_host(monkeypatch: pytest.Monke
     waits: list[float] = []
     monkeypatch.setattr(http, "pause", waits.append)
     throttle = http.HostThrottle(min_interval_s=5.0)
-    with http.make_client(httpx.MockTransport(lambda r: httpx.Response(200)),
-                          throttle=throttle) as client:
+    with http.make_client(
+        httpx.MockTransport(lambda r: httpx.Response(200)), throttle=throttle
+    ) as client:
         http.get(client, "https://a.invalid/1")
         http.get(client, "https://b.invalid/1")  # another host: no wait
         http.get(client, "https://a.invalid/2")
@@ -89,21 +90,27 @@ def test_retry_after_is_honoured_and_attempts_bounded(monkeypatch: pytest.Monkey
         calls.append(request)
         return httpx.Response(429, headers={"Retry-After": "12"})
 
-    with (http.make_client(httpx.MockTransport(limited)) as client,
-          pytest.raises(FetchError) as failure):
+    with (
+        http.make_client(httpx.MockTransport(limited)) as client,
+        pytest.raises(FetchError) as failure,
+    ):
         http.get(client, "https://a.invalid/x?key=SECRET")
     assert len(calls) == http.MAX_ATTEMPTS
     assert waits == [12.0] * (http.MAX_ATTEMPTS - 1)
     assert str(failure.value) == (
-        f"GET https://a.invalid/x?key=REDACTED: HTTP 429 after {http.MAX_ATTEMPTS} attempts")
+        f"GET https://a.invalid/x?key=REDACTED: HTTP 429 after {http.MAX_ATTEMPTS} attempts"
+    )
 
 
 def test_retry_after_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
     monkeypatch.setattr(http, "pause", waits.append)
-    with (http.make_client(httpx.MockTransport(
-            lambda r: httpx.Response(503, headers={"Retry-After": "86400"}))) as client,
-          pytest.raises(FetchError)):
+    with (
+        http.make_client(
+            httpx.MockTransport(lambda r: httpx.Response(503, headers={"Retry-After": "86400"}))
+        ) as client,
+        pytest.raises(FetchError),
+    ):
         http.get(client, "https://a.invalid/", max_attempts=2)
     assert waits == [http.RETRY_AFTER_CAP_S]
 
@@ -122,7 +129,9 @@ def test_transport_error_text_is_redacted(monkeypatch: pytest.MonkeyPatch) -> No
     def leaky(request: httpx.Request) -> httpx.Response:
         raise httpx.ProxyError(f"proxy refused {request.url}\nsecond line", request=request)
 
-    with (http.make_client(httpx.MockTransport(leaky)) as client,
-          pytest.raises(FetchError) as failure):
+    with (
+        http.make_client(httpx.MockTransport(leaky)) as client,
+        pytest.raises(FetchError) as failure,
+    ):
         http.get(client, "https://a.invalid/p?api_key=SECRET1")
     assert "SECRET1" not in str(failure.value) and "\n" not in str(failure.value)

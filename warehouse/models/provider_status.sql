@@ -1,6 +1,6 @@
 -- provider_status: freshness and health per provider.
 -- Grain: one row per provider that has ever been scraped.
--- Depends on: scrapes, current_offers.
+-- Depends on: scrapes, current_offers; variable stale_before.
 create or replace table provider_status as
 with per_provider as (
     select
@@ -24,7 +24,10 @@ offer_counts as (
 
 select
     p.*,
-    coalesce(c.current_offer_count, 0) as current_offer_count
+    coalesce(c.current_offer_count, 0) as current_offer_count,
+    -- stale: no successful scrape finished since the freshness cut-off (variable set by
+    -- warehouse.derive.rebuild, GPUPRICES_STALE_AFTER_HOURS); never succeeded counts as stale
+    coalesce(p.last_success_at < getvariable('stale_before'), true) as stale
 from per_provider as p
 left join offer_counts as c using (provider)
 order by provider;

@@ -1,0 +1,85 @@
+"""POST /admin/refresh: the one endpoint that changes server state, behind a bearer token.
+
+The token is ``$GPUPRICES_ADMIN_TOKEN`` as read when the app is created. Unset: every admin
+request gets 403 (the endpoint is disabled, not open). A missing or wrong token gets 401. The
+comparison is constant-time (``hmac.compare_digest``).
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from litestar import Controller, Request, Response, post
+from litestar.openapi.datastructures import ResponseSpec
+
+from api.encoding import encode, json_response
+from api.schemas import ErrorBody, RefreshResult
+from api.store import Store
+
+ADMIN_TOKEN_ENV = "GPUPRICES_ADMIN_TOKEN"
+ADMIN_TOKEN_STATE = "admin_token"
+BEARER = "bearer"  # the OpenAPI security scheme name (see api.app)
+
+
+def denied(request: Request) -> Response[bytes] | None:
+    """403 when admin endpoints are disabled, 401 unless the bearer token matches, else None."""
+    expected: str = request.app.state.get(ADMIN_TOKEN_STATE) or ""
+    if not expected:
+        return _refuse(
+            403, f"admin endpoints are disabled: set {ADMIN_TOKEN_ENV} on the server to enable them"
+        )
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        given.strip().encode(), expected.encode()
+    ):
+        return _refuse(
+            401,
+            "admin endpoints need 'Authorization: Bearer <token>'",
+            {"WWW-Authenticate": 'Bearer realm="gpuprices-admin"'},
+        )
+    return None
+
+
+def _refuse(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[bytes]:
+    return Response(
+        content=encode({"status_code": status, "detail": detail}),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
+
+
+class AdminController(Controller):
+    path = "/admin"
+    tags = ("admin",)
+
+    @post(
+        "/refresh",
+        summary="Load the newest published snapshot now",
+        sync_to_thread=False,
+        status_code=200,
+        security=[{BEARER: []}],
+        description="Re-reads published/CURRENT at once instead of at the next reload "
+        "interval. Needs `Authorization: Bearer $GPUPRICES_ADMIN_TOKEN`; 403 while the "
+        "server has no admin token configured.",
+        responses={
+            200: ResponseSpec(data_container=RefreshResult, description="Snapshot served now"),
+            401: ResponseSpec(data_container=ErrorBody, description="Missing or wrong token"),
+            403: ResponseSpec(data_container=ErrorBody, description="Admin disabled"),
+        },
+    )
+    def refresh(self, request: Request, store: Store) -> Response[bytes]:
+        refusal = denied(request)
+        if refusal is not None:
+            return refusal
+        swapped = store.refresh()
+        snapshot = store.get()
+        return json_response(
+            encode(
+                {
+                    "swapped": swapped,
+                    "snapshot_id": snapshot.info.snapshot_id,
+                    "as_of": snapshot.as_of,
+                }
+            )
+        )

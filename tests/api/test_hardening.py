@@ -1,0 +1,113 @@
+"""API limits and the token-protected admin endpoint."""
+
+from __future__ import annotations
+
+import pytest
+from litestar.testing import TestClient
+
+from api.app import CORS_ENV, create_app
+from api.controllers.admin import ADMIN_TOKEN_ENV
+from api.limits import MAX_QUERY_BYTES
+from warehouse.db import Warehouse
+from warehouse.publish import publish
+
+TOKEN = "admin-test-token-8f2c"  # a placeholder, not a credential
+
+
+@pytest.fixture()
+def published(replayed_home, tmp_path):  # replayed_home: tests/conftest.py
+    """A private published directory holding one snapshot of the replayed warehouse."""
+    paths, _ = replayed_home
+    with Warehouse(paths.warehouse).connect() as con:
+        publish(con, tmp_path / "published")
+    return tmp_path / "published"
+
+
+def test_query_string_over_the_limit_is_414_with_a_clear_message(published) -> None:
+    with TestClient(create_app(published)) as client:
+        ok = client.get("/instances", params={"region": "r" * (MAX_QUERY_BYTES - 20)})
+        too_long = client.get("/instances", params={"region": "r" * (MAX_QUERY_BYTES + 1)})
+    assert ok.status_code == 200
+    assert too_long.status_code == 414
+    assert too_long.json()["detail"].endswith(f"at most {MAX_QUERY_BYTES} are accepted")
+
+
+def test_page_size_and_list_lengths_are_bounded(published) -> None:
+    with TestClient(create_app(published)) as client:
+        assert client.get("/instances", params={"limit": 1001}).status_code == 400
+        many = [("provider", f"p{i}") for i in range(51)]
+        assert client.get("/instances", params=many).status_code == 400
+        assert client.get("/instances", params={"limit": 1000}).status_code == 200
+
+
+def test_sort_and_filters_cannot_inject_sql(published) -> None:
+    with TestClient(create_app(published)) as client:
+        bad_sort = client.get("/instances", params={"sort": "price; drop table current_offers"})
+        quoted = client.get("/instances", params={"provider": "x' or '1'='1"})
+        after = client.get("/instances", params={"limit": 1})
+    assert bad_sort.status_code == 400 and "sort" in bad_sort.json()["detail"]
+    assert quoted.status_code == 200 and quoted.json()["total"] == 0
+    assert after.json()["total"] > 0
+
+
+def test_admin_refresh_is_disabled_without_a_server_token(published, monkeypatch) -> None:
+    monkeypatch.delenv(ADMIN_TOKEN_ENV, raising=False)
+    with TestClient(create_app(published)) as client:
+        response = client.post("/admin/refresh", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert response.status_code == 403 and "disabled" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "header", [None, "Bearer wrong-token", f"Basic {TOKEN}", "Bearer", f"Bearer {TOKEN}x"]
+)
+def test_admin_refresh_needs_the_right_bearer_token(published, monkeypatch, header) -> None:
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+    with TestClient(create_app(published)) as client:
+        response = client.post(
+            "/admin/refresh", headers={"Authorization": header} if header else {}
+        )
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert TOKEN not in response.text
+
+
+def test_admin_refresh_loads_a_new_snapshot_at_once(replayed_home, published, monkeypatch) -> None:
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+    paths, _ = replayed_home
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(create_app(published, reload_interval_s=3600)) as client:
+        first = client.get("/health").json()["snapshot_id"]
+        with Warehouse(paths.warehouse).connect() as con:
+            newer = publish(con, published)
+        assert client.get("/health").json()["snapshot_id"] == first  # not polled for an hour
+        response = client.post("/admin/refresh", headers=auth)
+        assert response.status_code == 200
+        assert response.json()["swapped"] is True
+        assert response.json()["snapshot_id"] == newer.snapshot_id
+        assert client.get("/health").json()["snapshot_id"] == newer.snapshot_id
+        again = client.post("/admin/refresh", headers=auth).json()
+    assert again["swapped"] is False
+
+
+def test_admin_is_a_bearer_operation_in_the_openapi_schema(published) -> None:
+    with TestClient(create_app(published)) as client:
+        spec = client.get("/schema/openapi.json").json()
+    assert spec["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": f"${ADMIN_TOKEN_ENV} of the server",
+    }
+    assert spec["paths"]["/admin/refresh"]["post"]["security"] == [{"bearer": []}]
+
+
+def test_cors_is_off_by_default_and_configurable(published, monkeypatch) -> None:
+    monkeypatch.delenv(CORS_ENV, raising=False)
+    with TestClient(create_app(published)) as client:
+        plain = client.get("/health", headers={"Origin": "https://example.org"})
+    monkeypatch.setenv(CORS_ENV, "https://example.org")
+    with TestClient(create_app(published)) as client:
+        allowed = client.get("/health", headers={"Origin": "https://example.org"})
+        other = client.get("/health", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in plain.headers
+    assert allowed.headers["access-control-allow-origin"] == "https://example.org"
+    assert "access-control-allow-origin" not in other.headers

@@ -1,0 +1,45 @@
+"""The API under load while ingest runs 10 times back to back: zero errors, every response
+consistent with exactly one published snapshot.
+
+The API runs under uvicorn in its own process, as in production. The ingest runs in this
+process through the functions the Dagster assets call (``benchmarks.harness.direct_ingest``:
+seeds, scrapes, derived models, snapshot), because starting Dagster ten times would dominate
+the test; ``benchmarks/concurrent_ingest.py`` does the same through ``gpuprices ingest`` with
+every provider. Each run replays a different real RunPod capture under a later date, so
+consecutive snapshots hold different offers and a response mixing two snapshots is caught.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.concurrent_ingest import serve_while_ingesting
+from benchmarks.harness import direct_ingest, redated_replay
+from scrapers.replay import discover
+from tests.conftest import SNAPSHOTS
+
+RUNS = 10
+PROVIDER = "runpod"
+
+
+def test_api_under_load_while_ingest_runs_back_to_back(tmp_path: Path) -> None:
+    captures = [
+        c.path for c in discover(SNAPSHOTS, [PROVIDER])[PROVIDER] if c.path.suffix == ".json"
+    ]
+    assert len(captures) >= 3
+    home = tmp_path / "home"
+
+    def ingest(run: int) -> None:
+        replay = redated_replay(
+            tmp_path / f"replay-{run}", [captures[run % len(captures)]], f"2027-01-{run + 1:02d}"
+        )
+        direct_ingest(home, replay, [PROVIDER])
+
+    result = serve_while_ingesting(home, ingest, RUNS, threads=2, reload_interval_s=0.1)
+
+    assert result.errors == []
+    assert result.inconsistent == []
+    assert result.snapshots_published == RUNS + 1
+    assert result.snapshots_seen >= 3, "the server swapped snapshots while under load"
+    assert result.distinct_answers >= 2, "consecutive snapshots differ, so mixing would show"
+    assert result.requests > 100

@@ -1,0 +1,197 @@
+"""Provider credentials never reach the raw archive, the warehouse, the published snapshot, the
+Dagster event log, the run's log output or an error message.
+
+Every provider that takes a token runs live (through ``pipelines.run.run_ingest``, Dagster
+logging at DEBUG) against a mock transport, with a recognisable secret in its token variable:
+RunPod (Bearer header), GCP (``key`` query parameter), DataCrunch (OAuth client credentials,
+then a Bearer access token), Lambda (HTTP Basic), Hyperstack (``api_key`` header), Vast and
+Vultr (Bearer). Two servers: one that accepts the credentials, and one that rejects every
+credentialed request with HTTP 401 and an error page quoting the URL and the headers back.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import httpx
+import pytest
+
+from pipelines.run import run_ingest
+from scrapers import http as scraper_http
+from scrapers.registry import PROVIDERS
+from scrapers.replay import discover
+from tests.conftest import SNAPSHOTS
+from warehouse.db import Warehouse
+from warehouse.paths import Paths
+
+TOKEN_PROVIDERS = sorted(slug for slug, p in PROVIDERS.items() if p.token_env)
+ACCESS_TOKEN = "SECRET-oauth-access-9d41c07be2"  # what the mock OAuth server hands out
+# The live hosts of the credentialed providers (any other host gets 404, e.g. the ECB feed).
+HOSTS = {
+    "api.runpod.io": "runpod",
+    "cloud.google.com": "gcp",
+    "cloudbilling.googleapis.com": "gcp:skus",
+    "console.vast.ai": "vast",
+    "api.vultr.com": "vultr",
+    "www.hyperstack.cloud": "hyperstack",
+    "infrahub-api.nexgencloud.com": "hyperstack",
+    "lambda.ai": "lambda",
+    "cloud.lambdalabs.com": "lambda",
+    "datacrunch.io": "datacrunch",
+    "api.datacrunch.io": "datacrunch",
+}
+GCP_SKUS_CAPTURE = "2025-06-17_cloudbilling_compute_skus_gpu_only.json"
+
+
+def secret_for(slug: str) -> str:
+    return f"SECRET-{slug}-7f3a9c2e51"
+
+
+def token_for(slug: str) -> str:
+    # DataCrunch's variable holds "<client_id>:<client_secret>"
+    return f"client-{slug}:{secret_for(slug)}" if slug == "datacrunch" else secret_for(slug)
+
+
+def forms(text: str) -> set[str]:
+    """A secret as it could appear anywhere: verbatim, or base64 (HTTP Basic credentials)."""
+    return {
+        text,
+        base64.b64encode(text.encode()).decode(),
+        base64.b64encode(f"{text}:".encode()).decode(),
+    }
+
+
+SECRETS = sorted(
+    {f for slug in TOKEN_PROVIDERS for f in forms(secret_for(slug))} | forms(ACCESS_TOKEN)
+)
+
+
+class CredentialServer:
+    """Answers like the providers: their newest captures, and a token for the OAuth exchange.
+    ``reject``: every request that carries a credential gets 401 quoting it back."""
+
+    def __init__(self, reject: bool) -> None:
+        self.reject = reject
+        captures = discover(SNAPSHOTS, TOKEN_PROVIDERS)
+        self.bodies = {
+            slug: (c[-1].path.read_bytes(), c[-1].content_type) for slug, c in captures.items()
+        }
+        skus = SNAPSHOTS / "gcp" / GCP_SKUS_CAPTURE
+        self.bodies["gcp:skus"] = (skus.read_bytes(), "application/json")
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        credentials = scraper_http.request_credentials(request) or (
+            {"body"} if b"client_secret" in request.content else set()
+        )
+        if self.reject and credentials:
+            echoed = f"401 invalid credentials for {request.url}: {dict(request.headers)} " + (
+                request.content.decode()
+            )
+            return httpx.Response(401, text=echoed)
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(
+                200, json={"access_token": ACCESS_TOKEN, "expires_in": 3600, "token_type": "Bearer"}
+            )
+        key = HOSTS.get(request.url.host)
+        if key is None:
+            return httpx.Response(404, text="not found")
+        body, content_type = self.bodies[key]
+        return httpx.Response(200, content=body, headers={"content-type": content_type})
+
+
+def _files(home: Path) -> Iterator[tuple[Path, bytes]]:
+    for path in sorted(home.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            yield path, gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def _duckdb_dump(path: Path) -> str:
+    """Every row of every table of a DuckDB file, as text (compressed storage hides strings)."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.tables"
+                " where table_schema = 'main' and table_type = 'BASE TABLE'"
+            ).fetchall()
+        ]
+        return "\n".join(
+            f"{t}: {con.execute(f'select * from {t}').fetchall()}"  # names: the file's own
+            for t in tables
+        )
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("server", ["accepting", "rejecting"])
+def test_credentials_appear_nowhere(
+    server: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    mock = CredentialServer(reject=server == "rejecting")
+    live_client = scraper_http.make_client
+
+    def client_for_mock(transport: httpx.BaseTransport | None = None, **kwargs) -> httpx.Client:
+        return live_client(transport or httpx.MockTransport(mock), **kwargs)
+
+    monkeypatch.setattr(scraper_http, "make_client", client_for_mock)
+    monkeypatch.setattr(scraper_http, "MIN_INTERVAL_PER_HOST_S", 0.0)
+    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
+    for slug in TOKEN_PROVIDERS:
+        monkeypatch.setenv(PROVIDERS[slug].token_env or "", token_for(slug))
+    caplog.set_level(logging.DEBUG)
+    paths = Paths(tmp_path / "home")
+    paths.dagster_home.mkdir(parents=True)
+    instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
+
+    report = run_ingest(
+        paths, replay_dir=None, providers=TOKEN_PROVIDERS, verbose=True, instance=instance
+    )
+
+    # the credentials were really sent, in every form the providers use
+    sent = " ".join(f"{r.url} {dict(r.headers)} {r.content!r}" for r in mock.requests)
+    for slug in TOKEN_PROVIDERS:
+        assert any(f in sent for f in forms(secret_for(slug))), f"{slug} sent no credential"
+    if server == "accepting":
+        assert ACCESS_TOKEN in sent
+        ok = {p.provider for p in report.providers if p.status == "ok"}
+        assert {"runpod", "gcp", "vast", "vultr"} <= ok
+    else:
+        failed = {p.provider: p.detail for p in report.providers if p.status == "FAILED"}
+        assert set(failed) == set(TOKEN_PROVIDERS)
+        assert "HTTP 401" in failed["gcp"]
+
+    captured = capfd.readouterr()
+    events = "\n".join(str(e) for e in instance.all_logs(report.run_id))
+    places = {
+        "stdout/stderr": captured.out + captured.err,
+        "python logging": caplog.text,
+        "dagster event log": events,
+        "report": "\n".join(report.lines()) + str(report.publish_error),
+    }
+    for path, data in _files(paths.home):
+        places[str(path.relative_to(paths.home))] = data.decode("utf-8", errors="replace")
+    with Warehouse(paths.warehouse).connect():
+        pass  # checkpoint: the file's tables are complete when dumped below
+    places["warehouse tables"] = _duckdb_dump(paths.warehouse)
+    for snapshot in sorted(paths.published.glob("snapshot-*.duckdb")):
+        places[f"snapshot tables {snapshot.name}"] = _duckdb_dump(snapshot)
+    assert len(places) > 10 and any(p.startswith("raw/") for p in places)
+    leaks = [
+        (where, secret) for where, text in places.items() for secret in SECRETS if secret in text
+    ]
+    assert leaks == []
+    assert "key=REDACTED" in places["warehouse tables"], "GCP's SKU URL is stored, redacted"

@@ -1,0 +1,244 @@
+"""Data-quality gates that run before a scrape is committed, and freshness settings.
+
+Price jumps: a scrape in which any offer's USD price per hour is ``jump_factor`` times (or
+1/``jump_factor`` of) the price of its current open history interval is quarantined as a whole:
+nothing of it is committed, each offending offer is recorded in ``quarantined_offers`` with its
+old and new values, and the scrape fails with an error starting ``quarantined:``. The default
+factor is 10 (``GPUPRICES_PRICE_JUMP_FACTOR``): real GPU prices move by tens of percent, while
+parser and unit bugs (cents read as dollars, a monthly price read as hourly: 730x, a per-second
+price read as hourly: 1/3600x) move them by one or more orders of magnitude. A real 10x change
+stays quarantined until an operator raises the factor for one run.
+
+Staleness: a provider is stale when its newest successful scrape *finished* more than
+``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours ago. Finish time, not ``observed_at``: a
+replayed capture is observed years ago but was loaded just now. Both settings are read when a
+run starts, never at import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from statistics import median
+from typing import Any
+
+import duckdb
+
+from warehouse.history import SCRAPE_SOURCE
+
+PRICE_JUMP_FACTOR_ENV = "GPUPRICES_PRICE_JUMP_FACTOR"
+DEFAULT_PRICE_JUMP_FACTOR = Decimal(10)
+STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_HOURS"
+DEFAULT_STALE_AFTER_HOURS = 24.0
+_RATIO_CAP = Decimal("999999999999")  # fits decimal(18, 6)
+
+
+class SettingError(ValueError):
+    pass
+
+
+def price_jump_factor(env: Mapping[str, str] = os.environ) -> Decimal:
+    """The quarantine factor (> 1) from ``GPUPRICES_PRICE_JUMP_FACTOR``, default 10."""
+    raw = env.get(PRICE_JUMP_FACTOR_ENV, "").strip()
+    if not raw:
+        return DEFAULT_PRICE_JUMP_FACTOR
+    try:
+        factor = Decimal(raw)
+    except InvalidOperation:
+        raise SettingError(f"{PRICE_JUMP_FACTOR_ENV}={raw!r} is not a number") from None
+    if not factor.is_finite() or factor <= 1:
+        raise SettingError(f"{PRICE_JUMP_FACTOR_ENV}={raw!r} must be a number greater than 1")
+    return factor
+
+
+def stale_after_hours(env: Mapping[str, str] = os.environ) -> float:
+    """Hours after its last successful scrape finished that a provider counts as stale."""
+    raw = env.get(STALE_AFTER_ENV, "").strip()
+    if not raw:
+        return DEFAULT_STALE_AFTER_HOURS
+    try:
+        hours = float(raw)
+    except ValueError:
+        raise SettingError(f"{STALE_AFTER_ENV}={raw!r} is not a number of hours") from None
+    if not hours >= 0 or hours == float("inf"):
+        raise SettingError(f"{STALE_AFTER_ENV}={raw!r} must be a finite number >= 0")
+    return hours
+
+
+def stale_before(now: datetime | None = None, hours: float | None = None) -> datetime:
+    """The cut-off: a provider whose last success finished before this instant is stale."""
+    now = now or datetime.now(UTC)
+    return now - timedelta(hours=stale_after_hours() if hours is None else hours)
+
+
+@dataclass(frozen=True)
+class PriceJump:
+    """One offer whose new USD price per hour is implausibly far from its reference: its own
+    open interval (``basis`` "offer") or, for a new offer, the median of the provider's current
+    offers of the same GPU and pricing, scaled to its GPU count (``basis`` "gpu_median")."""
+
+    offer_id: str
+    instance_type: str
+    region: str
+    pricing: str
+    basis: str
+    old_price: Decimal
+    old_currency: str
+    old_price_per_hour_usd: Decimal
+    old_scrape_id: str | None
+    new_price: Decimal
+    new_currency: str
+    new_price_per_hour_usd: Decimal
+
+    @property
+    def ratio(self) -> Decimal:
+        return min(self.new_price_per_hour_usd / self.old_price_per_hour_usd, _RATIO_CAP)
+
+    def describe(self) -> str:
+        against = "" if self.basis == "offer" else " (vs the median of its GPU)"
+        return (
+            f"{self.instance_type} {self.region} {self.pricing}: "
+            f"{self.old_price_per_hour_usd.normalize():f} -> "
+            f"{self.new_price_per_hour_usd.normalize():f} USD/h{against}, {self.ratio:.4g}x"
+        )
+
+
+def price_jumps(
+    con: duckdb.DuckDBPyConnection,
+    provider: str,
+    rows: Sequence[Mapping[str, Any]],
+    factor: Decimal | None = None,
+) -> list[PriceJump]:
+    """Offers of ``rows`` (prepared by ``warehouse.load.prepare``) whose ``price_per_hour_usd``
+    is at least ``factor`` times, or at most 1/``factor`` of, its reference (see ``PriceJump``).
+
+    The GPU-median rule exists because some offers have no stable identity (a marketplace
+    listing keyed by its own values gets a new id when its price changes). Across every
+    recorded capture, same-GPU offers of one provider spread by at most ~3x, well inside 10x.
+    A provider's first scrape has no reference and never jumps. Reads only.
+    """
+    factor = factor if factor is not None else price_jump_factor()
+    current: dict[str, tuple[Any, ...]] = {}
+    per_gpu_hour: dict[tuple[str, str], list[Decimal]] = defaultdict(list)
+    for offer_id, price, currency, usd, scrape_id, gpu_id, gpu_count, pricing in con.execute(
+        "select offer_id, price, currency, price_per_hour_usd, scrape_id, gpu_id, gpu_count,"
+        " pricing from offer_history"
+        " where provider = ? and source = ? and valid_to is null and price_per_hour_usd > 0",
+        [provider, SCRAPE_SOURCE],
+    ).fetchall():
+        current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id)
+        if gpu_id is not None and gpu_count:
+            per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd) / Decimal(gpu_count))
+    medians = {key: median(values) for key, values in per_gpu_hour.items()}
+    jumps = []
+    for row in rows:
+        new_usd = row.get("price_per_hour_usd")
+        if new_usd is None or new_usd <= 0:
+            continue
+        old = current.get(row["offer_id"])
+        if old is not None:
+            basis = "offer"
+            old_price, old_currency, old_usd, old_scrape = old
+        else:
+            gpu_id = row.get("gpu_id")
+            reference = medians.get((gpu_id, str(row["pricing"]))) if gpu_id else None
+            if reference is None:
+                continue
+            basis, old_currency, old_scrape = "gpu_median", "USD", None
+            old_usd = (reference * Decimal(row["gpu_count"])).quantize(Decimal("0.000001"))
+            old_price = old_usd
+            if old_usd <= 0:
+                continue
+        if new_usd >= old_usd * factor or new_usd * factor <= old_usd:
+            jumps.append(
+                PriceJump(
+                    row["offer_id"],
+                    row["instance_type"],
+                    row["region"],
+                    str(row["pricing"]),
+                    basis,
+                    old_price,
+                    old_currency,
+                    old_usd,
+                    old_scrape,
+                    Decimal(row["price"]),
+                    row["currency"],
+                    Decimal(new_usd),
+                )
+            )
+    return jumps
+
+
+_QUARANTINE_COLUMNS = (
+    "scrape_id",
+    "provider",
+    "offer_id",
+    "instance_type",
+    "region",
+    "pricing",
+    "basis",
+    "old_price",
+    "old_currency",
+    "old_price_per_hour_usd",
+    "old_scrape_id",
+    "new_price",
+    "new_currency",
+    "new_price_per_hour_usd",
+    "ratio",
+    "quarantined_at",
+)
+
+
+def quarantine(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    jumps: Sequence[PriceJump],
+    factor: Decimal | None = None,
+) -> str:
+    """Record ``jumps`` in ``quarantined_offers`` and return the scrape's one-line error."""
+    factor = factor if factor is not None else price_jump_factor()
+    now = datetime.now(UTC)
+    con.execute("begin transaction")
+    try:
+        con.execute("delete from quarantined_offers where scrape_id = ?", [scrape_id])
+        con.executemany(
+            f"insert into quarantined_offers ({', '.join(_QUARANTINE_COLUMNS)})"
+            f" values ({', '.join('?' for _ in _QUARANTINE_COLUMNS)})",
+            [
+                [
+                    scrape_id,
+                    provider,
+                    j.offer_id,
+                    j.instance_type,
+                    j.region,
+                    j.pricing,
+                    j.basis,
+                    j.old_price,
+                    j.old_currency,
+                    j.old_price_per_hour_usd,
+                    j.old_scrape_id,
+                    j.new_price,
+                    j.new_currency,
+                    j.new_price_per_hour_usd,
+                    j.ratio.quantize(Decimal("0.000001")),
+                    now,
+                ]
+                for j in jumps
+            ],
+        )
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise
+    shown = "; ".join(j.describe() for j in jumps[:3])
+    more = f"; and {len(jumps) - 3} more" if len(jumps) > 3 else ""
+    return (
+        f"quarantined: {len(jumps)} offer(s) moved {factor.normalize():f}x or more against "
+        f"the current price ({shown}{more}); nothing of this scrape is published"
+    )
