@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pipelines import cli_exports, cli_history, cli_query
 from warehouse.paths import HOME_ENV, Paths
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
@@ -27,6 +29,8 @@ def _prepare_dagster_home(paths: Paths) -> Path:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from pipelines.execution import parallelism_from_env
+    from pipelines.progress import IngestProgress
     from pipelines.run import run_ingest
     from scrapers.registry import PROVIDERS
 
@@ -46,9 +50,20 @@ def _ingest(args: argparse.Namespace) -> int:
     if fallback is not None and not Path(fallback).is_dir():
         print(f"error: fallback replay directory {fallback} does not exist", file=sys.stderr)
         return 2
-    report = run_ingest(paths, replay_dir=Path(replay).resolve() if replay else None,
-                       fallback_replay_dir=Path(fallback).resolve() if fallback else None,
-                       providers=args.provider or None, verbose=args.verbose)
+    try:
+        parallel = args.parallel if args.parallel is not None else parallelism_from_env()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    slugs = args.provider or sorted(PROVIDERS)
+    # Progress lines only on a terminal (and not under -v, whose run log would interleave).
+    progress = IngestProgress(slugs)
+    progress.enabled = progress.enabled and not args.verbose
+    with progress if progress.enabled else contextlib.nullcontext():
+        report = run_ingest(paths, replay_dir=Path(replay).resolve() if replay else None,
+                           fallback_replay_dir=Path(fallback).resolve() if fallback else None,
+                           providers=args.provider or None, verbose=args.verbose,
+                           parallel=parallel, on_event=progress if progress.enabled else None)
     for line in report.lines():
         print(line)
     if report.snapshot_id:
@@ -87,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--provider", metavar="SLUG", action="append",
                         help="only this provider (repeatable)")
     ingest.add_argument("-v", "--verbose", action="store_true", help="show Dagster's run log")
+    ingest.add_argument("--parallel", type=int, metavar="N",
+                        help="run up to N providers at once (Dagster's multiprocess executor; "
+                        "default: $GPUPRICES_EXECUTOR=multiprocess with $GPUPRICES_MAX_CONCURRENT, "
+                        "else one at a time in-process)")
     ingest.set_defaults(func=_ingest)
 
     serve = sub.add_parser("serve", help="serve the HTTP API (Litestar under uvicorn)")
@@ -95,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_serve)
+
+    cli_exports.register(sub)
+    cli_query.register(sub)
+    cli_history.register(sub)
     return parser
 
 

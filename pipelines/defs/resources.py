@@ -3,8 +3,10 @@
 Both are configured from the environment when the run starts (never at import time):
 ``GPUPRICES_HOME`` (default ``~/.local/share/gpuprices``) and ``GPUPRICES_REPLAY_DIR``
 (unset = fetch the live sites), ``GPUPRICES_FALLBACK_REPLAY_DIR`` (replay a provider's
-captures when its live fetch fails). Provider tokens are read from each provider's own variable
-(e.g. ``RUNPOD_API_KEY``) at fetch time and never logged or archived.
+captures when its live fetch fails), ``GPUPRICES_PUBLISH_URL`` (also publish snapshots to this
+fsspec URL, e.g. object storage for API replicas elsewhere). Provider tokens are read from
+each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time and never logged or
+archived.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from warehouse.paths import Paths
 
 REPLAY_ENV = "GPUPRICES_REPLAY_DIR"
 FALLBACK_REPLAY_ENV = "GPUPRICES_FALLBACK_REPLAY_DIR"
+PUBLISH_URL_ENV = "GPUPRICES_PUBLISH_URL"  # same name as warehouse.remote.PUBLISH_URL_ENV
 
 
 class GpupricesResource(dg.ConfigurableResource):
@@ -35,6 +38,12 @@ class GpupricesResource(dg.ConfigurableResource):
         description="After a live fetch fails, replay this directory's captures for that provider",
     )
 
+    publish_url: str = Field(
+        default="",
+        description="Also publish snapshots to this fsspec URL (s3://bucket/prefix, file:///dir); "
+        "default $GPUPRICES_PUBLISH_URL, unset = local only",
+    )
+
     def paths(self) -> Paths:
         if self.home:
             return Paths(Path(self.home).expanduser().resolve())
@@ -47,6 +56,9 @@ class GpupricesResource(dg.ConfigurableResource):
     def fallback_replay(self) -> Path | None:
         value = self.fallback_replay_dir or os.environ.get(FALLBACK_REPLAY_ENV, "")
         return Path(value).expanduser().resolve() if value else None
+
+    def remote_publish_url(self) -> str | None:
+        return self.publish_url or os.environ.get(PUBLISH_URL_ENV) or None
 
     def warehouse(self) -> Warehouse:
         return Warehouse(self.paths().warehouse)

@@ -19,10 +19,11 @@ from warehouse.paths import Paths
 
 
 @pytest.fixture(scope="module")
-def replayed(tmp_path_factory):
-    paths = Paths(tmp_path_factory.mktemp("home"))
-    report = run_ingest(paths, replay_dir=SNAPSHOTS, instance=dg.DagsterInstance.ephemeral())
-    return paths, report
+def replayed(tmp_path_factory, replayed_home):
+    """A private copy of the session's replayed home (these tests ingest into it again)."""
+    paths = Paths(tmp_path_factory.mktemp("home") / "h")
+    shutil.copytree(replayed_home[0].home, paths.home)
+    return paths, replayed_home[1]
 
 
 def test_replay_ingest_succeeds_for_every_provider(replayed):

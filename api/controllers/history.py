@@ -1,0 +1,234 @@
+"""Price history: GET /instances/{id}/history, GET /history (the market per bucket), GET /changes.
+
+All three read ``offer_history`` of the served snapshot: change intervals per offer, scraped
+(``source`` = 'scrape') and imported from public datasets ('import:<dataset>').
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Literal
+
+from litestar import Controller, Response, get
+from litestar.exceptions import ClientException, NotFoundException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter, QueryParameter
+
+from api.controllers.instances import _norm_gpu
+from api.encoding import encode, json_response
+from api.queries import (
+    HISTORY_BUCKETS,
+    OFFER_INTERVALS_SQL,
+    changes_sql,
+    changes_where,
+    market_history_sql,
+)
+from api.schemas import MarketHistory, OfferHistory, PriceChangesPage
+from api.store import Store
+
+Bucket = Literal["day", "week", "month"]
+PricingModel = Literal["on_demand", "spot", "reserved"]
+# Longest range per bucket size, in days: bounds the work of one request.
+MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
+DEFAULT_RANGE_DAYS = 90
+DEFAULT_CHANGES_DAYS = 7
+MAX_LIMIT = 1000
+MAX_LIST_VALUES = 50
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=UTC)
+
+
+class HistoryController(Controller):
+    path = "/"
+    tags = ("history",)
+
+    @get(
+        "/instances/{offer_id:str}/history",
+        summary="Price history of one offer",
+        description="Every change interval of the offer, oldest first: the price held from "
+        "valid_from (inclusive) to valid_to (exclusive; null = still current). A new interval "
+        "starts when the price, currency, GPU or GPU count changes; a gap means the offer was "
+        "not listed. 404 if the id is unknown.",
+        sync_to_thread=True,
+        responses={200: ResponseSpec(data_container=OfferHistory, description="The intervals")},
+    )
+    def offer_history(
+        self,
+        store: Store,
+        offer_id: Annotated[str, Parameter(max_length=64, description="Offer id from /instances")],
+    ) -> Response[bytes]:
+        snapshot = store.get()
+
+        def build() -> bytes:
+            rows = snapshot.query(OFFER_INTERVALS_SQL, [offer_id])
+            if not rows:
+                return b""
+            last = rows[-1]
+            meta = {
+                k: last[k]
+                for k in ("provider", "instance_type", "region", "pricing", "reserved_term_months")
+            }
+            items = [{k: v for k, v in r.items() if k not in meta} for r in rows]
+            return encode({"id": offer_id, **meta, "items": items, "as_of": snapshot.as_of})
+
+        body = snapshot.cached(("offer_history", offer_id), build)
+        if not body:
+            raise NotFoundException(f"no offer with id {offer_id!r} in the price history")
+        return json_response(body)
+
+    @get(
+        "/history",
+        summary="Market price history of a GPU model",
+        description="Per day, week or month (UTC): the minimum, median and maximum across "
+        "providers of each provider's cheapest offer, in USD per GPU-hour, over scraped and "
+        "imported offer history (a provider's scraped offers are preferred over imported ones "
+        "for the same bucket). Serverless tiers are left out. `from`/`to` are inclusive dates; "
+        f"a range may span at most {MAX_RANGE_DAYS['day']} days by day, "
+        f"{MAX_RANGE_DAYS['week']} by week and {MAX_RANGE_DAYS['month']} by month.",
+        sync_to_thread=True,
+        responses={
+            200: ResponseSpec(data_container=MarketHistory, description="One row per bucket")
+        },
+    )
+    def market_history(
+        self,
+        store: Store,
+        gpu: Annotated[
+            str,
+            Parameter(
+                min_length=1,
+                max_length=64,
+                description="Canonical GPU id or family, e.g. h100-sxm or h100",
+            ),
+        ],
+        pricing: Annotated[PricingModel, Parameter(description="Pricing model")] = "on_demand",
+        bucket: Annotated[Bucket, Parameter(description="Bucket size")] = "day",
+        from_: Annotated[
+            date | None,
+            QueryParameter(
+                name="from",
+                description=f"First day, UTC, inclusive (default: {DEFAULT_RANGE_DAYS} days before "
+                "`to`)",
+            ),
+        ] = None,
+        to: Annotated[
+            date | None,
+            Parameter(
+                description="Last day, UTC, inclusive (default: the day the snapshot was published)"
+            ),
+        ] = None,
+    ) -> Response[bytes]:
+        snapshot = store.get()
+        last = to or snapshot.as_of.astimezone(UTC).date()
+        first = from_ or last - timedelta(days=DEFAULT_RANGE_DAYS)
+        if first > last:
+            raise ClientException(f"from ({first}) is after to ({last})")
+        if (last - first).days + 1 > MAX_RANGE_DAYS[bucket]:
+            raise ClientException(
+                f"range {first}..{last} is {(last - first).days + 1} days; at most "
+                f"{MAX_RANGE_DAYS[bucket]} days by {bucket} (use a larger bucket)"
+            )
+        family = _norm_gpu(gpu)
+        key = ("history", family, pricing, bucket, first, last)
+
+        def build() -> bytes:
+            prefix = family.replace("_", "\\_").replace("%", "\\%") + "-%"
+            items = snapshot.query(
+                market_history_sql(bucket),
+                [
+                    _midnight(first),
+                    _midnight(last + timedelta(days=1)),
+                    snapshot.as_of,
+                    pricing,
+                    family,
+                    prefix,
+                ],
+            )
+            return encode(
+                {
+                    "gpu": family,
+                    "pricing": pricing,
+                    "bucket": bucket,
+                    "from": first,
+                    "to": last,
+                    "items": items,
+                    "as_of": snapshot.as_of,
+                }
+            )
+
+        return json_response(snapshot.cached(key, build))
+
+    @get(
+        "/changes",
+        summary="Recent price changes",
+        description="Offers whose price changed at or after `since`, newest first, with the "
+        "old and new price and the percent change. A change is an interval that directly "
+        "follows the offer's previous interval with another price; an offer that disappears "
+        "and later returns is not a change.",
+        sync_to_thread=True,
+        responses={
+            200: ResponseSpec(data_container=PriceChangesPage, description="A page of changes")
+        },
+    )
+    def changes(
+        self,
+        store: Store,
+        since: Annotated[
+            datetime | None,
+            Parameter(
+                description="ISO 8601 timestamp, UTC if it has no offset (default: "
+                f"{DEFAULT_CHANGES_DAYS} days before the snapshot was published)"
+            ),
+        ] = None,
+        provider: Annotated[
+            list[str] | None,
+            Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES),
+        ] = None,
+        gpu: Annotated[
+            str | None, Parameter(max_length=64, description="Canonical GPU id or family")
+        ] = None,
+        limit: Annotated[
+            int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
+        ] = 100,
+        offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+    ) -> Response[bytes]:
+        snapshot = store.get()
+        start = since or snapshot.as_of - timedelta(days=DEFAULT_CHANGES_DAYS)
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=UTC)
+        filters = {
+            "since": start,
+            "provider": sorted(set(provider)) if provider else None,
+            "gpu": _norm_gpu(gpu) if gpu else None,
+        }
+        key = (
+            "changes",
+            start.isoformat(),
+            tuple(filters["provider"] or ()),
+            filters["gpu"],
+            limit,
+            offset,
+        )
+
+        def build() -> bytes:
+            where = changes_where(filters)
+            page_sql, count_sql = changes_sql(where)
+            items = snapshot.query(page_sql, [*where.params, limit, offset])
+            total = snapshot.query(count_sql, where.params)[0]["n"]
+            return encode(
+                {
+                    "items": items,
+                    "total": total,
+                    "limit": limit,
+                    "offset": offset,
+                    "since": start,
+                    "as_of": snapshot.as_of,
+                }
+            )
+
+        return json_response(snapshot.cached(key, build))
+
+
+assert set(HISTORY_BUCKETS) == set(Bucket.__args__)  # the Literal and the allow-list agree

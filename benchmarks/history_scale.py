@@ -1,0 +1,585 @@
+"""Price history at scale: three years of hourly scrapes of 30 providers x 300 offers.
+
+    uv run python benchmarks/history_scale.py [--years 3 --providers 30 --offers 300]
+
+Generates hourly observations with realistic change rates (see ``Rates``) and ingests them
+through the warehouse's own code: a simulated day at a time through ``warehouse.batch``
+(``prepare_batch`` + ``commit_batch`` -> ``history.apply_batch``, the set-based history code
+the per-scrape path runs too), and selected hours through the exact per-scrape pipeline path
+(``start_scrape`` -> ``prepare`` -> ``commit_scrape``, then ``derive.rebuild`` and ``publish``).
+Raw observations are pruned by the retention policy as the pipeline would (migration 0002).
+
+Prints: the warehouse and snapshot sizes; the time of one hourly run early on and at the end
+(it must not grow with the length of history); "daily min per GPU model over 3 years"; and a
+point-in-time query. Results are in docs/history.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: make the project importable
+    sys.path.insert(0, str(REPO))
+
+from warehouse.batch import arrow_temp_table, commit_batch, prepare_batch  # noqa: E402
+from warehouse.db import Warehouse, load_seeds  # noqa: E402
+from warehouse.derive import rebuild  # noqa: E402
+from warehouse.history import prune_observations, refresh_rollup, retention_days  # noqa: E402
+from warehouse.load import commit_scrape, fail_scrape, prepare, scrape_id, start_scrape  # noqa: E402
+from warehouse.paths import Paths  # noqa: E402
+from warehouse.publish import publish  # noqa: E402
+
+# (canonical GPU name as in warehouse/seeds/gpus.csv, GB per GPU, USD per GPU-hour at the start)
+GPU_MODELS: tuple[tuple[str, int, float], ...] = (
+    ("NVIDIA H100 SXM5 80GB", 80, 3.20),
+    ("NVIDIA H100 PCIe 80GB", 80, 2.60),
+    ("NVIDIA H200 SXM 141GB", 141, 4.20),
+    ("NVIDIA B200 SXM 180GB (HGX B200)", 180, 6.50),
+    ("NVIDIA A100 SXM4 80GB", 80, 1.90),
+    ("NVIDIA A100 PCIe 40GB", 40, 1.30),
+    ("NVIDIA L40S 48GB", 48, 1.10),
+    ("NVIDIA L4 24GB", 24, 0.55),
+    ("NVIDIA A10 24GB", 24, 0.65),
+    ("NVIDIA GeForce RTX 4090 24GB", 24, 0.50),
+    ("NVIDIA RTX A6000 48GB", 48, 0.70),
+    ("AMD Instinct MI300X 192GB", 192, 2.90),
+)
+GPU_COUNTS = (1, 2, 4, 8)
+REGIONS = ("us-east", "us-west", "eu-central", "eu-north", "ap-southeast", "global")
+HOURS_PER_MONTH = 730
+EUR_USD = 1.08  # only shapes the generated EUR list prices; the loader converts with the seed
+
+
+@dataclass(frozen=True)
+class Rates:
+    """How often things change (probabilities). Defaults give ~3 % of offers changing a day."""
+
+    on_demand_change_per_day: float = 0.015
+    reserved_change_per_day: float = 0.003
+    spot_change_per_day: float = 0.06  # spot prices move most
+    disappear_per_day: float = 0.002
+    reappear_per_day: float = 0.05
+    scrape_failure_per_hour: float = 0.003
+    outage_per_day: float = 0.002  # a provider down for 2-12 hours
+
+
+@dataclass
+class CatalogOffer:
+    idx: int
+    provider_idx: int
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    term: int | None
+    gpu_name: str
+    vram_gb: int
+    gpu_count: int
+    currency: str
+    price_unit: str
+    price_per: str
+    price: float  # current native price
+    active: bool = True
+
+
+@dataclass
+class Day:
+    """One simulated day: price segments per offer and the scrapes of every provider-hour."""
+
+    start: datetime
+    segments: list[tuple[int, int, int, float]]  # offer idx, from hour, to hour (excl.), price
+    scrapes: list[tuple[str, str, int, int, datetime, str]]  # id, provider, idx, hour, at, status
+
+
+@dataclass
+class Generator:
+    """Deterministic (seeded) hourly market of ``providers`` x ``offers`` offers.
+
+    With ``record_truth`` it keeps every offer's price per absolute hour (for tests).
+    """
+
+    providers: int = 30
+    offers: int = 300
+    start: datetime = datetime(2023, 11, 1, tzinfo=UTC)
+    seed: int = 7
+    rates: Rates = field(default_factory=Rates)
+    record_truth: bool = False
+    catalog: list[CatalogOffer] = field(init=False)
+    truth: dict[int, list[tuple[int, int, float]]] = field(init=False, default_factory=dict)
+    _rng: random.Random = field(init=False)
+    _day: int = field(init=False, default=0)
+    _outage_until: dict[int, int] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        self.catalog = []
+        for p in range(self.providers):
+            self.catalog.extend(self._provider_offers(p))
+
+    def _provider_offers(self, p: int) -> list[CatalogOffer]:
+        rng = self._rng
+        provider = f"gen{p:02d}"
+        # a few providers quote EUR per instance-month, some USD per GPU-hour, most per instance
+        currency, unit, per = (
+            ("EUR", "month", "instance")
+            if p % 15 == 14
+            else ("USD", "hour", "gpu")
+            if p % 3 == 0
+            else ("USD", "hour", "instance")
+        )
+        models = rng.sample(GPU_MODELS, k=min(len(GPU_MODELS), 6 + p % 4))
+        factor = rng.uniform(0.8, 1.3)
+        seen: set[tuple[str, str, str]] = set()
+        out = []
+        while len(out) < self.offers:
+            name, vram, base = rng.choice(models)
+            count = rng.choice(GPU_COUNTS)
+            region = rng.choice(REGIONS)
+            roll = rng.random()
+            pricing, term, mult = (
+                ("on_demand", None, 1.0)
+                if roll < 0.6
+                else ("spot", None, rng.uniform(0.35, 0.7))
+                if roll < 0.9
+                else ("reserved", rng.choice((12, 36)), 0.7)
+            )
+            variant = len(out)
+            instance_type = f"{count}x-{name.split()[1].lower()}-{variant}"
+            if (instance_type, region, pricing) in seen:
+                continue
+            seen.add((instance_type, region, pricing))
+            usd_gpu_hour = base * factor * mult
+            out.append(
+                CatalogOffer(
+                    idx=len(self.catalog) + len(out),
+                    provider_idx=p,
+                    provider=provider,
+                    instance_type=instance_type,
+                    region=region,
+                    pricing=pricing,
+                    term=term,
+                    gpu_name=name,
+                    vram_gb=vram,
+                    gpu_count=count,
+                    currency=currency,
+                    price_unit=unit,
+                    price_per=per,
+                    price=self._native(usd_gpu_hour, count, currency, unit, per),
+                    active=rng.random() < 0.9,
+                )
+            )
+        return out
+
+    @staticmethod
+    def _native(usd_gpu_hour: float, count: int, currency: str, unit: str, per: str) -> float:
+        if unit == "month":
+            return round(usd_gpu_hour * count * HOURS_PER_MONTH / EUR_USD, 2)
+        return round(usd_gpu_hour * (count if per == "instance" else 1), 3)
+
+    def catalog_table(self) -> pa.Table:
+        cols = (
+            "idx",
+            "provider_idx",
+            "provider",
+            "instance_type",
+            "region",
+            "pricing",
+            "term",
+            "gpu_name",
+            "vram_gb",
+            "gpu_count",
+            "currency",
+            "price_unit",
+            "price_per",
+        )
+        return pa.table({c: [getattr(o, c) for o in self.catalog] for c in cols})
+
+    def _change(self, offer: CatalogOffer) -> float:
+        # mostly cuts, some rises; spot swings both ways
+        low, high = (0.8, 1.2) if offer.pricing == "spot" else (0.88, 1.05)
+        digits = 2 if offer.price_unit == "month" else 3
+        return max(round(offer.price * self._rng.uniform(low, high), digits), 10**-digits)
+
+    def next_day(self) -> Day:
+        rng, rates = self._rng, self.rates
+        start = self.start + timedelta(days=self._day)
+        base_hour = self._day * 24
+        segments: list[tuple[int, int, int, float]] = []
+        for offer in self.catalog:
+            points: list[tuple[int, float | None]] = [(0, offer.price if offer.active else None)]
+            if offer.active and rng.random() < rates.disappear_per_day:
+                offer.active = False
+                points.append((rng.randrange(1, 24), None))
+            elif not offer.active and rng.random() < rates.reappear_per_day:
+                offer.active = True
+                points.append((rng.randrange(1, 24), offer.price))
+            chance = {
+                "spot": rates.spot_change_per_day,
+                "reserved": rates.reserved_change_per_day,
+            }.get(offer.pricing, rates.on_demand_change_per_day)
+            if offer.active and rng.random() < chance:
+                offer.price = self._change(offer)
+                hour = rng.randrange(1, 24)
+                points = [pt for pt in points if pt[0] < hour] + [(hour, offer.price)]
+            points.sort()
+            for (h, price), (h_next, _) in zip(points, [*points[1:], (24, None)], strict=True):
+                if price is not None and h < h_next:
+                    segments.append((offer.idx, h, h_next, price))
+                    if self.record_truth:
+                        self._record(offer.idx, base_hour + h, base_hour + h_next, price)
+        scrapes = []
+        for p in range(self.providers):
+            if rng.random() < rates.outage_per_day:
+                self._outage_until[p] = base_hour + rng.randrange(0, 24) + rng.randrange(2, 13)
+            for h in range(24):
+                at = start + timedelta(hours=h, minutes=(7 * p) % 50, seconds=p)
+                down = base_hour + h < self._outage_until.get(p, -1)
+                failed = down or rng.random() < rates.scrape_failure_per_hour
+                scrapes.append(
+                    (
+                        f"gen-{p:02d}-{base_hour + h}",
+                        f"gen{p:02d}",
+                        p,
+                        h,
+                        at,
+                        "failed" if failed else "success",
+                    )
+                )
+        self._day += 1
+        return Day(start, segments, scrapes)
+
+    def _record(self, idx: int, h_from: int, h_to: int, price: float) -> None:
+        spans = self.truth.setdefault(idx, [])
+        if spans and spans[-1][1] == h_from and spans[-1][2] == price:
+            spans[-1] = (spans[-1][0], h_to, price)
+        else:
+            spans.append((h_from, h_to, price))
+
+
+def _arrow(rows: list[tuple], names: tuple[str, ...]) -> pa.Table:
+    return pa.table({n: [r[i] for r in rows] for i, n in enumerate(names)})
+
+
+def stage_day(con: duckdb.DuckDBPyConnection, day: Day) -> None:
+    """The day's scrapes and offers as ``_gen_scrapes`` / ``_gen_offers`` (Offer-shaped rows)."""
+    arrow_temp_table(
+        con, "_gen_segments_in", _arrow(day.segments, ("idx", "h_from", "h_to", "price"))
+    )
+    arrow_temp_table(
+        con,
+        "_gen_scrapes_in",
+        _arrow(
+            day.scrapes, ("scrape_id", "provider", "provider_idx", "hour", "observed_at", "status")
+        ),
+    )
+    con.execute("""
+        create or replace temp table _gen_scrapes as
+        select scrape_id, provider, provider_idx, hour, observed_at::timestamptz as observed_at,
+               status, case when status = 'failed' then 'generated outage' end as error,
+               'history_scale' as run_id, 'replay' as mode, 'generated' as source
+        from _gen_scrapes_in
+    """)
+    con.execute("""
+        create or replace temp table _gen_offers as
+        select s.scrape_id, c.provider, c.instance_type, c.region, c.pricing,
+               c.term as reserved_term_months, c.gpu_name,
+               c.gpu_count::decimal(10, 4) as gpu_count,
+               c.vram_gb::decimal(10, 2) as vram_gb_per_gpu, null::decimal(10, 2) as vcpus,
+               null::decimal(12, 2) as ram_gb, null::decimal(14, 2) as storage_gb,
+               round(g.price, 3)::decimal(18, 6) as price, c.currency, c.price_unit,
+               c.price_per, false as serverless,
+               'https://example.invalid/' || c.provider as source_url, s.observed_at
+        from _gen_segments_in as g
+        inner join _gen_catalog as c on g.idx = c.idx
+        inner join _gen_scrapes as s
+            on s.provider_idx = c.provider_idx and s.hour >= g.h_from and s.hour < g.h_to
+        where s.status = 'success'
+    """)
+
+
+def load_day_batch(
+    con: duckdb.DuckDBPyConnection,
+    hours: range | None = None,
+    observations_from: datetime | None = None,
+) -> dict[str, int]:
+    """Load the staged day (or only ``hours`` of it) through warehouse.batch.
+
+    ``observations_from``: apply the retention rule while loading (see ``commit_batch``).
+    """
+    where = "" if hours is None else f" where hour between {hours.start} and {hours.stop - 1}"
+    con.execute(
+        f"create or replace temp view _gen_batch_scrapes as select * from _gen_scrapes{where}"
+    )
+    con.execute(
+        "create or replace temp view _gen_batch_offers as select o.* from _gen_offers o"
+        " semi join _gen_batch_scrapes s on o.scrape_id = s.scrape_id"
+    )
+    validation = prepare_batch(con, "_gen_batch_offers")
+    if not validation.ok:
+        raise RuntimeError("generated batch failed validation: " + "; ".join(validation.problems()))
+    return commit_batch(con, "_gen_batch_scrapes", observations_from=observations_from)
+
+
+def hour_offers(con: duckdb.DuckDBPyConnection, hour: int) -> list[tuple]:
+    """(provider, observed_at, status, offers) of each staged scrape of ``hour``."""
+    scrapes = con.execute(
+        "select provider, observed_at, status, scrape_id from _gen_scrapes where hour = ?"
+        " order by provider",
+        [hour],
+    ).fetchall()
+    out = []
+    for provider, observed_at, status, sid in scrapes:
+        cur = con.execute(
+            "select * exclude (scrape_id) from _gen_offers where scrape_id = ?", [sid]
+        )
+        names = [d[0] for d in cur.description or []]
+        out.append(
+            (
+                provider,
+                observed_at,
+                status,
+                [dict(zip(names, row, strict=True)) for row in cur.fetchall()],
+            )
+        )
+    return out
+
+
+def load_hour_per_scrape(con: duckdb.DuckDBPyConnection, scrapes: list[tuple]) -> int:
+    """Load one hour scrape by scrape, exactly as pipelines.ingest.run_session does."""
+    loaded = 0
+    for provider, observed_at, status, offers in scrapes:
+        sid = scrape_id(provider, observed_at, [])
+        if not start_scrape(
+            con,
+            scrape_id=sid,
+            provider=provider,
+            run_id="hourly",
+            mode="replay",
+            source="generated",
+            fetches=[],
+        ):
+            continue
+        if status == "failed":
+            fail_scrape(con, sid, "generated outage")
+            continue
+        rows, validation = prepare(con, offers)
+        if not validation.ok:
+            raise RuntimeError("; ".join(validation.problems()))
+        commit_scrape(con, scrape_id=sid, provider=provider, observed_at=observed_at, rows=rows)
+        loaded += 1
+    return loaded
+
+
+def setup(con: duckdb.DuckDBPyConnection, gen: Generator) -> None:
+    con.execute("begin transaction")
+    load_seeds(con)
+    con.execute("commit")
+    arrow_temp_table(con, "_gen_catalog", gen.catalog_table())
+
+
+def days(gen: Generator, count: int) -> Iterator[Day]:
+    for _ in range(count):
+        yield gen.next_day()
+
+
+# ---------------------------------------------------------------------------------------------
+# benchmark
+
+DAILY_MIN_SQL = """
+select gpu_id, day, min(min_usd_per_gpu_hour) as min_usd_per_gpu_hour
+from daily_gpu_prices
+group by gpu_id, day
+order by gpu_id, day
+"""
+POINT_IN_TIME_SQL = """
+select provider, instance_type, region, pricing, gpu_id, price_per_gpu_hour_usd
+from offers_as_of(?::timestamptz)
+where gpu_id = 'h100-sxm' and pricing = 'on_demand'
+"""
+
+
+def _timed(fn: Callable[[], list], repeat: int = 5) -> tuple[float, float, list]:
+    """(first run ms, median of the following runs ms, last result)."""
+    times: list[float] = []
+    result: list = []
+    for _ in range(repeat + 1):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return times[0], statistics.median(times[1:]), result
+
+
+def hourly_run(con: duckdb.DuckDBPyConnection, hour: int, paths: Paths, now: datetime) -> dict:
+    """One pipeline run for the staged ``hour``: per-scrape loads, derive, publish (seconds)."""
+    offers = hour_offers(con, hour)
+    t0 = time.perf_counter()
+    scrapes = load_hour_per_scrape(con, offers)
+    t1 = time.perf_counter()
+    rebuild(con, now=now)
+    t2 = time.perf_counter()
+    publish(con, paths.published, now=now)
+    t3 = time.perf_counter()
+    return {
+        "scrapes": scrapes,
+        "ingest_s": t1 - t0,
+        "derive_s": t2 - t1,
+        "publish_s": t3 - t2,
+        "total_s": t3 - t0,
+    }
+
+
+def _mb(path: Path) -> float:
+    return path.stat().st_size / 1e6 if path.exists() else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--years", type=float, default=3)
+    parser.add_argument("--providers", type=int, default=30)
+    parser.add_argument("--offers", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=REPO / "benchmarks" / "out" / "history_scale",
+        help="GPUPRICES_HOME for the generated warehouse (recreated)",
+    )
+    args = parser.parse_args(argv)
+
+    total_days = math.ceil(args.years * 365)
+    end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    gen = Generator(
+        providers=args.providers,
+        offers=args.offers,
+        seed=args.seed,
+        start=end - timedelta(days=total_days),
+    )
+    paths = Paths(args.home)
+    if paths.home.exists():
+        for old in (paths.warehouse, Path(f"{paths.warehouse}.wal")):
+            old.unlink(missing_ok=True)
+        for old in paths.published.glob("*"):
+            old.unlink()
+    paths.home.mkdir(parents=True, exist_ok=True)
+    print(
+        f"generating {total_days} days x 24 h x {args.providers} providers x {args.offers} offers"
+        f" ({total_days * 24 * args.providers:,} scrapes, "
+        f"{total_days * 24 * args.providers * args.offers:,} offer-hours) into {paths.home}"
+    )
+    runs: list[tuple[str, dict]] = []
+    # measured days: early, after one and two years, the last (0-based day numbers)
+    measured_days = sorted(
+        {min(7, total_days - 1), min(364, total_days - 1), min(729, total_days - 1), total_days - 1}
+    )
+    t_start = time.perf_counter()
+    with Warehouse(paths.warehouse).connect() as con:
+        setup(con, gen)
+        keep_from = end - timedelta(days=retention_days(con) or 0)
+        for n, day in enumerate(days(gen, total_days)):
+            stage_day(con, day)
+            measured = n in measured_days
+            load_day_batch(con, range(0, 23) if measured else None, observations_from=keep_from)
+            if measured:
+                # what the runs of hours 0-22 would have done, then a clean slate on disk so
+                # the measured run pays only for its own writes
+                con.execute("begin transaction")
+                refresh_rollup(con, now=day.start + timedelta(hours=23))
+                prune_observations(con)
+                con.execute("commit")
+                con.execute("checkpoint")
+                now = day.start + timedelta(hours=23, minutes=59)
+                runs.append((f"day {n + 1}", hourly_run(con, 23, paths, now)))
+            # what every pipeline run does after loading (derive.rebuild -> history.maintain);
+            # once a simulated day is enough to keep the rollup and retention current
+            con.execute("begin transaction")
+            refresh_rollup(con, now=day.start + timedelta(days=1))
+            prune_observations(con)
+            con.execute("commit")
+            if (n + 1) % 30 == 0:
+                elapsed = time.perf_counter() - t_start
+                print(f"  {n + 1:5d} days loaded, {elapsed:7.1f} s", flush=True)
+        load_s = time.perf_counter() - t_start
+        digest_sql = (
+            "select count(*), sum(hash(day, provider, gpu_id, pricing, source,"
+            " min_usd_per_gpu_hour, max_usd_per_gpu_hour, offer_count))"
+            " from daily_provider_prices"
+        )
+        incremental = con.execute(digest_sql).fetchall()
+        t0 = time.perf_counter()
+        con.execute("begin transaction")
+        refresh_rollup(con, now=end, full=True)
+        con.execute("commit")
+        full_rollup_s = time.perf_counter() - t0
+        rollup_agrees = con.execute(digest_sql).fetchall() == incremental
+        con.execute("checkpoint")
+        counts = {
+            t: con.execute(f"select count(*) from {t}").fetchone()[0]  # type: ignore[index]
+            for t in ("scrapes", "observations", "offer_history", "daily_provider_prices")
+        }
+        changes_per_day = counts["offer_history"] / total_days
+        point = gen.start + timedelta(days=total_days * 0.37, hours=5)
+        wh = {
+            "daily": _timed(lambda: con.execute(DAILY_MIN_SQL).fetchall()),
+            "point": _timed(lambda: con.execute(POINT_IN_TIME_SQL, [point]).fetchall()),
+        }
+        info = publish(con, paths.published, now=end)
+    snap = duckdb.connect(str(info.path), read_only=True)
+    snap.execute("set timezone = 'UTC'")
+    sn = {
+        "daily": _timed(lambda: snap.execute(DAILY_MIN_SQL).fetchall()),
+        "point": _timed(lambda: snap.execute(POINT_IN_TIME_SQL, [point]).fetchall()),
+    }
+    snap.close()
+
+    print()
+    print(
+        f"loaded in {load_s:.0f} s; full rollup rebuild {full_rollup_s:.2f} s"
+        f" (equal to the incrementally refreshed rollup: {rollup_agrees})"
+    )
+    print(
+        f"rows: {', '.join(f'{k} {v:,}' for k, v in counts.items())}"
+        f" ({changes_per_day:.0f} history rows per day)"
+    )
+    print(f"warehouse {_mb(paths.warehouse):.1f} MB; published snapshot {_mb(info.path):.1f} MB")
+    print()
+    print(
+        f"one hourly run ({args.providers} scrapes via start_scrape/prepare/commit_scrape,"
+        " then derive, publish):"
+    )
+    for label, run in runs:
+        print(
+            f"  {label:<10} ingest {run['ingest_s']:.2f} s  derive {run['derive_s']:.2f} s"
+            f"  publish {run['publish_s']:.2f} s  total {run['total_s']:.2f} s"
+            f"  ({run['scrapes']} scrapes loaded)"
+        )
+    print()
+    rows_daily = len(wh["daily"][2])
+    rows_point = len(wh["point"][2])
+    for name, where in (("warehouse", wh), ("snapshot", sn)):
+        print(
+            f"{name}: daily min per GPU model over {args.years:g} years ({rows_daily:,} rows):"
+            f" first {where['daily'][0]:.0f} ms, then median {where['daily'][1]:.0f} ms"
+        )
+        print(
+            f"{name}: point-in-time H100 SXM on-demand at {point:%Y-%m-%d %H:%M}"
+            f" ({rows_point} rows): first {where['point'][0]:.0f} ms,"
+            f" then median {where['point'][1]:.0f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

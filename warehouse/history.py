@@ -1,0 +1,330 @@
+"""Price history as change intervals, maintained set-based over batches of scrapes.
+
+``offer_history`` holds one row per offer per stretch of time in which its price and shape
+(price, currency, GPU, GPU count) stayed the same: ``[valid_from, valid_to)``, ``valid_to`` null
+= still current. Rules, per provider, applied to its successful scrapes in time order:
+
+- an offer whose values changed gets its open interval closed at the scrape's ``observed_at``
+  and a new interval opened at the same instant;
+- an offer missing from a successful scrape is closed at that scrape's time;
+- a failed scrape is never applied, so its provider's offers stay open (not seen is not gone);
+- a scrape older than the provider's newest history point only adds observations (history is
+  built forward in time), and an unchanged offer writes nothing.
+
+``apply_batch`` applies any number of scrapes (of any providers) in one pass: the hourly pipeline
+passes one scrape, the scale generator a day of them, the importers a whole dataset's sessions
+under their own ``source``. Each source keeps its own intervals, so imported history never
+closes or reopens scraped intervals.
+
+Also here: the incremental refresh of the daily rollup and the retention of raw observations,
+both run after every ingestion (``maintain``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from warehouse.analysis import create_views
+
+SCRAPE_SOURCE = "scrape"
+IMPORT_PREFIX = "import:"
+ROLLUP = "daily_provider_prices"
+ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
+
+# The batch tables apply_batch reads (temporary, per connection):
+#   BATCH_TABLE     scrape_id, provider, observed_at      one row per successful scrape
+#   OBSERVED_TABLE  observation-shaped rows of those scrapes (OBSERVED_COLUMNS); callers may
+#                   pass another table or view name
+BATCH_TABLE = "_history_batch"
+OBSERVED_TABLE = "_history_observed"
+OBSERVED_SCRAPE = "_history_observed_scrape"  # the per-scrape path's copy of its observations
+OBSERVED_COLUMNS = (
+    "scrape_id",
+    "offer_id",
+    "provider",
+    "instance_type",
+    "region",
+    "pricing",
+    "reserved_term_months",
+    "gpu_name",
+    "gpu_id",
+    "gpu_count",
+    "price",
+    "currency",
+    "price_per_hour_usd",
+    "serverless",
+)
+
+_SEQUENCE_SQL = f"""
+create or replace temp table _history_seq as
+with marks as (
+    select provider, max(greatest(valid_from, coalesce(valid_to, valid_from))) as mark
+    from offer_history
+    where source = $source and provider in (select provider from {BATCH_TABLE})
+    group by provider
+)
+select
+    b.scrape_id,
+    b.provider,
+    b.observed_at,
+    row_number() over (partition by b.provider order by b.observed_at, b.scrape_id) as seq
+from {BATCH_TABLE} as b
+left join marks as m on b.provider = m.provider
+where m.mark is null or b.observed_at >= m.mark
+"""
+
+# The transitions of the batch: per (offer, scrape of its provider) the offer is present with
+# its values or absent, seq 0 being its open interval before the batch; a transition is an
+# appearance, a disappearance or changed values, and next_t ends the interval it opens.
+_CHANGES_SQL = """
+create or replace temp table _history_changes as
+with open_rows as (
+    select offer_id, provider, valid_from, price, currency, gpu_count, gpu_id
+    from offer_history
+    where source = $source and valid_to is null
+      and provider in (select provider from _history_seq)
+),
+
+observed as (
+    select o.offer_id, o.provider, o.scrape_id, o.price, o.currency, o.gpu_count, o.gpu_id
+    from {observed} as o
+    semi join _history_seq as s on o.scrape_id = s.scrape_id
+),
+
+universe as (
+    select offer_id, provider from open_rows
+    union
+    select offer_id, provider from observed
+),
+
+states as (
+    select offer_id, 0::bigint as seq, valid_from as t, null::varchar as scrape_id,
+           true as present, price, currency, gpu_count, gpu_id
+    from open_rows
+    union all
+    select u.offer_id, s.seq, s.observed_at, s.scrape_id, o.offer_id is not null,
+           o.price, o.currency, o.gpu_count, o.gpu_id
+    from universe as u
+    inner join _history_seq as s on u.provider = s.provider
+    left join observed as o on s.scrape_id = o.scrape_id and u.offer_id = o.offer_id
+),
+
+lagged as (
+    select
+        *,
+        lag(present) over w as prev_present,
+        lag(price) over w as prev_price,
+        lag(currency) over w as prev_currency,
+        lag(gpu_count) over w as prev_gpu_count,
+        lag(gpu_id) over w as prev_gpu_id
+    from states
+    window w as (partition by offer_id order by seq)
+),
+
+transitions as (
+    select offer_id, seq, t, scrape_id, present
+    from lagged
+    where seq > 0
+      and (present <> coalesce(prev_present, false)
+           or (present and (price is distinct from prev_price
+                            or currency is distinct from prev_currency
+                            or gpu_count is distinct from prev_gpu_count
+                            or gpu_id is distinct from prev_gpu_id)))
+)
+
+select *, lead(t) over (partition by offer_id order by seq) as next_t
+from transitions
+"""
+
+_CLOSE_SQL = """
+update offer_history as h
+set valid_to = f.t
+from (select offer_id, arg_min(t, seq) as t from _history_changes group by offer_id) as f
+where h.offer_id = f.offer_id and h.source = $source and h.valid_to is null
+"""
+
+_OPEN_SQL = """
+insert into offer_history (
+    offer_id, provider, valid_from, valid_to, instance_type, region, pricing,
+    reserved_term_months, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
+    scrape_id, gpu_name, serverless
+)
+select
+    c.offer_id, o.provider, c.t, c.next_t, o.instance_type, o.region, o.pricing,
+    o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency, o.price_per_hour_usd,
+    $source, case when $keep_scrape_id then c.scrape_id end, o.gpu_name, o.serverless
+from _history_changes as c
+inner join {observed} as o on c.scrape_id = o.scrape_id and c.offer_id = o.offer_id
+where c.present
+"""
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> Any:
+    rows = con.execute(sql, params or []).fetchall()  # read to the end: see batch.arrow_temp_table
+    return rows[0][0] if rows else None
+
+
+def apply_batch(
+    con: duckdb.DuckDBPyConnection, *, source: str = SCRAPE_SOURCE, observed: str = OBSERVED_TABLE
+) -> dict[str, int]:
+    """Apply the scrapes in ``BATCH_TABLE`` (rows in ``observed``) to ``offer_history``.
+
+    Runs inside the caller's transaction. Returns counts: ``opened`` (new intervals),
+    ``closed`` (intervals given a ``valid_to``), ``out_of_order`` (scrapes older than their
+    provider's newest history point, not applied). The work is proportional to the batch
+    times its providers' open intervals; the only reads of closed history are two column
+    scans of ``offer_history`` (its newest point per provider, its open intervals).
+    """
+    con.execute(_SEQUENCE_SQL, {"source": source})
+    batch, in_order = con.execute(
+        f"select (select count(*) from {BATCH_TABLE}), (select count(*) from _history_seq)"
+    ).fetchall()[0]
+    if in_order == 0:
+        return {"opened": 0, "closed": 0, "out_of_order": int(batch)}
+    con.execute(_CHANGES_SQL.format(observed=observed), {"source": source})
+    closed_in_batch, first_change = con.execute(
+        "select count(*) filter (where present and next_t is not null), min(t)"
+        " from _history_changes"
+    ).fetchall()[0]
+    if first_change is None:
+        return {"opened": 0, "closed": 0, "out_of_order": int(batch - in_order)}
+    closed = int(_one(con, _CLOSE_SQL, {"source": source}) or 0) + int(closed_in_batch)
+    opened_params = {"source": source, "keep_scrape_id": source == SCRAPE_SOURCE}
+    opened = int(_one(con, _OPEN_SQL.format(observed=observed), opened_params) or 0)
+    mark_dirty(con, first_change)
+    return {"opened": opened, "closed": closed, "out_of_order": int(batch - in_order)}
+
+
+def apply_scrape_history(
+    con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, observed_at: datetime
+) -> dict[str, int]:
+    """``apply_batch`` for one scrape whose observations are already in ``observations``."""
+    con.execute(
+        f"create or replace temp table {BATCH_TABLE} as"
+        " select ?::varchar as scrape_id, ?::varchar as provider, ?::timestamptz as observed_at",
+        [scrape_id, provider, observed_at],
+    )
+    # a constant filter is pushed into the scan: one pass over the retained observations
+    con.execute(
+        f"create or replace temp table {OBSERVED_SCRAPE} as"
+        f" select {', '.join(OBSERVED_COLUMNS)} from observations where scrape_id = ?",
+        [scrape_id],
+    )
+    return apply_batch(con, source=SCRAPE_SOURCE, observed=OBSERVED_SCRAPE)
+
+
+def _utc_day(value: datetime | date) -> date:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).date()
+    return value
+
+
+def mark_dirty(con: duckdb.DuckDBPyConnection, since: datetime | date) -> None:
+    """Record that history changed from ``since`` on: the next rollup refresh redoes those days."""
+    day = _utc_day(since)
+    con.execute(
+        "update history_rollup_state set dirty_from = least(coalesce(dirty_from, ?), ?)"
+        " where rollup = ?",
+        [day, day, ROLLUP],
+    )
+
+
+@dataclass(frozen=True)
+class RollupRefresh:
+    from_day: date | None
+    through_day: date
+    rows: int
+
+
+def refresh_rollup(
+    con: duckdb.DuckDBPyConnection, *, now: datetime | None = None, full: bool = False
+) -> RollupRefresh:
+    """Bring ``daily_provider_prices`` up to date (inside the caller's transaction).
+
+    Redoes the days from the earliest of: the first day history changed since the last refresh,
+    and the last refreshed day (open intervals have grown into it since). Everything when
+    ``full`` or never refreshed. Open intervals count as valid until ``now`` (default: the
+    wall clock, UTC).
+    """
+    now = now or datetime.now(UTC)
+    today = _utc_day(now)
+    dirty_from, refreshed_through = con.execute(
+        "select dirty_from, refreshed_through from history_rollup_state where rollup = ?", [ROLLUP]
+    ).fetchone() or (None, None)
+    if full or refreshed_through is None:
+        first = _one(con, "select min(valid_from) from offer_history")
+        start = _utc_day(first) if first is not None else None
+    else:
+        start = min(d for d in (dirty_from, refreshed_through) if d is not None)
+    rows = 0
+    if start is not None:
+        start_ts = datetime(start.year, start.month, start.day, tzinfo=UTC)
+        con.execute(f"delete from {ROLLUP} where day >= ?", [start])
+        rows = int(
+            _one(con, ROLLUP_SQL.read_text(encoding="utf-8"), {"start": start_ts, "now": now}) or 0
+        )
+    con.execute(
+        "update history_rollup_state set dirty_from = null, refreshed_through = ?,"
+        " refreshed_at = ? where rollup = ?",
+        [today, now, ROLLUP],
+    )
+    return RollupRefresh(start, today, rows)
+
+
+def retention_days(con: duckdb.DuckDBPyConnection, table: str = "observations") -> int | None:
+    value = _one(con, "select keep_days from retention_policy where table_name = ?", [table])
+    return int(value) if value is not None else None
+
+
+def prune_observations(con: duckdb.DuckDBPyConnection, keep_days: int | None = None) -> int:
+    """Delete observations older than the retention window (inside the caller's transaction).
+
+    The window ends at the newest successful scrape (data time, not the wall clock, so a replay
+    of old captures keeps its last ``keep_days``); each provider's newest successful scrape is
+    always kept because ``current_offers`` reads it. Returns the number of rows deleted.
+    """
+    days = keep_days if keep_days is not None else retention_days(con)
+    if days is None:
+        return 0
+    newest = _one(con, "select max(observed_at) from scrapes where status = 'success'")
+    if newest is None:
+        return 0
+    cutoff = newest - timedelta(days=days)
+    deleted = _one(
+        con,
+        """
+        delete from observations
+        where observed_at < ?
+          and scrape_id not in (
+            select arg_max(scrape_id, observed_at) from scrapes
+            where status = 'success' group by provider)
+        """,
+        [cutoff],
+    )
+    return int(deleted or 0)
+
+
+def maintain(con: duckdb.DuckDBPyConnection, *, now: datetime | None = None) -> dict[str, int]:
+    """After an ingestion: refresh the daily rollup, apply retention, (re)create the views.
+
+    One transaction; returns row counts for the asset metadata.
+    """
+    con.execute("begin transaction")
+    try:
+        refresh = refresh_rollup(con, now=now)
+        pruned = prune_observations(con)
+        views = create_views(con)
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise
+    return {
+        "rollup_rows_refreshed": refresh.rows,
+        "observations_pruned": pruned,
+        "analysis_views": len(views),
+    }

@@ -1,0 +1,46 @@
+-- daily_offer_prices: the price of every offer on every UTC day it was offered.
+-- Grain: one row per (day, offer_id, source). A day counts when one of the offer's intervals
+-- covers any part of it; if the price changed that day, min/max cover the day and the `price*`
+-- columns are those of the day's last interval.
+-- Depends on: offer_history. Open intervals (valid_to null) run until now(). Expands all of
+-- history, so filter on offer_id or provider for speed; daily_gpu_prices is the fast path.
+create or replace view daily_offer_prices as
+with intervals as (
+    select
+        *,
+        coalesce(valid_to, now()) as valid_until
+    from offer_history
+    where valid_from <= now()
+),
+
+offer_days as (
+    select
+        *,
+        unnest(generate_series(
+            timezone('UTC', valid_from)::date,
+            timezone('UTC', greatest(valid_from, valid_until - interval 1 microsecond))::date,
+            interval 1 day
+        ))::date as day
+    from intervals
+)
+
+select
+    day,
+    offer_id,
+    source,
+    provider,
+    arg_max(instance_type, valid_from) as instance_type,
+    arg_max(region, valid_from) as region,
+    arg_max(pricing, valid_from) as pricing,
+    arg_max(gpu_id, valid_from) as gpu_id,
+    arg_max(gpu_count, valid_from) as gpu_count,
+    arg_max(price, valid_from) as price,
+    arg_max(currency, valid_from) as currency,
+    arg_max(price_per_hour_usd, valid_from) as price_per_hour_usd,
+    round(arg_max(price_per_hour_usd / nullif(gpu_count, 0), valid_from), 6)
+        as price_per_gpu_hour_usd,
+    min(price_per_hour_usd) as min_price_per_hour_usd,
+    max(price_per_hour_usd) as max_price_per_hour_usd,
+    count(*) as intervals
+from offer_days
+group by day, offer_id, source, provider

@@ -1,0 +1,32 @@
+-- offers_as_of(at_time): the comparison as it stood at one instant, from the price intervals.
+-- Grain: one row per offer (and source) valid at `at_time`, cheapest per GPU-hour first.
+-- Usage: select * from offers_as_of(timestamp '2025-06-16');   (a timestamp without zone is UTC
+-- in the warehouse; the DuckDB CLI uses its session time zone)
+-- Includes offers of providers whose later scrapes failed (not seen is not gone) and imported
+-- history (`source` = 'import:<dataset>'). Depends on: offer_history, gpus.
+create or replace macro offers_as_of(at_time) as table
+select
+    h.offer_id,
+    h.source,
+    h.provider,
+    h.instance_type,
+    h.region,
+    h.pricing,
+    h.reserved_term_months,
+    h.gpu_name,
+    h.gpu_id,
+    g.name as gpu_model,
+    h.gpu_count,
+    g.vram_gb as vram_gb_per_gpu,
+    h.serverless,
+    h.price,
+    h.currency,
+    h.price_per_hour_usd,
+    round(h.price_per_hour_usd / nullif(h.gpu_count, 0), 6) as price_per_gpu_hour_usd,
+    h.valid_from,
+    h.valid_to
+from offer_history as h
+left join gpus as g on h.gpu_id = g.gpu_id
+where h.valid_from <= at_time::timestamptz
+  and (h.valid_to is null or h.valid_to > at_time::timestamptz)
+order by price_per_gpu_hour_usd nulls last, h.provider, h.instance_type
