@@ -7,6 +7,7 @@ from pathlib import Path
 
 from litestar import Litestar, Request, Response
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
@@ -46,8 +47,11 @@ def _validation_error(_: Request, exc: ValidationException) -> Response[bytes]:
     messages = "; ".join(
         f"{e.get('key')}: {e.get('message')}" for e in extra if isinstance(e, dict) and e.get("key")
     )
-    detail = (f"invalid parameter{'s' if len(names) > 1 else ''} {', '.join(names)} ({messages})"
-              if names else str(exc.detail))
+    detail = (
+        f"invalid parameter{'s' if len(names) > 1 else ''} {', '.join(names)} ({messages})"
+        if names
+        else str(exc.detail)
+    )
     return _error(400, detail, extra)
 
 
@@ -56,31 +60,48 @@ def _no_snapshot(_: Request, exc: NoSnapshot) -> Response[bytes]:
 
 
 def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
-    return _error(exc.status_code, str(exc.detail), exc.extra if isinstance(exc.extra, list) else None)
+    return _error(
+        exc.status_code, str(exc.detail), exc.extra if isinstance(exc.extra, list) else None
+    )
 
 
-def create_app(published_dir: Path | None = None, reload_interval_s: float | None = None) -> Litestar:
+def create_app(
+    published_dir: Path | None = None, reload_interval_s: float | None = None
+) -> Litestar:
     """The API over the newest published snapshot under ``$GPUPRICES_HOME/published``, or the
     one ``$GPUPRICES_SNAPSHOT_URL`` (an fsspec URL) names when that is set."""
     paths = Paths.from_env()
     directory = published_dir or paths.published
     url = os.environ.get(remote.SNAPSHOT_URL_ENV) if published_dir is None else None
-    interval = reload_interval_s if reload_interval_s is not None else float(
-        os.environ.get(RELOAD_ENV, REMOTE_RELOAD_INTERVAL_S if url else "1.0"))
+    interval = (
+        reload_interval_s
+        if reload_interval_s is not None
+        else float(os.environ.get(RELOAD_ENV, REMOTE_RELOAD_INTERVAL_S if url else "1.0"))
+    )
     if url:
         # Replicas elsewhere: read snapshots from $GPUPRICES_SNAPSHOT_URL via a local cache.
         source = remote.RemoteSnapshots(url, remote.cache_dir(paths))
-        store = SnapshotStore(source.cache_dir, reload_interval_s=interval,
-                              locate=source.current, where=url)
+        store = SnapshotStore(
+            source.cache_dir, reload_interval_s=interval, locate=source.current, where=url
+        )
     else:
         store = SnapshotStore(directory, reload_interval_s=interval)
     origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
     responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
     return Litestar(
-        route_handlers=[InstancesController, GpusController, ProvidersController, HealthController,
-                        WebController, ChartsController, ProviderDetailController,
-                        ServerlessController, EconomicsController, AdminController,
-                        HistoryController],
+        route_handlers=[
+            InstancesController,
+            GpusController,
+            ProvidersController,
+            HealthController,
+            WebController,
+            ChartsController,
+            ProviderDetailController,
+            ServerlessController,
+            EconomicsController,
+            AdminController,
+            HistoryController,
+        ],
         middleware=[limit_query_length, responses.middleware],
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
         exception_handlers={
@@ -90,15 +111,27 @@ def create_app(published_dir: Path | None = None, reload_interval_s: float | Non
         },
         cors_config=CORSConfig(allow_origins=origins, allow_methods=["GET"]) if origins else None,
         openapi_config=OpenAPIConfig(
-            title="gpuprices", version="0.1.0", path="/schema",
+            title="gpuprices",
+            version="0.1.0",
+            path="/schema",
             description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
             "normalised to USD per hour, per GPU-hour and per GB-of-VRAM-hour.",
             render_plugins=[ScalarRenderPlugin()],
-            components=Components(security_schemes={
-                BEARER: SecurityScheme(type="http", scheme="bearer",
-                                       description=f"${ADMIN_TOKEN_ENV} of the server"),
-            }),
+            components=Components(
+                security_schemes={
+                    BEARER: SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description=f"${ADMIN_TOKEN_ENV} of the server",
+                    ),
+                }
+            ),
         ),
-        state={"store": store, "response_cache": responses,
-               ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, "")},
+        state=State(
+            {
+                "store": store,
+                "response_cache": responses,
+                ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, ""),
+            }
+        ),
     )

@@ -16,9 +16,12 @@ def encode(value: Any) -> bytes:
     return _ENCODER.encode(value)
 
 
-def page_body(items: list[dict[str, Any]], *, total: int, limit: int, offset: int,
-              as_of: datetime) -> bytes:
-    return encode({"items": items, "total": total, "limit": limit, "offset": offset, "as_of": as_of})
+def page_body(
+    items: list[dict[str, Any]], *, total: int, limit: int, offset: int, as_of: datetime
+) -> bytes:
+    return encode(
+        {"items": items, "total": total, "limit": limit, "offset": offset, "as_of": as_of}
+    )
 
 
 def json_response(body: bytes, status_code: int = 200) -> Response[bytes]:

@@ -163,8 +163,10 @@ def token_estimates_sql(where: Where) -> tuple[str, str]:
         " select {cols} from token_estimates as e inner join offers as o using (offer_id)"
         " where e.model_id = ? and e.fits"
     )
-    page = (base.format(cols=ESTIMATE_ITEM_COLUMNS)
-            + " order by e.usd_per_million_total_tokens, e.offer_id limit ?")
+    page = (
+        base.format(cols=ESTIMATE_ITEM_COLUMNS)
+        + " order by e.usd_per_million_total_tokens, e.offer_id limit ?"
+    )
     return page, base.format(cols="count(*) as n")
 
 
@@ -299,8 +301,11 @@ def changes_where(f: dict[str, Any]) -> Where:
     if f.get("provider"):
         w.add(f"n.provider in ({', '.join('?' for _ in f['provider'])})", *f["provider"])
     if f.get("gpu"):
-        w.add("(n.gpu_id = ? or n.gpu_id like ? escape '\\')",
-              f["gpu"], f["gpu"].replace("_", "\\_").replace("%", "\\%") + "-%")
+        w.add(
+            "(n.gpu_id = ? or n.gpu_id like ? escape '\\')",
+            f["gpu"],
+            f["gpu"].replace("_", "\\_").replace("%", "\\%") + "-%",
+        )
     return w
 
 

@@ -15,7 +15,12 @@ Usd = Annotated[float, msgspec.Meta(description="US dollars")]
 
 
 class InstanceItem(msgspec.Struct):
-    id: Annotated[str, msgspec.Meta(description="Stable offer id: same provider, instance type, region and pricing model keep it across runs")]
+    id: Annotated[
+        str,
+        msgspec.Meta(
+            description="Stable offer id: same provider, instance type, region and pricing model keep it across runs"
+        ),
+    ]
     provider: str
     instance_type: str
     region: Annotated[str, msgspec.Meta(description="Provider region code, or 'global'")]
@@ -23,9 +28,13 @@ class InstanceItem(msgspec.Struct):
     gpu_name: str | None
     gpu_name_provider: Annotated[str, msgspec.Meta(description="The provider's own spelling")]
     gpu_vendor: str | None
-    gpu_count: Annotated[float, msgspec.Meta(description="GPUs per instance (fractional for shared GPUs)")]
+    gpu_count: Annotated[
+        float, msgspec.Meta(description="GPUs per instance (fractional for shared GPUs)")
+    ]
     vram_gb_per_gpu: Annotated[float | None, msgspec.Meta(description="GB of GPU memory per GPU")]
-    vram_gb_total: Annotated[float | None, msgspec.Meta(description="GB of GPU memory per instance")]
+    vram_gb_total: Annotated[
+        float | None, msgspec.Meta(description="GB of GPU memory per instance")
+    ]
     memory_type: str | None
     memory_bandwidth_gbps: Annotated[float | None, msgspec.Meta(description="GB/s per GPU")]
     fp8: bool
@@ -36,42 +45,80 @@ class InstanceItem(msgspec.Struct):
     storage_gb: float | None
     pricing: Annotated[str, msgspec.Meta(description="on_demand, spot or reserved")]
     reserved_term_months: int | None
-    price: Annotated[float, msgspec.Meta(description="Price as the provider quotes it, in `currency` per `price_unit` per `price_per`")]
+    price: Annotated[
+        float,
+        msgspec.Meta(
+            description="Price as the provider quotes it, in `currency` per `price_unit` per `price_per`"
+        ),
+    ]
     currency: str
     price_unit: Annotated[str, msgspec.Meta(description="second, minute, hour or month")]
     price_per: Annotated[str, msgspec.Meta(description="instance or gpu")]
-    price_per_hour: Annotated[float, msgspec.Meta(description="Instance-hour price in `currency` (months = 730 h)")]
-    usd_per_unit: Annotated[float, msgspec.Meta(description="Exchange rate used, USD per unit of `currency`")]
+    price_per_hour: Annotated[
+        float, msgspec.Meta(description="Instance-hour price in `currency` (months = 730 h)")
+    ]
+    usd_per_unit: Annotated[
+        float, msgspec.Meta(description="Exchange rate used, USD per unit of `currency`")
+    ]
     fx_rate_date: date
     price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[float, msgspec.Meta(description="USD per GPU-hour")]
-    price_per_vram_gb_hour_usd: Annotated[float | None, msgspec.Meta(description="USD per GB of VRAM per hour")]
+    price_per_vram_gb_hour_usd: Annotated[
+        float | None, msgspec.Meta(description="USD per GB of VRAM per hour")
+    ]
     # Billing facts of the provider (seeds/provider_facts.csv; serverless platforms:
     # seeds/serverless_platforms.csv). null = unknown; GET /providers/{slug} cites the sources.
-    price_source: Annotated[str, msgspec.Meta(description=(
-        "scrape (read off the provider's page or API) or curated (seeds/serverless_tiers.csv, "
-        "dated by observed_at)"))]
-    billing_granularity: Annotated[str | None, msgspec.Meta(description=(
-        "Metering step: second, minute, hour or month"))]
-    billing_granularity_s: Annotated[float | None, msgspec.Meta(description=(
-        "Metering step in seconds (a month = 730 h)"))]
-    minimum_charge_s: Annotated[float | None, msgspec.Meta(description=(
-        "Minimum billed duration per start, seconds"))]
-    egress_usd_per_gb: Annotated[float | None, msgspec.Meta(description=(
-        "Internet egress, first paid tier, USD per GB (10^9 bytes); 0 = free"))]
-    block_storage_usd_per_gb_month: Annotated[float | None, msgspec.Meta(description=(
-        "Network block storage, USD per GB-month"))]
-    spot_available: Annotated[bool | None, msgspec.Meta(description=(
-        "The provider offers a spot / preemptible tier"))]
-    offers_in_group: Annotated[int | None, msgspec.Meta(description=(
-        "With cheapest_per_gpu=true: matching offers in this (provider, GPU model, pricing) "
-        "group; null otherwise"))]
+    price_source: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "scrape (read off the provider's page or API) or curated (seeds/serverless_tiers.csv, "
+                "dated by observed_at)"
+            )
+        ),
+    ]
+    billing_granularity: Annotated[
+        str | None, msgspec.Meta(description=("Metering step: second, minute, hour or month"))
+    ]
+    billing_granularity_s: Annotated[
+        float | None, msgspec.Meta(description=("Metering step in seconds (a month = 730 h)"))
+    ]
+    minimum_charge_s: Annotated[
+        float | None, msgspec.Meta(description=("Minimum billed duration per start, seconds"))
+    ]
+    egress_usd_per_gb: Annotated[
+        float | None,
+        msgspec.Meta(
+            description=("Internet egress, first paid tier, USD per GB (10^9 bytes); 0 = free")
+        ),
+    ]
+    block_storage_usd_per_gb_month: Annotated[
+        float | None, msgspec.Meta(description=("Network block storage, USD per GB-month"))
+    ]
+    spot_available: Annotated[
+        bool | None, msgspec.Meta(description=("The provider offers a spot / preemptible tier"))
+    ]
+    offers_in_group: Annotated[
+        int | None,
+        msgspec.Meta(
+            description=(
+                "With cheapest_per_gpu=true: matching offers in this (provider, GPU model, pricing) "
+                "group; null otherwise"
+            )
+        ),
+    ]
     serverless: bool
     observed_at: datetime
     source_url: str
-    stale: Annotated[bool, msgspec.Meta(description=(
-        "The provider's last successful scrape finished more than GPUPRICES_STALE_AFTER_HOURS "
-        "(default 24) hours before the snapshot was published"))]
+    stale: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "The provider's last successful scrape finished more than GPUPRICES_STALE_AFTER_HOURS "
+                "(default 24) hours before the snapshot was published"
+            )
+        ),
+    ]
 
 
 class InstancesPage(msgspec.Struct):
@@ -118,9 +165,15 @@ class ProviderStatus(msgspec.Struct):
     last_status: str
     last_attempt_at: datetime | None
     current_offer_count: int
-    stale: Annotated[bool, msgspec.Meta(description=(
-        "No successful scrape finished within GPUPRICES_STALE_AFTER_HOURS (default 24) hours "
-        "before the snapshot was published"))]
+    stale: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "No successful scrape finished within GPUPRICES_STALE_AFTER_HOURS (default 24) hours "
+                "before the snapshot was published"
+            )
+        ),
+    ]
 
 
 class ProviderList(msgspec.Struct):
@@ -150,19 +203,32 @@ class RefreshResult(msgspec.Struct):
 
 # --- price history ----------------------------------------------------------------------------
 
+
 class OfferInterval(msgspec.Struct):
     valid_from: Annotated[datetime, msgspec.Meta(description="Start of the interval (inclusive)")]
-    valid_to: Annotated[datetime | None, msgspec.Meta(description=(
-        "End of the interval (exclusive): the first scrape that saw another price or no longer "
-        "listed the offer; null = still current"))]
+    valid_to: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description=(
+                "End of the interval (exclusive): the first scrape that saw another price or no longer "
+                "listed the offer; null = still current"
+            )
+        ),
+    ]
     price: Annotated[float, msgspec.Meta(description="The provider's price in `currency`")]
     currency: str
     price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[float | None, msgspec.Meta(description="USD per GPU-hour")]
     gpu_model: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
     gpu_count: float
-    source: Annotated[str, msgspec.Meta(description=(
-        "'scrape' (this project's scrapers) or 'import:<dataset>' (backfilled history)"))]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "'scrape' (this project's scrapers) or 'import:<dataset>' (backfilled history)"
+            )
+        ),
+    ]
 
 
 class OfferHistory(msgspec.Struct):
@@ -177,14 +243,21 @@ class OfferHistory(msgspec.Struct):
 
 
 class MarketBucket(msgspec.Struct):
-    start: Annotated[date, msgspec.Meta(
-        description="First day of the bucket (UTC; weeks start on Monday)")]
-    min_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
-        description="Cheapest provider's cheapest offer, USD per GPU-hour")]
-    median_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
-        description="Median across providers of each provider's cheapest offer, USD per GPU-hour")]
-    max_usd_per_gpu_hour: Annotated[float, msgspec.Meta(
-        description="Dearest provider's cheapest offer, USD per GPU-hour")]
+    start: Annotated[
+        date, msgspec.Meta(description="First day of the bucket (UTC; weeks start on Monday)")
+    ]
+    min_usd_per_gpu_hour: Annotated[
+        float, msgspec.Meta(description="Cheapest provider's cheapest offer, USD per GPU-hour")
+    ]
+    median_usd_per_gpu_hour: Annotated[
+        float,
+        msgspec.Meta(
+            description="Median across providers of each provider's cheapest offer, USD per GPU-hour"
+        ),
+    ]
+    max_usd_per_gpu_hour: Annotated[
+        float, msgspec.Meta(description="Dearest provider's cheapest offer, USD per GPU-hour")
+    ]
     provider_count: int
     offer_count: Annotated[int, msgspec.Meta(description="Offers behind the provider prices")]
 
@@ -194,7 +267,8 @@ class MarketHistory(msgspec.Struct):
     pricing: str
     bucket: Annotated[str, msgspec.Meta(description="day, week or month")]
     from_: Annotated[date, msgspec.Meta(description="First day (inclusive)")] = msgspec.field(
-        name="from")
+        name="from"
+    )
     to: date
     items: list[MarketBucket]
     as_of: datetime
@@ -214,8 +288,14 @@ class PriceChange(msgspec.Struct):
     currency: str
     old_price_per_hour_usd: float
     new_price_per_hour_usd: float
-    pct_change: Annotated[float, msgspec.Meta(description=(
-        "Percent change of the provider's own price (of USD per hour if the currency changed)"))]
+    pct_change: Annotated[
+        float,
+        msgspec.Meta(
+            description=(
+                "Percent change of the provider's own price (of USD per hour if the currency changed)"
+            )
+        ),
+    ]
     source: str
 
 

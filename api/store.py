@@ -73,9 +73,13 @@ class Snapshot:
 class SnapshotStore:
     """Holds the current snapshot and swaps in newer ones without a restart."""
 
-    def __init__(self, published_dir: Path, reload_interval_s: float = 1.0,
-                 locate: Callable[[], SnapshotInfo | None] | None = None,
-                 where: str | None = None) -> None:
+    def __init__(
+        self,
+        published_dir: Path,
+        reload_interval_s: float = 1.0,
+        locate: Callable[[], SnapshotInfo | None] | None = None,
+        where: str | None = None,
+    ) -> None:
         self.published_dir = published_dir
         self.reload_interval_s = reload_interval_s
         # Where the current snapshot is found: the local published directory by default, or
@@ -108,7 +112,9 @@ class SnapshotStore:
             except SnapshotError as exc:
                 self.last_error = str(exc)
                 return False
-            if info is None or (self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id):
+            if info is None or (
+                self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id
+            ):
                 return False
             try:
                 con = load_into_memory(info)
@@ -117,7 +123,8 @@ class SnapshotStore:
                 self.last_error = f"could not load snapshot {info.snapshot_id}: {exc}"
                 return False
             tables = frozenset(
-                r[0] for r in con.execute(
+                r[0]
+                for r in con.execute(
                     "select table_name from information_schema.tables where table_schema = 'main'"
                 ).fetchall()
             )

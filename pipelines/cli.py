@@ -36,8 +36,11 @@ def _ingest(args: argparse.Namespace) -> int:
 
     unknown = [s for s in args.provider or [] if s not in PROVIDERS]
     if unknown:
-        print(f"error: unknown provider(s) {', '.join(unknown)}; known: {', '.join(sorted(PROVIDERS))}",
-              file=sys.stderr)
+        print(
+            f"error: unknown provider(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(PROVIDERS))}",
+            file=sys.stderr,
+        )
         return 2
     replay = args.replay or os.environ.get("GPUPRICES_REPLAY_DIR") or None
     if replay is not None and not Path(replay).is_dir():
@@ -60,15 +63,22 @@ def _ingest(args: argparse.Namespace) -> int:
     progress = IngestProgress(slugs)
     progress.enabled = progress.enabled and not args.verbose
     with progress if progress.enabled else contextlib.nullcontext():
-        report = run_ingest(paths, replay_dir=Path(replay).resolve() if replay else None,
-                           fallback_replay_dir=Path(fallback).resolve() if fallback else None,
-                           providers=args.provider or None, verbose=args.verbose,
-                           parallel=parallel, on_event=progress if progress.enabled else None)
+        report = run_ingest(
+            paths,
+            replay_dir=Path(replay).resolve() if replay else None,
+            fallback_replay_dir=Path(fallback).resolve() if fallback else None,
+            providers=args.provider or None,
+            verbose=args.verbose,
+            parallel=parallel,
+            on_event=progress if progress.enabled else None,
+        )
     for line in report.lines():
         print(line)
     if report.snapshot_id:
-        print(f"published snapshot {report.snapshot_id} ({report.offer_count} current offers) "
-              f"under {paths.published}")
+        print(
+            f"published snapshot {report.snapshot_id} ({report.offer_count} current offers) "
+            f"under {paths.published}"
+        )
     else:
         print(f"nothing published: {report.publish_error}", file=sys.stderr)
     return 0 if report.ok else 1
@@ -79,8 +89,14 @@ def _serve(args: argparse.Namespace) -> int:
 
     paths = Paths.from_env()
     os.environ[HOME_ENV] = str(paths.home)
-    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level)
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+    )
     return 0
 
 
@@ -93,19 +109,30 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="scrape providers (Dagster job, in-process) and publish")
-    ingest.add_argument("--replay", metavar="DIR",
-                        help="answer every request from recorded responses in DIR/<provider>/ "
-                        "(default: $GPUPRICES_REPLAY_DIR; unset = live sites)")
-    ingest.add_argument("--fallback-replay", metavar="DIR",
-                        help="fetch live; for a provider whose live fetch fails, replay its "
-                        "recorded captures from DIR instead (default: $GPUPRICES_FALLBACK_REPLAY_DIR)")
-    ingest.add_argument("--provider", metavar="SLUG", action="append",
-                        help="only this provider (repeatable)")
+    ingest.add_argument(
+        "--replay",
+        metavar="DIR",
+        help="answer every request from recorded responses in DIR/<provider>/ "
+        "(default: $GPUPRICES_REPLAY_DIR; unset = live sites)",
+    )
+    ingest.add_argument(
+        "--fallback-replay",
+        metavar="DIR",
+        help="fetch live; for a provider whose live fetch fails, replay its "
+        "recorded captures from DIR instead (default: $GPUPRICES_FALLBACK_REPLAY_DIR)",
+    )
+    ingest.add_argument(
+        "--provider", metavar="SLUG", action="append", help="only this provider (repeatable)"
+    )
     ingest.add_argument("-v", "--verbose", action="store_true", help="show Dagster's run log")
-    ingest.add_argument("--parallel", type=int, metavar="N",
-                        help="run up to N providers at once (Dagster's multiprocess executor; "
-                        "default: $GPUPRICES_EXECUTOR=multiprocess with $GPUPRICES_MAX_CONCURRENT, "
-                        "else one at a time in-process)")
+    ingest.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="run up to N providers at once (Dagster's multiprocess executor; "
+        "default: $GPUPRICES_EXECUTOR=multiprocess with $GPUPRICES_MAX_CONCURRENT, "
+        "else one at a time in-process)",
+    )
     ingest.set_defaults(func=_ingest)
 
     serve = sub.add_parser("serve", help="serve the HTTP API (Litestar under uvicorn)")

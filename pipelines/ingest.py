@@ -35,7 +35,6 @@ from warehouse.load import (
 from warehouse.paths import Paths
 from warehouse.recovery import recover
 
-
 # Replayed requests never leave the process; a placeholder stands in for a provider's token so
 # that fetch code which requires one runs unchanged (real tokens are never handed to replay).
 REPLAY_TOKEN = "replay-placeholder-token"
@@ -72,8 +71,9 @@ class ScrapeOutcome:
     unresolved_gpus: list[str] = field(default_factory=list)  # loaded with gpu_id null
 
 
-def sessions_for(provider: str, replay_dir: Path | None,
-                 transport: httpx.BaseTransport | None = None) -> list[Session]:
+def sessions_for(
+    provider: str, replay_dir: Path | None, transport: httpx.BaseTransport | None = None
+) -> list[Session]:
     """Live: one session. Replay: one session per replayable capture, oldest first."""
     if replay_dir is None:
         return [Session("live", "live", transport)]
@@ -110,8 +110,9 @@ class _Scrubber:
         found = {token, *(token or "").split(":")}
         for request in requests:
             found |= scraper_http.request_credentials(request)
-        self.secrets = sorted((s for s in found if s and len(s) >= self.MIN_LENGTH),
-                              key=len, reverse=True)
+        self.secrets = sorted(
+            (s for s in found if s and len(s) >= self.MIN_LENGTH), key=len, reverse=True
+        )
 
     def body(self, content: bytes) -> bytes:
         for secret in self.secrets:
@@ -133,9 +134,16 @@ def _one_line(exc: BaseException) -> str:
     return text if isinstance(exc, ScraperError) else f"{type(exc).__name__}: {text}"
 
 
-def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, paths: Paths,
-                token: str | None, run_id: str | None,
-                throttle: scraper_http.HostThrottle | None = None) -> ScrapeOutcome:
+def run_session(
+    provider: Provider,
+    session: Session,
+    *,
+    warehouse: Warehouse,
+    paths: Paths,
+    token: str | None,
+    run_id: str | None,
+    throttle: scraper_http.HostThrottle | None = None,
+) -> ScrapeOutcome:
     """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults."""
     recorder = _Recorder()
     client = scraper_http.make_client(session.transport, throttle=throttle, on_response=recorder)
@@ -151,24 +159,39 @@ def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, p
     except Exception as exc:  # a provider fault must not stop the other providers
         fetch_error = exc
 
-    fetched = [
-        (r, scraper_http.fetched_at(r)) for r in recorder.responses
-    ]
+    fetched = [(r, scraper_http.fetched_at(r)) for r in recorder.responses]
     observed_at = min((t for _, t in fetched), default=datetime.now(UTC))
     scrub = _Scrubber(token, [r.request for r in recorder.responses])
     with warehouse.connect() as con:
         records = [
-            FetchRecord(r.request.method, scraper_http.redact_url(r.request.url), r.status_code, t,
-                        archive_body(con, paths.raw, _archivable_body(r, scrub),
-                                     r.headers.get("content-type", ""), t))
+            FetchRecord(
+                r.request.method,
+                scraper_http.redact_url(r.request.url),
+                r.status_code,
+                t,
+                archive_body(
+                    con, paths.raw, _archivable_body(r, scrub), r.headers.get("content-type", ""), t
+                ),
+            )
             for r, t in fetched
         ]
-        sid = (scrape_id(provider.slug, observed_at, [f.sha256 for f in records])
-               if records and fetch_error is None else uuid.uuid4().hex[:20])
-        if not start_scrape(con, scrape_id=sid, provider=provider.slug, run_id=run_id,
-                            mode=session.mode, source=session.source, fetches=records):
-            return ScrapeOutcome(provider.slug, session.source, "unchanged", scrape_id=sid,
-                                 observed_at=observed_at)
+        sid = (
+            scrape_id(provider.slug, observed_at, [f.sha256 for f in records])
+            if records and fetch_error is None
+            else uuid.uuid4().hex[:20]
+        )
+        if not start_scrape(
+            con,
+            scrape_id=sid,
+            provider=provider.slug,
+            run_id=run_id,
+            mode=session.mode,
+            source=session.source,
+            fetches=records,
+        ):
+            return ScrapeOutcome(
+                provider.slug, session.source, "unchanged", scrape_id=sid, observed_at=observed_at
+            )
         if fetch_error is not None:
             return _failed(con, provider, session, sid, fetch_error, scrub)
         try:
@@ -179,30 +202,49 @@ def run_session(provider: Provider, session: Session, *, warehouse: Warehouse, p
         if not validation.ok:
             error = scrub.text("check failed: " + "; ".join(validation.problems()))
             fail_scrape(con, sid, error)
-            return ScrapeOutcome(provider.slug, session.source, "failed", validation.offer_count,
-                                 error, sid, observed_at)
+            return ScrapeOutcome(
+                provider.slug,
+                session.source,
+                "failed",
+                validation.offer_count,
+                error,
+                sid,
+                observed_at,
+            )
         # A 10x move against the current price is a parser or unit bug far more often than a
         # real change: hold the whole scrape back (see warehouse.quality).
         factor = quality.price_jump_factor()
         jumps = quality.price_jumps(con, provider.slug, rows, factor)
         if jumps:
-            error = quality.quarantine(con, scrape_id=sid, provider=provider.slug, jumps=jumps,
-                                       factor=factor)
+            error = quality.quarantine(
+                con, scrape_id=sid, provider=provider.slug, jumps=jumps, factor=factor
+            )
             fail_scrape(con, sid, error)
-            return ScrapeOutcome(provider.slug, session.source, "failed", len(rows), error, sid,
-                                 observed_at)
+            return ScrapeOutcome(
+                provider.slug, session.source, "failed", len(rows), error, sid, observed_at
+            )
         try:
-            history = commit_scrape(con, scrape_id=sid, provider=provider.slug,
-                                    observed_at=observed_at, rows=rows)
+            history = commit_scrape(
+                con, scrape_id=sid, provider=provider.slug, observed_at=observed_at, rows=rows
+            )
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
-    return ScrapeOutcome(provider.slug, session.source, "success", len(rows), None, sid,
-                         observed_at, history,
-                         unresolved_gpus=sorted(set(validation.unresolved_gpus)))
+    return ScrapeOutcome(
+        provider.slug,
+        session.source,
+        "success",
+        len(rows),
+        None,
+        sid,
+        observed_at,
+        history,
+        unresolved_gpus=sorted(set(validation.unresolved_gpus)),
+    )
 
 
-def _failed(con, provider: Provider, session: Session, sid: str, exc: BaseException,  # noqa: ANN001
-            scrub: _Scrubber) -> ScrapeOutcome:
+def _failed(
+    con, provider: Provider, session: Session, sid: str, exc: BaseException, scrub: _Scrubber
+) -> ScrapeOutcome:
     error = scrub.text(_one_line(exc))
     if isinstance(exc, FetchError):
         error = f"fetch failed: {error}"
@@ -230,11 +272,17 @@ def ensure_seeded(warehouse: Warehouse) -> dict[str, int]:
     return counts
 
 
-def scrape_provider(provider: Provider, *, paths: Paths, replay_dir: Path | None,
-                    fallback_replay_dir: Path | None = None, run_id: str | None = None,
-                    env: Mapping[str, str] = os.environ,
-                    transport: httpx.BaseTransport | None = None,
-                    on_outcome: Callable[[ScrapeOutcome], None] | None = None) -> list[ScrapeOutcome]:
+def scrape_provider(
+    provider: Provider,
+    *,
+    paths: Paths,
+    replay_dir: Path | None,
+    fallback_replay_dir: Path | None = None,
+    run_id: str | None = None,
+    env: Mapping[str, str] = os.environ,
+    transport: httpx.BaseTransport | None = None,
+    on_outcome: Callable[[ScrapeOutcome], None] | None = None,
+) -> list[ScrapeOutcome]:
     """Every session of one provider, in order. Returns one outcome per session.
 
     With ``fallback_replay_dir``, a live fetch that fails is followed by a replay of the
@@ -253,18 +301,29 @@ def scrape_provider(provider: Provider, *, paths: Paths, replay_dir: Path | None
         outcomes.append(ScrapeOutcome(provider.slug, str(replay_dir), "skipped", error=reason))
     token = token_for(provider, env)
     for session in sessions:
-        outcome = run_session(provider, session, warehouse=warehouse, paths=paths,
-                              token=replay_token(provider) if session.is_replay else token,
-                              run_id=run_id, throttle=throttle)
+        outcome = run_session(
+            provider,
+            session,
+            warehouse=warehouse,
+            paths=paths,
+            token=replay_token(provider) if session.is_replay else token,
+            run_id=run_id,
+            throttle=throttle,
+        )
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
-    live_failed = replay_dir is None and any(
-        o.status in ("failed", "skipped") for o in outcomes)
+    live_failed = replay_dir is None and any(o.status in ("failed", "skipped") for o in outcomes)
     if live_failed and fallback_replay_dir is not None:
         for session in sessions_for(provider.slug, fallback_replay_dir):
-            outcome = run_session(provider, session, warehouse=warehouse, paths=paths,
-                                  token=replay_token(provider), run_id=run_id)
+            outcome = run_session(
+                provider,
+                session,
+                warehouse=warehouse,
+                paths=paths,
+                token=replay_token(provider),
+                run_id=run_id,
+            )
             outcome.fallback = True
             outcomes.append(outcome)
             if on_outcome is not None:

@@ -28,7 +28,9 @@ import tenacity
 
 from scrapers.base import FetchError, RawResponse
 
-USER_AGENT = "gpuprices/0.1 (+https://github.com/gpuprices/gpuprices; open-source GPU price tracker)"
+USER_AGENT = (
+    "gpuprices/0.1 (+https://github.com/gpuprices/gpuprices; open-source GPU price tracker)"
+)
 TIMEOUT = httpx.Timeout(20.0, connect=10.0)
 MAX_ATTEMPTS = 4
 BACKOFF_INITIAL_S = 1.0
@@ -45,10 +47,18 @@ SENSITIVE_QUERY_PARAMS = frozenset(
     {"key", "api_key", "apikey", "token", "access_token", "client_secret", "password", "sig"}
 )
 REDACTED = "REDACTED"
-SENSITIVE_HEADERS = frozenset({
-    "authorization", "proxy-authorization", "cookie", "api-key", "api_key", "x-api-key",
-    "x-auth-token", "x-api-token",
-})
+SENSITIVE_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "api-key",
+        "api_key",
+        "x-api-key",
+        "x-auth-token",
+        "x-api-token",
+    }
+)
 
 
 class RetryableStatus(Exception):
@@ -70,10 +80,10 @@ class HostThrottle:
     flight per host (see ``slot``) and ``min_interval_s`` seconds between request starts (the
     instance is a request event hook). Defaults are the module settings at construction time."""
 
-    def __init__(self, min_interval_s: float | None = None,
-                 max_concurrent: int | None = None) -> None:
-        self.min_interval_s = (MIN_INTERVAL_PER_HOST_S if min_interval_s is None
-                               else min_interval_s)
+    def __init__(
+        self, min_interval_s: float | None = None, max_concurrent: int | None = None
+    ) -> None:
+        self.min_interval_s = MIN_INTERVAL_PER_HOST_S if min_interval_s is None else min_interval_s
         self.max_concurrent = MAX_CONCURRENT_PER_HOST if max_concurrent is None else max_concurrent
         if self.max_concurrent < 1:
             raise ValueError("max_concurrent must be at least 1")
@@ -207,7 +217,9 @@ class _WaitRetryAfter(tenacity.wait.wait_base):
     """Wait what the server asked for (capped), else exponential backoff with jitter."""
 
     def __init__(self) -> None:
-        self.fallback = tenacity.wait_exponential_jitter(initial=BACKOFF_INITIAL_S, max=BACKOFF_MAX_S)
+        self.fallback = tenacity.wait_exponential_jitter(
+            initial=BACKOFF_INITIAL_S, max=BACKOFF_MAX_S
+        )
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         outcome = retry_state.outcome
@@ -251,8 +263,9 @@ def request(
         reraise=True,
     )
     def _send() -> httpx.Response:
-        response = client.request(method, url, params=params, json=json, headers=headers,
-                                  extensions=extensions)
+        response = client.request(
+            method, url, params=params, json=json, headers=headers, extensions=extensions
+        )
         if response.status_code in RETRYABLE_STATUS:
             raise RetryableStatus(response)
         return response

@@ -34,9 +34,11 @@ def money(text: str, *, default_currency: str | None = None) -> tuple[Decimal, s
     return decimal(match["num"]), currency
 
 
-def decimal(text: str | float | int) -> Decimal:
+def decimal(text: str | float | int | Decimal) -> Decimal:
     """A Decimal from text such as ``"1,234.50"``; floats go through ``repr`` (no binary noise)."""
     try:
+        if isinstance(text, Decimal):
+            return text
         if isinstance(text, float):
             return Decimal(repr(text))
         if isinstance(text, int):
@@ -61,8 +63,10 @@ def gb_from_mib(mib: Decimal | int | float) -> Decimal:
 def json_body(response: RawResponse) -> Any:
     try:
         return json.loads(response.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaDriftError(f"{response.url}: body is not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    except json.JSONDecodeError as exc:
+        raise SchemaDriftError(f"{response.url}: body is not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaDriftError(f"{response.url}: body is not UTF-8 JSON ({exc.reason})") from None
 
 
 def html_body(response: RawResponse) -> LexborHTMLParser:

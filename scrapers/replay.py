@@ -22,7 +22,11 @@ _DATE_PREFIX = re.compile(
     r"^(?P<approx>c)?(?P<y>\d{4})-(?P<m>\d{2})(?:-(?P<d>\d{2}))?"
     r"(?:T(?P<H>\d{2})(?P<M>\d{2})?Z?)?(?=[_.])"
 )
-_CONTENT_TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".xml": "text/xml"}
+_CONTENT_TYPES = {
+    ".json": "application/json",
+    ".html": "text/html; charset=utf-8",
+    ".xml": "text/xml",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,8 +79,9 @@ def _nullable(value: str | None) -> str | None:
     return None if value is None or value.strip() == "" else value.strip()
 
 
-def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
-                rows: list[list[object]]) -> None:
+def bulk_insert(
+    con: duckdb.DuckDBPyConnection, table: str, columns: list[str], rows: list[list[object]]
+) -> None:
     """Insert many rows in one statement (column-wise lists + unnest): DuckDB's executemany
     runs one statement per row, ~100x slower. ``table``/``columns`` are code constants."""
     if not rows:
@@ -96,33 +97,48 @@ def load_seeds(con: duckdb.DuckDBPyConnection, seeds_dir: Path = SEEDS_DIR) -> d
     """Replace the seed tables from the CSV files (inside the caller's transaction)."""
     counts: dict[str, int] = {}
     gpu_columns = [
-        row[0] for row in con.execute(
+        row[0]
+        for row in con.execute(
             "select column_name from information_schema.columns"
             " where table_name = 'gpus' order by ordinal_position"
         ).fetchall()
     ]
     gpu_rows = _csv_rows(seeds_dir / "gpus.csv")
     con.execute("delete from gpus")
-    bulk_insert(con, "gpus", gpu_columns,
-                [[_nullable(row.get(col)) for col in gpu_columns] for row in gpu_rows])
+    bulk_insert(
+        con,
+        "gpus",
+        gpu_columns,
+        [[_nullable(row.get(col)) for col in gpu_columns] for row in gpu_rows],
+    )
     counts["gpus"] = len(gpu_rows)
 
     con.execute("delete from gpu_aliases")
     aliases = alias_table(seeds_dir)
-    bulk_insert(con, "gpu_aliases", ["alias_key", "gpu_id"],
-                [[key, gpu_id] for key, gpu_id in aliases.items()])
+    bulk_insert(
+        con,
+        "gpu_aliases",
+        ["alias_key", "gpu_id"],
+        [[key, gpu_id] for key, gpu_id in aliases.items()],
+    )
     counts["gpu_aliases"] = len(aliases)
 
     fx_path = seeds_dir / "fx_rates.csv"
     con.execute("delete from fx_rates where source like 'seed:%'")
     fx_rows = _csv_rows(fx_path) if fx_path.is_file() else []
-    con.execute("delete from fx_rates where (rate_date, currency) in"
-                " (select unnest($1)::date, unnest($2))",
-                [[r["rate_date"] for r in fx_rows], [r["currency"] for r in fx_rows]])
-    bulk_insert(con, "fx_rates", ["rate_date", "currency", "usd_per_unit", "source"], [
-        [r["rate_date"], r["currency"], r["usd_per_unit"], f"seed:{r.get('source_url', '')}"]
-        for r in fx_rows
-    ])
+    con.execute(
+        "delete from fx_rates where (rate_date, currency) in (select unnest($1)::date, unnest($2))",
+        [[r["rate_date"] for r in fx_rows], [r["currency"] for r in fx_rows]],
+    )
+    bulk_insert(
+        con,
+        "fx_rates",
+        ["rate_date", "currency", "usd_per_unit", "source"],
+        [
+            [r["rate_date"], r["currency"], r["usd_per_unit"], f"seed:{r.get('source_url', '')}"]
+            for r in fx_rows
+        ],
+    )
     con.execute(
         "insert or replace into fx_rates values (date '1970-01-01', 'USD', 1, 'seed:identity')"
     )
@@ -186,7 +202,8 @@ class Warehouse:
             lock.acquire(timeout=self.lock_timeout_s)
         except Timeout:
             raise WarehouseBusy(
-                f"warehouse {self.path} is locked by another process for {self.lock_timeout_s:.0f} s"
+                f"warehouse {self.path} is locked by another process "
+                f"for {self.lock_timeout_s:.0f} s"
             ) from None
         try:
             con = duckdb.connect(str(self.path))

@@ -22,8 +22,12 @@ def model_sql(name: str) -> str:
     return (MODELS_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
-def rebuild(con: duckdb.DuckDBPyConnection, names: tuple[str, ...] = MODEL_ORDER, *,
-            now: datetime | None = None) -> dict[str, int]:
+def rebuild(
+    con: duckdb.DuckDBPyConnection,
+    names: tuple[str, ...] = MODEL_ORDER,
+    *,
+    now: datetime | None = None,
+) -> dict[str, int]:
     """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
 
     Freshness is judged at ``now`` (default: the current time): the models read the staleness

@@ -44,8 +44,13 @@ def scrape_id(provider: str, observed_at: datetime, body_hashes: Iterable[str]) 
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
-def archive_body(con: duckdb.DuckDBPyConnection, raw_dir: Path, body: bytes, content_type: str,
-                 fetched_at: datetime) -> str:
+def archive_body(
+    con: duckdb.DuckDBPyConnection,
+    raw_dir: Path,
+    body: bytes,
+    content_type: str,
+    fetched_at: datetime,
+) -> str:
     """Store a response body once (content-addressed); return its sha256."""
     digest = hashlib.sha256(body).hexdigest()
     target = raw_dir / digest[:2] / f"{digest}.gz"
@@ -74,8 +79,16 @@ class FetchRecord:
     sha256: str
 
 
-def start_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, run_id: str | None,
-                 mode: str, source: str, fetches: Sequence[FetchRecord]) -> bool:
+def start_scrape(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    run_id: str | None,
+    mode: str,
+    source: str,
+    fetches: Sequence[FetchRecord],
+) -> bool:
     """Record a scrape as running. Returns False if this exact scrape already succeeded."""
     row = con.execute("select status from scrapes where scrape_id = ?", [scrape_id]).fetchone()
     if row is not None and row[0] == "success":
@@ -91,8 +104,10 @@ def start_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: st
     if fetches:  # duckdb's executemany rejects an empty parameter list
         con.executemany(
             "insert into fetches values (?, ?, ?, ?, ?, ?, ?)",
-            [[scrape_id, i, f.method, f.url, f.status, f.fetched_at, f.sha256]
-             for i, f in enumerate(fetches)],
+            [
+                [scrape_id, i, f.method, f.url, f.status, f.fetched_at, f.sha256]
+                for i, f in enumerate(fetches)
+            ],
         )
     con.execute("commit")
     return True
@@ -105,7 +120,9 @@ def fail_scrape(con: duckdb.DuckDBPyConnection, scrape_id: str, error: str) -> N
     )
 
 
-def record_skip(con: duckdb.DuckDBPyConnection, *, provider: str, run_id: str | None, reason: str) -> None:
+def record_skip(
+    con: duckdb.DuckDBPyConnection, *, provider: str, run_id: str | None, reason: str
+) -> None:
     now = datetime.now(UTC)
     con.execute(
         "insert into scrapes (scrape_id, provider, run_id, mode, source, started_at, finished_at,"
@@ -138,8 +155,10 @@ class Validation:
         if self.offer_count == 0:
             out.append("no offers parsed")
         if self.non_positive_prices:
-            out.append(f"{len(self.non_positive_prices)} offers with price <= 0: "
-                       + ", ".join(self.non_positive_prices[:5]))
+            out.append(
+                f"{len(self.non_positive_prices)} offers with price <= 0: "
+                + ", ".join(self.non_positive_prices[:5])
+            )
         if self.unresolved_gpus:
             out.append(unresolved_message(self.unresolved_gpus))
         return out
@@ -162,15 +181,22 @@ def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[De
     return Decimal(row[0]), row[1]
 
 
-def prepare(con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], Validation]:
+def prepare(
+    con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], Validation]:
     """Resolve GPUs, normalise prices and validate, without writing anything."""
     validation = Validation(offer_count=len(offers))
     rows: dict[str, dict[str, Any]] = {}
     fx_cache: dict[tuple[str, date], tuple[Decimal, date]] = {}
     for offer in offers:
         row = dict(offer)
-        row["offer_id"] = offer_id(row["provider"], row["instance_type"], row["region"],
-                                   str(row["pricing"]), row.get("reserved_term_months"))
+        row["offer_id"] = offer_id(
+            row["provider"],
+            row["instance_type"],
+            row["region"],
+            str(row["pricing"]),
+            row.get("reserved_term_months"),
+        )
         vram = row.get("vram_gb_per_gpu")
         row["gpu_id"] = resolve(row["gpu_name"], float(vram) if vram is not None else None)
         if row["gpu_id"] is None:
@@ -178,7 +204,9 @@ def prepare(con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]])
         if row["price"] <= 0:
             validation.non_positive_prices.append(f"{row['instance_type']} {row['price']}")
             continue
-        hourly = price_per_hour(row["price"], str(row["price_unit"]), str(row["price_per"]), row["gpu_count"])
+        hourly = price_per_hour(
+            row["price"], str(row["price_unit"]), str(row["price_per"]), row["gpu_count"]
+        )
         day = row["observed_at"].astimezone(UTC).date()
         if (row["currency"], day) not in fx_cache:
             fx_cache[(row["currency"], day)] = fx_rate(con, row["currency"], day)
@@ -202,27 +230,63 @@ def _history_values(row: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 _OBSERVATION_COLUMNS = [
-    "scrape_id", "offer_id", "provider", "instance_type", "region", "pricing",
-    "reserved_term_months", "gpu_name", "gpu_id", "gpu_count", "vram_gb_per_gpu", "vcpus",
-    "ram_gb", "storage_gb", "price", "currency", "price_unit", "price_per", "serverless",
-    "source_url", "observed_at", "price_per_hour", "usd_per_unit", "fx_rate_date",
+    "scrape_id",
+    "offer_id",
+    "provider",
+    "instance_type",
+    "region",
+    "pricing",
+    "reserved_term_months",
+    "gpu_name",
+    "gpu_id",
+    "gpu_count",
+    "vram_gb_per_gpu",
+    "vcpus",
+    "ram_gb",
+    "storage_gb",
+    "price",
+    "currency",
+    "price_unit",
+    "price_per",
+    "serverless",
+    "source_url",
+    "observed_at",
+    "price_per_hour",
+    "usd_per_unit",
+    "fx_rate_date",
     "price_per_hour_usd",
 ]
 
 
-def commit_scrape(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str,
-                  observed_at: datetime, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def commit_scrape(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    observed_at: datetime,
+    rows: Sequence[Mapping[str, Any]],
+) -> dict[str, int]:
     """Write observations and history for a validated scrape, and mark it successful, atomically."""
     con.execute("begin transaction")
     try:
         bulk_insert(
-            con, "observations", _OBSERVATION_COLUMNS,
-            [[scrape_id if c == "scrape_id" else _sql_value(r.get(c)) for c in _OBSERVATION_COLUMNS]
-             for r in rows],
+            con,
+            "observations",
+            _OBSERVATION_COLUMNS,
+            [
+                [
+                    scrape_id if c == "scrape_id" else _sql_value(r.get(c))
+                    for c in _OBSERVATION_COLUMNS
+                ]
+                for r in rows
+            ],
         )
-        changes = apply_history(con, scrape_id=scrape_id, provider=provider, observed_at=observed_at)
+        changes = apply_history(
+            con, scrape_id=scrape_id, provider=provider, observed_at=observed_at
+        )
         con.execute(
-            "update scrapes set status = 'success', observed_at = ?, finished_at = ?, offer_count = ?"
+            "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"
+            " offer_count = ?"
             " where scrape_id = ?",
             [observed_at, datetime.now(UTC), len(rows), scrape_id],
         )
@@ -237,8 +301,9 @@ def _sql_value(value: Any) -> Any:
     return value.value if hasattr(value, "value") and not isinstance(value, Decimal) else value
 
 
-def apply_history(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str,
-                  observed_at: datetime) -> dict[str, int]:
+def apply_history(
+    con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, observed_at: datetime
+) -> dict[str, int]:
     """Collapse a scrape into change intervals (runs inside the caller's transaction).
 
     Offers whose price or shape changed, or that the scrape no longer lists, get their open
@@ -247,5 +312,6 @@ def apply_history(con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: s
     forward in time); unchanged offers write nothing. The set-based implementation, shared with
     batch loads and the history importers, is ``warehouse.history.apply_batch``.
     """
-    return apply_scrape_history(con, scrape_id=scrape_id, provider=provider,
-                                observed_at=observed_at)
+    return apply_scrape_history(
+        con, scrape_id=scrape_id, provider=provider, observed_at=observed_at
+    )

@@ -62,16 +62,21 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def publish(con: duckdb.DuckDBPyConnection, published_dir: Path, *, now: datetime | None = None) -> SnapshotInfo:
+def publish(
+    con: duckdb.DuckDBPyConnection, published_dir: Path, *, now: datetime | None = None
+) -> SnapshotInfo:
     """Write a new snapshot from the warehouse connection and make it current, atomically."""
     as_of = now or datetime.now(UTC)
     snapshot_id = as_of.strftime("%Y%m%dT%H%M%S%fZ")
     published_dir.mkdir(parents=True, exist_ok=True)
     final = published_dir / f"snapshot-{snapshot_id}.duckdb"
     tmp = published_dir / f".tmp-snapshot-{snapshot_id}-{os.getpid()}.duckdb"
-    existing = {row[0] for row in con.execute(
-        "select table_name from information_schema.tables where table_schema = 'main'"
-    ).fetchall()}
+    existing = {
+        row[0]
+        for row in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'main'"
+        ).fetchall()
+    }
     tables = [t for t in PUBLISHED_TABLES if t in existing]
     missing = [t for t in PUBLISHED_TABLES if t not in existing]
     if missing:
@@ -129,9 +134,13 @@ def current(published_dir: Path) -> SnapshotInfo | None:
     except FileNotFoundError:
         return None
     except (json.JSONDecodeError, OSError) as exc:
-        raise SnapshotError(f"unreadable snapshot pointer {published_dir / POINTER}: {exc}") from None
+        raise SnapshotError(
+            f"unreadable snapshot pointer {published_dir / POINTER}: {exc}"
+        ) from None
     return SnapshotInfo(
-        pointer["snapshot_id"], datetime.fromisoformat(pointer["as_of"]), published_dir / pointer["file"]
+        pointer["snapshot_id"],
+        datetime.fromisoformat(pointer["as_of"]),
+        published_dir / pointer["file"],
     )
 
 
@@ -141,9 +150,12 @@ def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
     con.execute("set timezone = 'UTC'")
     con.execute("attach ? as snap (read_only)", [str(info.path)])
     try:
-        tables = [row[0] for row in con.execute(
-            "select table_name from information_schema.tables where table_catalog = 'snap'"
-        ).fetchall()]
+        tables = [
+            row[0]
+            for row in con.execute(
+                "select table_name from information_schema.tables where table_catalog = 'snap'"
+            ).fetchall()
+        ]
         for table in tables:
             if table not in PUBLISHED_TABLES + OPTIONAL_TABLES + ("snapshot_meta",):
                 continue

@@ -13,45 +13,85 @@ from api.store import NoSnapshot, Store
 
 class GpusController(Controller):
     path = "/gpus"
-    tags = ["reference"]
+    tags = ("reference",)
 
-    @get("/", summary="Canonical GPU table", sync_to_thread=False,
-         description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
-         "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
-         responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")})
+    @get(
+        "/",
+        summary="Canonical GPU table",
+        sync_to_thread=False,
+        description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
+        "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
+        responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
+    )
     def list_gpus(self, store: Store) -> Response[bytes]:
         snapshot = store.get()
-        return json_response(snapshot.cached(("gpus",), lambda: encode(
-            {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of})))
+        return json_response(
+            snapshot.cached(
+                ("gpus",),
+                lambda: encode({"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}),
+            )
+        )
 
 
 class ProvidersController(Controller):
     path = "/providers"
-    tags = ["providers"]
+    tags = ("providers",)
 
-    @get("/", summary="Provider freshness", sync_to_thread=False,
-         description="Last success and last failure (with its error) per provider, and how "
-         "many of its offers are current.",
-         responses={200: ResponseSpec(data_container=ProviderList, description="All providers")})
+    @get(
+        "/",
+        summary="Provider freshness",
+        sync_to_thread=False,
+        description="Last success and last failure (with its error) per provider, and how "
+        "many of its offers are current.",
+        responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
+    )
     def list_providers(self, store: Store) -> Response[bytes]:
         snapshot = store.get()
-        return json_response(snapshot.cached(("providers",), lambda: encode(
-            {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of})))
+        return json_response(
+            snapshot.cached(
+                ("providers",),
+                lambda: encode({"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}),
+            )
+        )
 
 
 class HealthController(Controller):
     path = "/health"
-    tags = ["health"]
+    tags = ("health",)
 
-    @get("/", summary="Liveness and data presence", sync_to_thread=False,
-         responses={200: ResponseSpec(data_container=Health, description="Serving a snapshot"),
-                    503: ResponseSpec(data_container=Health, description="No snapshot yet")})
+    @get(
+        "/",
+        summary="Liveness and data presence",
+        sync_to_thread=False,
+        responses={
+            200: ResponseSpec(data_container=Health, description="Serving a snapshot"),
+            503: ResponseSpec(data_container=Health, description="No snapshot yet"),
+        },
+    )
     def health(self, store: Store) -> Response[bytes]:
         try:
             snapshot = store.get()
         except NoSnapshot:
-            return json_response(encode({"status": "no_snapshot", "snapshot_id": None,
-                                         "as_of": None, "offers": 0, "providers": 0}), 503)
+            return json_response(
+                encode(
+                    {
+                        "status": "no_snapshot",
+                        "snapshot_id": None,
+                        "as_of": None,
+                        "offers": 0,
+                        "providers": 0,
+                    }
+                ),
+                503,
+            )
         counts = snapshot.query(HEALTH_SQL)[0]
-        return json_response(encode({"status": "ok", "snapshot_id": snapshot.info.snapshot_id,
-                                     "as_of": snapshot.as_of, **counts}))
+        return json_response(
+            encode(
+                {
+                    "status": "ok",
+                    "snapshot_id": snapshot.info.snapshot_id,
+                    "as_of": snapshot.as_of,
+                    **counts,
+                }
+            )
+        )

@@ -26,7 +26,7 @@ def _norm_gpu(value: str) -> str:
 
 class InstancesController(Controller):
     path = "/instances"
-    tags = ["instances"]
+    tags = ("instances",)
 
     @get(
         "/",
@@ -47,40 +47,104 @@ class InstancesController(Controller):
         self,
         request: Request,
         store: Store,
-        min_vram: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GB of VRAM per GPU")] = None,
-        min_total_vram: Annotated[float | None, Parameter(ge=0, le=100_000, description="Minimum GB of VRAM per instance (all GPUs)")] = None,
-        fp8: Annotated[bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")] = None,
-        bf16: Annotated[bool | None, Parameter(description="Only GPUs with (true) / without (false) native BF16")] = None,
-        gpu: Annotated[list[str] | None, Parameter(description="Canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)", max_items=MAX_LIST_VALUES)] = None,
-        provider: Annotated[list[str] | None, Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES)] = None,
-        pricing: Annotated[list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")] = None,
-        serverless: Annotated[bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")] = None,
-        max_price: Annotated[float | None, Parameter(ge=0, description="Maximum USD per instance-hour")] = None,
-        max_price_per_gpu: Annotated[float | None, Parameter(ge=0, description="Maximum USD per GPU-hour")] = None,
-        min_gpus: Annotated[float | None, Parameter(ge=0, le=10_000, description="Minimum GPUs per instance")] = None,
-        region: Annotated[list[str] | None, Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES)] = None,
-        cheapest_per_gpu: Annotated[bool, Parameter(description="One row per (provider, GPU model, pricing model): the offer with the lowest USD per GPU-hour among the matching ones; offers_in_group = how many matched in its group")] = False,
-        sort: Annotated[Sort, Parameter(description="price = USD/instance-hour, price_per_gpu = USD/GPU-hour, price_per_vram_gb = USD/GB-hour, vram = GB per GPU; ascending")] = "price",
-        limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")] = 100,
+        min_vram: Annotated[
+            float | None, Parameter(ge=0, le=10_000, description="Minimum GB of VRAM per GPU")
+        ] = None,
+        min_total_vram: Annotated[
+            float | None,
+            Parameter(ge=0, le=100_000, description="Minimum GB of VRAM per instance (all GPUs)"),
+        ] = None,
+        fp8: Annotated[
+            bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")
+        ] = None,
+        bf16: Annotated[
+            bool | None,
+            Parameter(description="Only GPUs with (true) / without (false) native BF16"),
+        ] = None,
+        gpu: Annotated[
+            list[str] | None,
+            Parameter(
+                description="Canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)",
+                max_items=MAX_LIST_VALUES,
+            ),
+        ] = None,
+        provider: Annotated[
+            list[str] | None,
+            Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES),
+        ] = None,
+        pricing: Annotated[
+            list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
+        ] = None,
+        serverless: Annotated[
+            bool | None,
+            Parameter(description="Only serverless tiers (true) or only instances (false)"),
+        ] = None,
+        max_price: Annotated[
+            float | None, Parameter(ge=0, description="Maximum USD per instance-hour")
+        ] = None,
+        max_price_per_gpu: Annotated[
+            float | None, Parameter(ge=0, description="Maximum USD per GPU-hour")
+        ] = None,
+        min_gpus: Annotated[
+            float | None, Parameter(ge=0, le=10_000, description="Minimum GPUs per instance")
+        ] = None,
+        region: Annotated[
+            list[str] | None,
+            Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES),
+        ] = None,
+        cheapest_per_gpu: Annotated[
+            bool,
+            Parameter(
+                description=(
+                    "One row per (provider, GPU model, pricing model): the offer with "
+                    "the lowest USD per GPU-hour among the matching ones; "
+                    "offers_in_group = how many matched in its group"
+                ),
+            ),
+        ] = False,
+        sort: Annotated[
+            Sort,
+            Parameter(
+                description=(
+                    "price = USD/instance-hour, price_per_gpu = USD/GPU-hour, "
+                    "price_per_vram_gb = USD/GB-hour, vram = GB per GPU; ascending"
+                ),
+            ),
+        ] = "price",
+        limit: Annotated[
+            int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
+        ] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
     ) -> Response[bytes]:
         snapshot = store.get()
         filters = {
-            "min_vram": min_vram, "min_total_vram": min_total_vram, "fp8": fp8, "bf16": bf16,
+            "min_vram": min_vram,
+            "min_total_vram": min_total_vram,
+            "fp8": fp8,
+            "bf16": bf16,
             "gpu": sorted({_norm_gpu(g) for g in gpu}) if gpu else None,
             "provider": sorted(set(provider)) if provider else None,
             "pricing": sorted(set(pricing)) if pricing else None,
-            "serverless": serverless, "max_price": max_price,
-            "max_price_per_gpu": max_price_per_gpu, "min_gpus": min_gpus,
+            "serverless": serverless,
+            "max_price": max_price,
+            "max_price_per_gpu": max_price_per_gpu,
+            "min_gpus": min_gpus,
             "region": sorted(set(region)) if region else None,
         }
-        key = ("instances", tuple(sorted((k, str(v)) for k, v in filters.items() if v is not None)),
-               sort, limit, offset, cheapest_per_gpu)
+        key = (
+            "instances",
+            tuple(sorted((k, str(v)) for k, v in filters.items() if v is not None)),
+            sort,
+            limit,
+            offset,
+            cheapest_per_gpu,
+        )
 
         def build() -> bytes:
             where = instances_where(filters)
             page_sql, count_sql = (cheapest_per_gpu_sql if cheapest_per_gpu else instances_sql)(
-                where, sort)
+                where, sort
+            )
             items = snapshot.query(page_sql, [*where.params, limit, offset])
             total = snapshot.query(count_sql, where.params)[0]["n"]
             return page_body(items, total=total, limit=limit, offset=offset, as_of=snapshot.as_of)

@@ -4,7 +4,6 @@ Ingestion and publishing are two jobs because Dagster skips downstream steps of 
 step: one provider failing must not stop the snapshot of all the others.
 """
 
-
 import dagster as dg
 
 from pipelines.defs.derived import DERIVED
@@ -23,13 +22,18 @@ publish_job = dg.define_asset_job(
     description="Rebuild derived models and publish a new snapshot for the API",
 )
 ingest_schedule = dg.ScheduleDefinition(
-    name="ingest_every_6_hours", job=ingest_job, cron_schedule=INGEST_CRON,
-    execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.RUNNING,
+    name="ingest_every_6_hours",
+    job=ingest_job,
+    cron_schedule=INGEST_CRON,
+    execution_timezone="UTC",
+    default_status=dg.DefaultScheduleStatus.RUNNING,
 )
 
 
 @dg.run_status_sensor(
-    run_status=dg.DagsterRunStatus.SUCCESS, monitored_jobs=[ingest_job], request_job=publish_job,
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    monitored_jobs=[ingest_job],
+    request_job=publish_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Publish after a successful ingestion run",
 )
@@ -38,7 +42,8 @@ def publish_after_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest:
 
 
 @dg.run_failure_sensor(
-    monitored_jobs=[ingest_job], request_job=publish_job,
+    monitored_jobs=[ingest_job],
+    request_job=publish_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Publish after an ingestion run in which some provider failed: the others' "
     "fresh data still goes out, the failed provider keeps its last good data",

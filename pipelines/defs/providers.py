@@ -5,7 +5,6 @@ on, and the failed provider's last good scrape stays current. The checks are eva
 anything is committed, so data that fails them is never published.
 """
 
-
 from contextlib import nullcontext
 
 import dagster as dg
@@ -19,10 +18,16 @@ GROUP = "providers"
 CHECKS = (
     ("non_empty", "The scrape fetched and parsed at least one offer"),
     ("prices_positive", "Every parsed price is greater than zero"),
-    ("gpus_resolve", "Every GPU name resolves to the canonical GPU table (warning: offers with "
-     "an unknown GPU are still loaded, without specs)"),
-    ("no_price_jumps", "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
-     "against its current price; else the scrape is quarantined (table quarantined_offers)"),
+    (
+        "gpus_resolve",
+        "Every GPU name resolves to the canonical GPU table (warning: offers with "
+        "an unknown GPU are still loaded, without specs)",
+    ),
+    (
+        "no_price_jumps",
+        "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
+        "against its current price; else the scrape is quarantined (table quarantined_offers)",
+    ),
 )
 
 
@@ -30,8 +35,9 @@ def asset_key(slug: str) -> dg.AssetKey:
     return dg.AssetKey([GROUP, slug])
 
 
-def _check_results(slug: str, errors: list[str],
-                   unresolved: list[str] | None = None) -> list[dg.AssetCheckResult]:
+def _check_results(
+    slug: str, errors: list[str], unresolved: list[str] | None = None
+) -> list[dg.AssetCheckResult]:
     joined = " ".join(errors)
     failed = {
         # a fetch or parse failure parsed nothing either
@@ -43,9 +49,15 @@ def _check_results(slug: str, errors: list[str],
     }
     return [
         dg.AssetCheckResult(
-            asset_key=asset_key(slug), check_name=name, passed=not failed[name],
-            severity=dg.AssetCheckSeverity.WARN if name == "gpus_resolve" else dg.AssetCheckSeverity.ERROR,
-            metadata={"unresolved_gpus": ", ".join(unresolved or [])} if name == "gpus_resolve" else {},
+            asset_key=asset_key(slug),
+            check_name=name,
+            passed=not failed[name],
+            severity=dg.AssetCheckSeverity.WARN
+            if name == "gpus_resolve"
+            else dg.AssetCheckSeverity.ERROR,
+            metadata={"unresolved_gpus": ", ".join(unresolved or [])}
+            if name == "gpus_resolve"
+            else {},
         )
         for name, _ in CHECKS
     ]
@@ -58,21 +70,28 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
         description=f"{provider.name} offers ({provider.kind}); {provider.homepage}",
         kinds={"python", "duckdb"},
         check_specs=[
-            dg.AssetCheckSpec(name, asset=asset_key(provider.slug), description=text,
-                              blocking=name != "gpus_resolve")
+            dg.AssetCheckSpec(
+                name,
+                asset=asset_key(provider.slug),
+                description=text,
+                blocking=name != "gpus_resolve",
+            )
             for name, text in CHECKS
         ],
         tags={"provider": provider.slug},
         deps=[dg.AssetKey(["seeds"]), dg.AssetKey(["fx_rates"])],  # rates before loading
     )
-    def _asset(context: dg.AssetExecutionContext, gpuprices: GpupricesResource):  # noqa: ANN202
+    def _asset(context: dg.AssetExecutionContext, gpuprices: GpupricesResource):
         replay = gpuprices.replay()
         # A replay never waits on the network, so all its sessions share one warehouse
         # connection: opening the DuckDB file per capture cost more than loading it.
         with gpuprices.warehouse().held() if replay is not None else nullcontext():
             outcomes = scrape_provider(
-                provider, paths=gpuprices.paths(), replay_dir=replay,
-                fallback_replay_dir=gpuprices.fallback_replay(), run_id=context.run.run_id,
+                provider,
+                paths=gpuprices.paths(),
+                replay_dir=replay,
+                fallback_replay_dir=gpuprices.fallback_replay(),
+                run_id=context.run.run_id,
                 on_outcome=lambda o: context.log.info(
                     f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"
                     + (f" ({o.error})" if o.error else "")
@@ -100,7 +119,8 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 "skipped": "; ".join(o.error or "" for o in outcomes if o.status == "skipped"),
                 "offers_latest": latest.offer_count if latest else 0,
                 "observed_at": latest.observed_at.isoformat()
-                if latest and latest.observed_at else "",
+                if latest and latest.observed_at
+                else "",
             },
             check_results=results,
         )

@@ -4,7 +4,6 @@ query the API the way a client would."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -45,8 +44,11 @@ def test_instances_min_vram_fp8(replayed):
         assert item["fp8"] is True
         assert item["vram_gb_per_gpu"] >= 80
         assert isinstance(item["price_per_hour_usd"], float | int)
-    lambda_h100 = [i for i in body["items"] if i["provider"] == "lambda"
-                   and i["gpu_model"] == "h100-sxm" and i["gpu_count"] == 8]
+    lambda_h100 = [
+        i
+        for i in body["items"]
+        if i["provider"] == "lambda" and i["gpu_model"] == "h100-sxm" and i["gpu_count"] == 8
+    ]
     assert lambda_h100, "Lambda's 8x H100 SXM is served"
     assert lambda_h100[0]["price_per_gpu_hour_usd"] == 2.99
     assert lambda_h100[0]["price_per_hour_usd"] == pytest.approx(23.92)
@@ -55,12 +57,20 @@ def test_instances_min_vram_fp8(replayed):
 def test_replay_builds_history_in_capture_order(replayed):
     paths, _ = replayed
     with Warehouse(paths.warehouse).connect() as con:
-        observed = [r[0] for r in con.execute(
-            "select observed_at from scrapes where provider = 'runpod' and status = 'success'"
-            " order by started_at").fetchall()]
+        observed = [
+            r[0]
+            for r in con.execute(
+                "select observed_at from scrapes where provider = 'runpod' and status = 'success'"
+                " order by started_at"
+            ).fetchall()
+        ]
         assert observed == sorted(observed) and len(observed) >= 5
-        years = {r[0] for r in con.execute(
-            "select distinct year(valid_from) from offer_history where provider = 'runpod'").fetchall()}
+        years = {
+            r[0]
+            for r in con.execute(
+                "select distinct year(valid_from) from offer_history where provider = 'runpod'"
+            ).fetchall()
+        }
     assert {2023, 2025, 2026} <= years
 
 
@@ -69,8 +79,12 @@ def test_rerunning_the_same_replay_changes_nothing(replayed, tmp_path):
     with Warehouse(paths.warehouse).connect() as con:
         before = con.execute("select count(*) from offer_history").fetchone()[0]
         observations = con.execute("select count(*) from observations").fetchone()[0]
-    report = run_ingest(paths, replay_dir=SNAPSHOTS, providers=["lambda", "runpod"],
-                        instance=dg.DagsterInstance.ephemeral())
+    report = run_ingest(
+        paths,
+        replay_dir=SNAPSHOTS,
+        providers=["lambda", "runpod"],
+        instance=dg.DagsterInstance.ephemeral(),
+    )
     assert report.ok
     with Warehouse(paths.warehouse).connect() as con:
         assert con.execute("select count(*) from offer_history").fetchone()[0] == before
@@ -83,13 +97,19 @@ def test_layout_change_fails_one_provider_and_keeps_its_last_good_data(replayed,
     (broken / "lambda").mkdir(parents=True)
     (broken / "aws").mkdir()
     # a newer lambda "capture" whose page lost its pricing table
-    (broken / "lambda" / "2026-11-01_pricing.html").write_text("<html><body><h1>Pricing</h1></body></html>")
+    (broken / "lambda" / "2026-11-01_pricing.html").write_text(
+        "<html><body><h1>Pricing</h1></body></html>"
+    )
     src = next((SNAPSHOTS / "aws").iterdir())
     shutil.copy(src, broken / "aws" / ("2026-11-01_" + src.name.split("_", 1)[1]))
     with TestClient(create_app(paths.published, reload_interval_s=0)) as client:
         before = client.get("/instances", params={"provider": "lambda", "limit": 1000}).json()
-    report = run_ingest(paths, replay_dir=broken, providers=["lambda", "aws"],
-                        instance=dg.DagsterInstance.ephemeral())
+    report = run_ingest(
+        paths,
+        replay_dir=broken,
+        providers=["lambda", "aws"],
+        instance=dg.DagsterInstance.ephemeral(),
+    )
     lines = {p.provider: p for p in report.providers}
     assert lines["lambda"].status == "FAILED" and "parse failed" in lines["lambda"].detail
     assert lines["aws"].status == "ok"
@@ -107,4 +127,6 @@ def test_parsed_outputs_are_never_replayed(replayed):
     paths, _ = replayed
     with Warehouse(paths.warehouse).connect() as con:
         sources = [r[0] for r in con.execute("select source from scrapes").fetchall()]
-    assert sources and not any("parsed" in s or "processed" in s or "gpu-stats" in s for s in sources)
+    assert sources and not any(
+        "parsed" in s or "processed" in s or "gpu-stats" in s for s in sources
+    )

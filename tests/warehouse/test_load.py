@@ -25,16 +25,37 @@ T1 = datetime(2026, 2, 9, tzinfo=UTC)
 T2 = datetime(2026, 3, 9, tzinfo=UTC)
 
 
-def offer(instance_type: str, price: str, *, provider: str = "lambda", gpu: str = "NVIDIA H100 SXM",
-          count: int = 8, when: datetime = T0, currency: str = "USD", unit: str = "hour",
-          per: str = "gpu") -> dict:
+def offer(
+    instance_type: str,
+    price: str,
+    *,
+    provider: str = "lambda",
+    gpu: str = "NVIDIA H100 SXM",
+    count: int = 8,
+    when: datetime = T0,
+    currency: str = "USD",
+    unit: str = "hour",
+    per: str = "gpu",
+) -> dict:
     return {
-        "provider": provider, "instance_type": instance_type, "region": "global",
-        "gpu_name": gpu, "gpu_count": Decimal(count), "vram_gb_per_gpu": Decimal(80),
-        "vcpus": None, "ram_gb": None, "storage_gb": None, "pricing": "on_demand",
-        "reserved_term_months": None, "price": Decimal(price), "currency": currency,
-        "price_unit": unit, "price_per": per, "serverless": False,
-        "source_url": "https://lambda.ai/pricing", "observed_at": when,
+        "provider": provider,
+        "instance_type": instance_type,
+        "region": "global",
+        "gpu_name": gpu,
+        "gpu_count": Decimal(count),
+        "vram_gb_per_gpu": Decimal(80),
+        "vcpus": None,
+        "ram_gb": None,
+        "storage_gb": None,
+        "pricing": "on_demand",
+        "reserved_term_months": None,
+        "price": Decimal(price),
+        "currency": currency,
+        "price_unit": unit,
+        "price_per": per,
+        "serverless": False,
+        "source_url": "https://lambda.ai/pricing",
+        "observed_at": when,
     }
 
 
@@ -46,8 +67,9 @@ def con(tmp_path):
 
 
 def scrape(con, sid: str, when: datetime, offers: list[dict], provider: str = "lambda") -> dict:
-    assert start_scrape(con, scrape_id=sid, provider=provider, run_id="r", mode="replay",
-                        source="test", fetches=[])
+    assert start_scrape(
+        con, scrape_id=sid, provider=provider, run_id="r", mode="replay", source="test", fetches=[]
+    )
     rows, validation = prepare(con, offers)
     assert validation.ok, validation.problems()
     return commit_scrape(con, scrape_id=sid, provider=provider, observed_at=when, rows=rows)
@@ -56,7 +78,8 @@ def scrape(con, sid: str, when: datetime, offers: list[dict], provider: str = "l
 def history(con) -> list[tuple]:
     return con.execute(
         "select instance_type, price, valid_from, valid_to from offer_history"
-        " order by instance_type, valid_from").fetchall()
+        " order by instance_type, valid_from"
+    ).fetchall()
 
 
 def test_offer_id_is_stable_and_distinguishes_pricing():
@@ -74,12 +97,27 @@ def test_normalised_prices(con):
 
 
 def test_eur_prices_are_converted_with_a_dated_rate(con):
-    rows, _ = prepare(con, [offer("auction-1", "730", provider="hetzner", gpu="RTX 4090", count=1,
-                                  currency="EUR", unit="month", per="instance")])
+    rows, _ = prepare(
+        con,
+        [
+            offer(
+                "auction-1",
+                "730",
+                provider="hetzner",
+                gpu="RTX 4090",
+                count=1,
+                currency="EUR",
+                unit="month",
+                per="instance",
+            )
+        ],
+    )
     row = rows[0]
     assert row["price_per_hour"] == Decimal("1.000000")
     assert row["usd_per_unit"] > 1  # EUR was worth more than a dollar at every seeded date
-    assert row["price_per_hour_usd"] == (Decimal(1) * row["usd_per_unit"]).quantize(Decimal("0.000001"))
+    assert row["price_per_hour_usd"] == (Decimal(1) * row["usd_per_unit"]).quantize(
+        Decimal("0.000001")
+    )
     assert row["fx_rate_date"] <= T0.date() or row["fx_rate_date"] is not None
 
 
@@ -122,13 +160,15 @@ def test_offer_missing_from_a_successful_scrape_is_closed(con):
 
 def test_failed_scrape_keeps_intervals_open_and_last_good_data_current(con):
     scrape(con, "s0", T0, [offer("8x", "2.99")])
-    assert start_scrape(con, scrape_id="s1", provider="lambda", run_id="r", mode="live",
-                        source="live", fetches=[])
+    assert start_scrape(
+        con, scrape_id="s1", provider="lambda", run_id="r", mode="live", source="live", fetches=[]
+    )
     fail_scrape(con, "s1", "parse failed: layout changed")
     assert history(con)[0][3] is None
     rebuild(con)
-    current = con.execute("select instance_type, price_per_hour_usd from current_offers"
-                          " where provider = 'lambda'").fetchall()  # + curated serverless tiers
+    current = con.execute(
+        "select instance_type, price_per_hour_usd from current_offers where provider = 'lambda'"
+    ).fetchall()  # + curated serverless tiers
     assert current == [("8x", Decimal("23.920000"))]
     status = con.execute("select last_status, last_error from provider_status").fetchone()
     assert status == ("failed", "parse failed: layout changed")
@@ -136,8 +176,15 @@ def test_failed_scrape_keeps_intervals_open_and_last_good_data_current(con):
 
 def test_a_successful_scrape_is_not_loaded_twice(con):
     scrape(con, "s0", T0, [offer("8x", "2.99")])
-    assert not start_scrape(con, scrape_id="s0", provider="lambda", run_id="r2", mode="replay",
-                            source="test", fetches=[])
+    assert not start_scrape(
+        con,
+        scrape_id="s0",
+        provider="lambda",
+        run_id="r2",
+        mode="replay",
+        source="test",
+        fetches=[],
+    )
 
 
 def test_raw_bodies_are_stored_once(con, tmp_path):

@@ -15,9 +15,20 @@ def test_migrate_applies_each_migration_once(tmp_path):
     applied = migrate(con)
     assert applied == [v for v, _, _ in migrations()]
     assert migrate(con) == []
-    tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
-    assert {"raw_responses", "scrapes", "fetches", "observations", "offer_history", "gpus",
-            "gpu_aliases", "fx_rates", "schema_migrations"} <= tables
+    tables = {
+        r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()
+    }
+    assert {
+        "raw_responses",
+        "scrapes",
+        "fetches",
+        "observations",
+        "offer_history",
+        "gpus",
+        "gpu_aliases",
+        "fx_rates",
+        "schema_migrations",
+    } <= tables
 
 
 def test_reopening_the_file_keeps_data(tmp_path):
@@ -27,7 +38,9 @@ def test_reopening_the_file_keeps_data(tmp_path):
         gpus = con.execute("select count(*) from gpus").fetchone()[0]
     with wh.connect() as con:
         assert con.execute("select count(*) from gpus").fetchone()[0] == gpus > 30
-        assert con.execute("select count(*) from schema_migrations").fetchone()[0] == len(migrations())
+        assert con.execute("select count(*) from schema_migrations").fetchone()[0] == len(
+            migrations()
+        )
 
 
 def test_seed_reload_is_idempotent(tmp_path):
