@@ -23,7 +23,13 @@ import pyarrow as pa
 
 from warehouse.gpus import resolve
 from warehouse.history import BATCH_TABLE, OBSERVED_COLUMNS, apply_batch
-from warehouse.load import LoadError, fx_rate, offer_id
+from warehouse.load import (
+    OBSERVATION_COLUMNS,
+    LoadError,
+    fx_rate,
+    offer_id,
+    unresolved_message,
+)
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
 STAGED_TABLE = "_batch_staged"
@@ -49,33 +55,6 @@ OFFER_COLUMNS = (
     "source_url",
     "observed_at",
 )
-OBSERVATION_COLUMNS = (
-    "scrape_id",
-    "offer_id",
-    "provider",
-    "instance_type",
-    "region",
-    "pricing",
-    "reserved_term_months",
-    "gpu_name",
-    "gpu_id",
-    "gpu_count",
-    "vram_gb_per_gpu",
-    "vcpus",
-    "ram_gb",
-    "storage_gb",
-    "price",
-    "currency",
-    "price_unit",
-    "price_per",
-    "serverless",
-    "source_url",
-    "observed_at",
-    "price_per_hour",
-    "usd_per_unit",
-    "fx_rate_date",
-    "price_per_hour_usd",
-)
 SCRAPE_COLUMNS = (
     "scrape_id",
     "provider",
@@ -90,7 +69,7 @@ SCRAPE_COLUMNS = (
 
 @dataclass
 class BatchValidation:
-    """What ``load.Validation`` checks, over a whole batch."""
+    """What ``load.Validation`` checks, over a whole batch (same rules: unknown GPUs warn)."""
 
     offer_count: int = 0
     non_positive_prices: list[str] = field(default_factory=list)
@@ -98,14 +77,14 @@ class BatchValidation:
 
     @property
     def ok(self) -> bool:
-        return not self.non_positive_prices and not self.unresolved_gpus
+        return not self.non_positive_prices
 
     def problems(self) -> list[str]:
         out = []
         if self.non_positive_prices:
             out.append(f"{len(self.non_positive_prices)} offers with price <= 0")
         if self.unresolved_gpus:
-            out.append("GPU names not in the alias table: " + ", ".join(self.unresolved_gpus[:10]))
+            out.append(unresolved_message(self.unresolved_gpus))
         return out
 
 

@@ -229,7 +229,8 @@ def _history_values(row: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(row[k] for k in _HISTORY_KEY)
 
 
-_OBSERVATION_COLUMNS = [
+# Column order of the observations table as the loaders write it (shared with warehouse.batch).
+OBSERVATION_COLUMNS = [
     "scrape_id",
     "offer_id",
     "provider",
@@ -272,11 +273,11 @@ def commit_scrape(
         bulk_insert(
             con,
             "observations",
-            _OBSERVATION_COLUMNS,
+            OBSERVATION_COLUMNS,
             [
                 [
                     scrape_id if c == "scrape_id" else _sql_value(r.get(c))
-                    for c in _OBSERVATION_COLUMNS
+                    for c in OBSERVATION_COLUMNS
                 ]
                 for r in rows
             ],
