@@ -176,8 +176,10 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
                 f"{error}; served from {replayed} recorded capture(s), newest captured "
                 f"{observed_at:%Y-%m-%d}"
             )
+            # a missing token is a skip, not a failure, even when captures stand in for it
+            status = "FAILED" if failed else "skipped"
             report.providers.append(
-                ProviderLine(slug, "FAILED", scrapes, current.get(slug, 0), detail)
+                ProviderLine(slug, status, scrapes, current.get(slug, 0), detail)
             )
         elif failed:
             detail = f"{error}; serving last good data ({current.get(slug, 0)} offers)"
