@@ -26,6 +26,11 @@ INSTANCE_COLUMNS = """
 """
 
 
+def normalise_gpu_filter(value: str) -> str:
+    """``"H100 SXM"`` / ``"h100_sxm"`` -> ``"h100-sxm"`` (canonical id or family prefix)."""
+    return "-".join(value.lower().replace("_", " ").replace("-", " ").split())
+
+
 @dataclass
 class Where:
     clauses: list[str] = field(default_factory=list)

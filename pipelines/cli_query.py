@@ -51,14 +51,14 @@ def _open(console: Console) -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | 
 
 def filters_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The /instances filter dict, built exactly as the API builds it from query parameters."""
-    from api.controllers.instances import _norm_gpu  # imports Litestar: only when querying
+    from api.queries import normalise_gpu_filter
 
     return {
         "min_vram": args.min_vram,
         "min_total_vram": args.min_total_vram,
         "fp8": args.fp8,
         "bf16": args.bf16,
-        "gpu": sorted({_norm_gpu(g) for g in args.gpu}) if args.gpu else None,
+        "gpu": sorted({normalise_gpu_filter(g) for g in args.gpu}) if args.gpu else None,
         "provider": sorted(set(args.provider)) if args.provider else None,
         "pricing": sorted(set(args.pricing)) if args.pricing else None,
         "serverless": args.serverless,

@@ -22,13 +22,14 @@ from api.analysis import (
     hardware_estimate,
     ranked_estimates,
 )
-from api.controllers.instances import MAX_LIST_VALUES, PricingModel, _norm_gpu
+from api.controllers.instances import MAX_LIST_VALUES, PricingModel
 from api.encoding import encode, json_response
 from api.queries import (
     ECONOMICS_GPUS_SQL,
     MODELS_SQL,
     economics_offers_sql,
     instances_where,
+    normalise_gpu_filter,
     token_estimates_sql,
 )
 from api.schemas import ErrorBody
@@ -122,7 +123,7 @@ def _filters(
 ) -> dict[str, Any]:
     return {
         "provider": sorted(set(provider)) if provider else None,
-        "gpu": sorted({_norm_gpu(g) for g in gpu}) if gpu else None,
+        "gpu": sorted({normalise_gpu_filter(g) for g in gpu}) if gpu else None,
         "pricing": sorted(set(pricing)) if pricing else None,
         "serverless": serverless,
     }
@@ -268,7 +269,7 @@ class EconomicsController(Controller):
                 "provider, pricing and serverless filter offers; with gpus=<n> "
                 "the answer is for hardware, not offers"
             )
-        gpu_id = _norm_gpu(gpu[0])
+        gpu_id = normalise_gpu_filter(gpu[0])
         if gpu_id not in est.gpus:
             family = sorted(g for g in est.gpus if g.startswith(gpu_id))
             hint = f"; did you mean {', '.join(family[:10])}" if family else "; see GET /gpus"

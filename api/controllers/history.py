@@ -14,7 +14,6 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 
-from api.controllers.instances import _norm_gpu
 from api.encoding import encode, json_response
 from api.queries import (
     HISTORY_BUCKETS,
@@ -22,6 +21,7 @@ from api.queries import (
     changes_sql,
     changes_where,
     market_history_sql,
+    normalise_gpu_filter,
 )
 from api.schemas import MarketHistory, OfferHistory, PriceChangesPage
 from api.store import Store
@@ -130,7 +130,7 @@ class HistoryController(Controller):
                 f"range {first}..{last} is {(last - first).days + 1} days; at most "
                 f"{MAX_RANGE_DAYS[bucket]} days by {bucket} (use a larger bucket)"
             )
-        family = _norm_gpu(gpu)
+        family = normalise_gpu_filter(gpu)
         key = ("history", family, pricing, bucket, first, last)
 
         def build() -> bytes:
@@ -201,7 +201,7 @@ class HistoryController(Controller):
         filters = {
             "since": start,
             "provider": sorted(set(provider)) if provider else None,
-            "gpu": _norm_gpu(gpu) if gpu else None,
+            "gpu": normalise_gpu_filter(gpu) if gpu else None,
         }
         key = (
             "changes",

@@ -9,7 +9,13 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.encoding import json_response, page_body
-from api.queries import INSTANCE_SORTS, cheapest_per_gpu_sql, instances_sql, instances_where
+from api.queries import (
+    INSTANCE_SORTS,
+    cheapest_per_gpu_sql,
+    instances_sql,
+    instances_where,
+    normalise_gpu_filter,
+)
 from api.schemas import InstancesPage
 from api.store import Store
 
@@ -17,11 +23,6 @@ MAX_LIMIT = 1000
 MAX_LIST_VALUES = 50
 Sort = Literal["price", "price_per_gpu", "price_per_vram_gb", "vram"]
 PricingModel = Literal["on_demand", "spot", "reserved"]
-
-
-def _norm_gpu(value: str) -> str:
-    """``"H100 SXM"`` / ``"h100_sxm"`` -> ``"h100-sxm"`` (canonical id or family prefix)."""
-    return "-".join(value.lower().replace("_", " ").replace("-", " ").split())
 
 
 class InstancesController(Controller):
@@ -122,7 +123,7 @@ class InstancesController(Controller):
             "min_total_vram": min_total_vram,
             "fp8": fp8,
             "bf16": bf16,
-            "gpu": sorted({_norm_gpu(g) for g in gpu}) if gpu else None,
+            "gpu": sorted({normalise_gpu_filter(g) for g in gpu}) if gpu else None,
             "provider": sorted(set(provider)) if provider else None,
             "pricing": sorted(set(pricing)) if pricing else None,
             "serverless": serverless,
