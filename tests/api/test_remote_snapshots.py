@@ -3,12 +3,8 @@ production) and served by two independent API processes that read only that URL.
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,61 +14,30 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.run import run_ingest
-from tests.conftest import REPO, SNAPSHOTS
+from tests.conftest import SNAPSHOTS
+from tests.servers import start_api, wait_until
 from warehouse import remote
 from warehouse.paths import Paths
 from warehouse.publish import POINTER, SnapshotError, SnapshotInfo, current
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _start_api(url: str, home: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
     env = {
-        **os.environ,
         "GPUPRICES_HOME": str(home),
         remote.SNAPSHOT_URL_ENV: url,
         "GPUPRICES_RELOAD_INTERVAL_S": "0.2",
     }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "api.app:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    return proc, f"http://127.0.0.1:{port}"
+    return start_api(env, log)
 
 
 def _wait_healthy(proc: subprocess.Popen, base: str, log: Path, snapshot_id: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"API exited: {log.read_text()[-2000:]}")
-        try:
-            health = httpx.get(f"{base}/health", timeout=2).json()
-            if health.get("snapshot_id") == snapshot_id:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"{base} never served snapshot {snapshot_id}: {log.read_text()[-2000:]}")
+    wait_until(
+        proc,
+        base,
+        log,
+        lambda r: r.json().get("snapshot_id") == snapshot_id,
+        f"served snapshot {snapshot_id}",
+    )
 
 
 def test_pipeline_publishes_to_the_url(monkeypatch, tmp_path):

@@ -11,10 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -25,6 +22,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from api.app import create_app
 from tests.conftest import REPO
+from tests.servers import start_api, wait_until
 
 SCREENSHOT = REPO / "docs" / "screenshots" / "web.png"
 LAMBDA_H100 = "8x NVIDIA H100 SXM (80 GB)"
@@ -53,54 +51,16 @@ def _chromium() -> str:
     pytest.fail("the web page test needs Debian's chromium: apt-get install -y chromium")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(replayed_home, tmp_path_factory):  # tests/conftest.py: every capture replayed
     paths, _ = replayed_home
-    port = _free_port()
-    env = {**os.environ, "GPUPRICES_HOME": str(paths.home)}
-    env.pop("GPUPRICES_SNAPSHOT_URL", None)
-    log = (tmp_path_factory.mktemp("uvicorn") / "uvicorn.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "api.app:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"uvicorn did not come up: {Path(log.name).read_text()[-2000:]}")
-        time.sleep(0.2)
+    log = tmp_path_factory.mktemp("uvicorn") / "uvicorn.log"
+    # the page must come from this home, not from a snapshot URL set in the environment
+    proc, base = start_api({"GPUPRICES_HOME": str(paths.home), "GPUPRICES_SNAPSHOT_URL": ""}, log)
+    wait_until(proc, base, log, lambda r: r.status_code == 200, "came up")
     yield base
     proc.terminate()
     proc.wait(timeout=10)
-    log.close()
 
 
 def _browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
