@@ -297,7 +297,7 @@ def _parse_entry(
         region=region,
         gpu_name=spec.gpu_name,
         gpu_count=Decimal(spec.gpus_by_size[size]),
-        vram_gb_per_gpu=spec.vram_gb_per_gpu,
+        vram_gb_reported=spec.vram_gb_per_gpu,
         vcpus=decimal(_text(entry, "vCPU", key, response)),
         ram_gb=_memory_gb(_text(entry, "Memory", key, response), key, response),
         storage_gb=_storage_gb(_text(entry, "Storage", key, response), key, response),

@@ -387,7 +387,7 @@ def _parse_item(
         region=fields["armRegionName"],
         gpu_name=series.gpu_name,
         gpu_count=size.gpu_count,
-        vram_gb_per_gpu=series.vram_gb_per_gpu,
+        vram_gb_reported=series.vram_gb_per_gpu,
         vcpus=Decimal(size.vcpus),
         ram_gb=gb_from_gib(size.ram_gib),
         pricing=PricingModel.SPOT if spot else PricingModel.ON_DEMAND,

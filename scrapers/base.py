@@ -37,6 +37,9 @@ class PricingModel(enum.StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     RESERVED = "reserved"
+    # A price the provider says changes from day to day (e.g. DataCrunch "dynamic" pricing):
+    # neither a fixed on-demand rate nor an interruptible spot one.
+    DYNAMIC = "dynamic"
 
 
 class PriceUnit(enum.StrEnum):
@@ -92,7 +95,12 @@ class Offer(BaseModel):
     region: str = Field(default="global", min_length=1)
     gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
     gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
-    vram_gb_per_gpu: Decimal | None = Field(default=None, ge=0)
+    vram_gb_reported: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description="GB of memory per whole GPU as the provider states it (served beside the"
+        " datasheet figure, never instead of it)",
+    )
     vcpus: Decimal | None = Field(default=None, ge=0)
     ram_gb: Decimal | None = Field(default=None, ge=0)
     storage_gb: Decimal | None = Field(default=None, ge=0)
@@ -103,6 +111,12 @@ class Offer(BaseModel):
     price_unit: PriceUnit = PriceUnit.HOUR
     price_per: PricePer = PricePer.INSTANCE
     serverless: bool = False
+    offered: bool | None = Field(
+        default=None,
+        description="The provider's own flag for whether this price is actually offered "
+        "(False: listed but flagged unavailable, e.g. a placeholder); None: the response "
+        "carries no flag",
+    )
     source_url: str
     observed_at: datetime
 

@@ -6,17 +6,41 @@ Known layouts:
   one row per GPU model with VRAM (GB), max vCPUs per GPU, max RAM (GB) per GPU and the
   "GPU Component Cost Per Hour". The price is for one GPU; vCPU and RAM were billed as separate
   components, so the per-GPU maxima are not attached to the offer (they are not in the price).
-- **Instance table** (the current page: one row per instance with GPU count, VRAM, vCPUs, RAM,
-  local storage and a price per instance-hour) is recognised but NOT parsed: there is no real
-  capture of it to build and test a parser against, so it raises ``SchemaDriftError`` naming
-  the layout instead of guessing.
+  Region "global" (the page names none).
+- **Instance tables** (the current page, seen 2026): one ``div.table-v2`` per region, found by
+  its first column heading "GPU Model" and titled by the ``<h5>`` before it ("REGION: NORTH
+  AMERICA", "REGION: EUROPE"; region code = that name lowercased and hyphenated:
+  ``north-america``, ``europe``). Columns: GPU Model, GPU Count, VRAM (GB) (per GPU), vCPUs,
+  System RAM (GB), Local Storage (TB) (decimal TB, stored as ``storage_gb``), "On-Demand Price
+  (Per Hour)", "Spot Price (Per Hour)" and, in North America only, "Inference Single GPU Price
+  (Per Hour)²". The CPU, storage, networking and Kubernetes tables share the markup (the CPU
+  tables even the ``gpu-pricing`` class) but start with another heading, so they are not read.
+
+  - On-Demand and Spot prices are per instance-hour (``price_per`` instance, ``gpu_count`` from
+    the GPU Count column): the HGX H100 row is "8 | ... | $49.24", i.e. $6.155 per GPU.
+  - GPU Count "4^1" (GB200/GB300 NVL72) is 4 with a footnote marker; the page carries no text
+    for footnote 1 or 2, so neither is interpreted further.
+  - **Inference Single GPU** is a price for one GPU of that model, not for the instance: on
+    every priced row it equals the On-Demand instance price divided by the GPU count (GB200
+    $42.00 / 4 = $10.50, HGX B200 $68.80 / 8 = $8.60). It is emitted as its own 1-GPU offer:
+    ``instance_type`` "<model> (Inference Single GPU)", ``gpu_count`` 1, ``price_per`` gpu,
+    ``pricing`` on_demand, VRAM per GPU kept, and vCPUs/RAM/storage left empty (the row's
+    figures are for the whole instance; a single GPU's share is not stated).
+  - Every row is printed twice: desktop cells (``div.table-v2-cell``, direct children of the
+    row's ``div.table-grid``) and a mobile card (``table-cell-column-*``) repeating them. Only the
+    desktop cells are read, so each row yields its offers once.
+  - ``gpu_name`` is the model name without a "(High Memory)" / "(Standard Memory)" suffix: that
+    suffix names the instance's system RAM (1,024 vs 512 GB), not the GPU; ``instance_type``
+    keeps it.
 
 Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
 
-- ``truncated_row``: a row that has its GPU name but no value cells and is the very end of the
-  document (the cut edge of an excerpt). Any other incomplete row raises ``SchemaDriftError``.
+- ``truncated_row``: a component-table row that has its GPU name but no value cells and is the
+  very end of the document (the cut edge of an excerpt). Any other incomplete row raises
+  ``SchemaDriftError``.
 - a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``: "Contact sales",
-  "Coming soon", "n/a", ...) is counted under that marker. Any other non-price text raises.
+  "N/A", "Coming soon", ...) is counted under that marker; that cell is not an offer, the row's
+  other prices still are. Any other text that is not a plain price raises.
 """
 
 from __future__ import annotations
@@ -27,7 +51,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import http
 from scrapers.base import (
@@ -41,6 +65,8 @@ from scrapers.base import (
 )
 from scrapers.parsing import (
     decimal,
+    ensure_unique,
+    gb_from_size,
     html_body,
     is_document_tail,
     money_at,
@@ -59,9 +85,39 @@ COMPONENT_ROW = ".table-body-row"
 COMPONENT_NAME = "a[data-product]"
 COMPONENT_CELL = ".w-col-2"
 COMPONENT_CELLS = 4  # VRAM (GB), max vCPUs per GPU, max RAM (GB) per GPU, price
-# Markers of the current instance-table layout (row classes seen on the live page).
+# Markers of the instance-table layout (row classes seen on the live page).
 INSTANCE_TABLE_MARKERS = ("kubernetes-gpu-pricing", "table-row-v2")
+INSTANCE_TABLE = "div.table-v2"
+INSTANCE_HEADING = "div.table-v2-header div.table-header-text"
+INSTANCE_ROW = "div.table-v2-body div.table-row-v2"
+INSTANCE_ROW_GRID = "div.table-grid"
+INSTANCE_CELL_CLASS = "table-v2-cell"  # desktop cells; the mobile card uses other classes
+INSTANCE_FIRST_HEADING = "GPU Model"
+REGION_HEADING_TAG = "h5"
+REGION_PREFIX = "REGION:"
+INFERENCE_SUFFIX = "(Inference Single GPU)"
+
+# Normalised column heading -> role (see ``_heading_key``).
+_INSTANCE_COLUMNS = {
+    "gpu model": "name",
+    "gpu count": "count",
+    "vram (gb)": "vram",
+    "vcpus": "vcpus",
+    "system ram (gb)": "ram",
+    "local storage (tb)": "storage",
+    "on-demand price (per hour)": "on_demand",
+    "spot price (per hour)": "spot",
+    "inference single gpu price (per hour)": "inference",
+}
+_REQUIRED_ROLES = ("name", "count", "vram", "vcpus", "ram", "storage", "on_demand")
+_INSTANCE_PRICINGS = {"on_demand": PricingModel.ON_DEMAND, "spot": PricingModel.SPOT}
+_FOOTNOTE_MARKS = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]")
 _INTEGER = re.compile(r"^\d+$")
+_NUMBER = re.compile(r"^\d[\d,]*(?:\.\d+)?$")
+_GPU_COUNT = re.compile(r"^(?P<n>\d+)(?:\^\d+)?$")  # "8", or "4^1" (footnote 1)
+_PLAIN_PRICE = re.compile(r"^[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?$")
+_MEMORY_VARIANT = re.compile(r"\s*\((?:High|Standard) Memory\)$")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -70,16 +126,19 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
-    """Offers from the pricing page: USD per GPU per hour, on-demand, region "global".
+    """Offers from the pricing page, prices in USD per hour.
 
-    Raises ``SchemaDriftError`` for an unknown layout, for the current instance-table layout
-    (not supported yet), for a row that cannot be read, and when a page yields no offers.
+    2023 component table: per GPU, on-demand, region "global". Current instance tables: per
+    instance (On-Demand, Spot) or per GPU (Inference Single GPU), one region per table.
+    Raises ``SchemaDriftError`` for an unknown layout, an instance-table page without a "GPU
+    Model" table or region heading, an unknown column, a row or cell that cannot be read, a
+    duplicated offer, and when a page yields no offers.
     """
     return parse_with_exclusions(responses)[0]
 
 
 def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows each documented exclusion rule dropped."""
+    """``parse``, plus how many rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -87,7 +146,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         if not found:
             raise SchemaDriftError(f"{response.url}: no GPU prices found on the pricing page")
         offers.extend(found)
-    return offers, excluded
+    return ensure_unique(offers), excluded
 
 
 def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
@@ -95,11 +154,17 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     text = " ".join(tree.text(separator=" ").split()) if tree.body is not None else ""
     if COMPONENT_PRICE_HEADING in text:
         return _parse_component_table(response, tree, excluded)
+    tables = [t for t in tree.css(INSTANCE_TABLE) if _first_heading(t) == INSTANCE_FIRST_HEADING]
+    if tables:
+        offers = []
+        for table in tables:
+            offers.extend(_parse_instance_table(response, table, excluded))
+        return offers
     body = response.body.decode("utf-8", errors="replace")
     if any(marker in body for marker in INSTANCE_TABLE_MARKERS):
         raise SchemaDriftError(
-            f"{response.url}: current CoreWeave instance-table layout (per-instance prices) is "
-            "recognised but not supported: no real capture of it exists to build a parser against"
+            f"{response.url}: CoreWeave instance-table layout without a table headed "
+            f"{INSTANCE_FIRST_HEADING!r}"
         )
     raise SchemaDriftError(
         f"{response.url}: unknown CoreWeave pricing layout: no '{COMPONENT_PRICE_HEADING}' "
@@ -142,7 +207,7 @@ def _parse_component_table(
                 instance_type=name,
                 gpu_name=name,
                 gpu_count=Decimal(1),
-                vram_gb_per_gpu=decimal(vram),
+                vram_gb_reported=decimal(vram),
                 pricing=PricingModel.ON_DEMAND,
                 price=price,
                 currency=currency,
@@ -155,6 +220,157 @@ def _parse_component_table(
     return offers
 
 
+def _heading_key(text: str) -> str:
+    """ "Inference Single GPU Price(Per Hour)²" -> "inference single gpu price (per hour)"."""
+    text = _FOOTNOTE_MARKS.sub("", text)
+    text = re.sub(r"\s*\(\s*", " (", text)
+    return " ".join(text.split()).lower()
+
+
+def _first_heading(table: LexborNode) -> str | None:
+    first = table.css_first(INSTANCE_HEADING)
+    return node_text(first) if first is not None else None
+
+
+def _region(response: RawResponse, table: LexborNode) -> str:
+    """The region code from the "REGION: <name>" heading just before ``table``."""
+    sibling = table.prev
+    while sibling is not None:
+        if sibling.is_element_node:
+            if sibling.tag == REGION_HEADING_TAG and node_text(sibling).startswith(REGION_PREFIX):
+                name = node_text(sibling)[len(REGION_PREFIX) :]
+                code = _NON_ALNUM.sub("-", name.lower()).strip("-")
+                if code:
+                    return code
+            break
+        sibling = sibling.prev
+    raise SchemaDriftError(
+        f"{response.url}: {INSTANCE_FIRST_HEADING!r} table without a "
+        f"'{REGION_PREFIX} <name>' <{REGION_HEADING_TAG}> heading before it"
+    )
+
+
+def _instance_columns(response: RawResponse, headings: list[str]) -> dict[str, int]:
+    columns: dict[str, int] = {}
+    for index, heading in enumerate(headings):
+        role = _INSTANCE_COLUMNS.get(_heading_key(heading))
+        if role is None or role in columns:
+            raise SchemaDriftError(
+                f"{response.url}: unknown or repeated GPU table column {heading!r} in {headings!r}"
+            )
+        columns[role] = index
+    missing = [role for role in _REQUIRED_ROLES if role not in columns]
+    if missing or columns["name"] != 0:
+        raise SchemaDriftError(f"{response.url}: GPU table without {missing!r}: {headings!r}")
+    return columns
+
+
+def _number(response: RawResponse, name: str, what: str, text: str) -> Decimal:
+    if not _NUMBER.match(text):
+        raise SchemaDriftError(f"{response.url}: row {name!r}: {what} {text!r} is not a number")
+    return decimal(text)
+
+
+def _instance_price(
+    response: RawResponse, name: str, column: str, text: str, excluded: Counter[str]
+) -> tuple[Decimal, str] | None:
+    marker = no_price_marker(text)
+    if marker is not None:
+        excluded[marker] += 1
+        return None
+    if not _PLAIN_PRICE.match(text):
+        raise SchemaDriftError(
+            f"{response.url}: row {name!r} {column}: expected a price, found {text!r}"
+        )
+    return money_at(text, f"{response.url}: row {name!r} {column}")
+
+
+def _parse_instance_table(
+    response: RawResponse, table: LexborNode, excluded: Counter[str]
+) -> list[Offer]:
+    region = _region(response, table)
+    headings = [node_text(h) for h in table.css(INSTANCE_HEADING)]
+    col = _instance_columns(response, headings)
+    rows = table.css(INSTANCE_ROW)
+    if not rows:
+        raise SchemaDriftError(f"{response.url}: {region} GPU table has no rows")
+    offers = []
+    for row in rows:
+        grid = row.css_first(INSTANCE_ROW_GRID)
+        cells = (
+            []
+            if grid is None
+            else [
+                node_text(cell)
+                for cell in grid.iter()
+                if INSTANCE_CELL_CLASS in (cell.attributes.get("class") or "").split()
+            ]
+        )
+        name = cells[0] if cells else ""
+        if not name:
+            raise SchemaDriftError(f"{response.url}: {region} GPU table row without a model name")
+        if len(cells) != len(headings):
+            raise SchemaDriftError(
+                f"{response.url}: {region} row {name!r} has {len(cells)} cells, "
+                f"expected {len(headings)} ({headings!r})"
+            )
+        count_match = _GPU_COUNT.match(cells[col["count"]])
+        if count_match is None:
+            raise SchemaDriftError(
+                f"{response.url}: row {name!r}: GPU count {cells[col['count']]!r} is not a number"
+            )
+        vram_text = cells[col["vram"]]
+        if not _INTEGER.match(vram_text):
+            raise SchemaDriftError(f"{response.url}: row {name!r}: VRAM {vram_text!r} is not GB")
+        vcpus = _number(response, name, "vCPUs", cells[col["vcpus"]])
+        ram_gb = _number(response, name, "system RAM (GB)", cells[col["ram"]])
+        storage_tb = _number(response, name, "local storage (TB)", cells[col["storage"]])
+        common = {
+            "provider": "coreweave",
+            "region": region,
+            "gpu_name": _MEMORY_VARIANT.sub("", name),
+            "vram_gb_reported": decimal(vram_text),
+            "price_unit": PriceUnit.HOUR,
+            "source_url": response.url,
+            "observed_at": response.fetched_at,
+        }
+        for role, pricing in _INSTANCE_PRICINGS.items():
+            if role not in col:
+                continue
+            priced = _instance_price(response, name, role, cells[col[role]], excluded)
+            if priced is None:
+                continue
+            offers.append(
+                Offer(
+                    **common,
+                    instance_type=name,
+                    gpu_count=decimal(count_match["n"]),
+                    vcpus=vcpus,
+                    ram_gb=ram_gb,
+                    storage_gb=gb_from_size(f"{storage_tb} TB"),
+                    pricing=pricing,
+                    price=priced[0],
+                    currency=priced[1],
+                    price_per=PricePer.INSTANCE,
+                )
+            )
+        if "inference" in col:
+            priced = _instance_price(response, name, "inference", cells[col["inference"]], excluded)
+            if priced is not None:
+                offers.append(
+                    Offer(
+                        **common,
+                        instance_type=f"{name} {INFERENCE_SUFFIX}",
+                        gpu_count=Decimal(1),
+                        pricing=PricingModel.ON_DEMAND,
+                        price=priced[0],
+                        currency=priced[1],
+                        price_per=PricePer.GPU,
+                    )
+                )
+    return offers
+
+
 PROVIDER = Provider(
     slug="coreweave",
     name="CoreWeave",
@@ -163,5 +379,5 @@ PROVIDER = Provider(
     parse=parse,
     token_env=TOKEN_ENV,
     kind="cloud",
-    notes="HTML pricing page; only the 2023 GPU component table layout is parsed",
+    notes="HTML pricing page; 2023 GPU component table and current per-region instance tables",
 )

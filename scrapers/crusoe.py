@@ -5,8 +5,14 @@ Known layouts:
 - **Table** (seen 2025-05): a ``<table>`` headed "GPU Pricing" with one column per pricing
   model -- "On-Demand", "Current Spot", "6-month reserved", "1-year reserved", "3-year
   reserved" -- and one row per GPU (name, VRAM tag, form-factor tag). Cells read "$ 4.29 /hr".
-- **List** (seen 2025-12): a "GPU model / On-demand / Current spot" heading over a CMS list,
-  one item per GPU (heading, VRAM tag, form-factor tag) with cells such as "$3.90/GPU-hr".
+- **List** (seen 2025-12, and on the whole page seen 2026): a "GPU model / On-demand / Current
+  spot" heading over a CMS list, one item per GPU (heading, VRAM tag, form-factor tag) with cells
+  such as "$3.90/GPU-hr". The 2026 page reuses the heading and item classes for its table of
+  contents ("Pricing"), CPU, storage, Kubernetes, inference and self-serve deployment lists, so
+  the parse is scoped to the one heading whose first cell is "GPU model" and to the items inside
+  that heading's container (``div.pricing-gap``); the other lists are not read. No such heading
+  (or two) is ``SchemaDriftError``. An item may leave its form-factor tag empty (Webflow's
+  ``w-dyn-bind-empty``: L40S, MI300X in 2026); its label is then name and memory only.
 
 Prices are per GPU-hour in both layouts: rows are GPU models without an instance size, and the
 list layout prints the very same figures as the table (H100 $3.90, H200 $4.29) with an explicit
@@ -57,6 +63,7 @@ TOKEN_ENV = None
 TABLE_HEADING = "GPU Pricing"  # first header cell of the table layout
 LIST_HEADING = "GPU model"  # first heading cell of the list layout
 LIST_HEADER_ROW = ".pricing-table-heading"
+LIST_SCOPE = "pricing-gap"  # class of the container holding one heading and its items
 LIST_HEADER_CELL = ".pricing-heading"
 LIST_ITEM = ".pricing_gpu-item"
 LIST_ITEM_NAME = ".pricing-item-heading"
@@ -97,15 +104,15 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     for response in responses:
         tree = html_body(response)
         table = _find_table(tree)
-        header = tree.css_first(LIST_HEADER_ROW)
+        header = _find_list_header(response, tree)
         if table is not None:
             found = _parse_table(response, table, excluded)
         elif header is not None:
-            found = _parse_list(response, tree, header, excluded)
+            found = _parse_list(response, header, excluded)
         else:
             raise SchemaDriftError(
                 f"{response.url}: unknown Crusoe pricing layout: no '{TABLE_HEADING}' table "
-                f"and no '{LIST_HEADER_ROW}' list heading"
+                f"and no '{LIST_HEADER_ROW}' list heading starting with {LIST_HEADING!r}"
             )
         if not found:
             raise SchemaDriftError(f"{response.url}: no GPU prices found on the pricing page")
@@ -119,6 +126,24 @@ def _find_table(tree: LexborHTMLParser) -> LexborNode | None:
         if first is not None and node_text(first) == TABLE_HEADING:
             return table
     return None
+
+
+def _list_headings(header: LexborNode) -> list[str]:
+    return [node_text(cell) for cell in header.css(LIST_HEADER_CELL)]
+
+
+def _find_list_header(response: RawResponse, tree: LexborHTMLParser) -> LexborNode | None:
+    """The one list heading whose first cell is "GPU model" (None if there is none)."""
+    found = [
+        header
+        for header in tree.css(LIST_HEADER_ROW)
+        if _list_headings(header)[:1] == [LIST_HEADING]
+    ]
+    if len(found) > 1:
+        raise SchemaDriftError(
+            f"{response.url}: {len(found)} list headings start with {LIST_HEADING!r}, expected one"
+        )
+    return found[0] if found else None
 
 
 def _column(response: RawResponse, heading: str) -> Column:
@@ -175,17 +200,19 @@ def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str
     return offers
 
 
-def _parse_list(
-    response: RawResponse, tree: LexborHTMLParser, header: LexborNode, excluded: Counter[str]
-) -> list[Offer]:
-    headings = [node_text(cell) for cell in header.css(LIST_HEADER_CELL)]
-    if not headings or headings[0] != LIST_HEADING:
-        raise SchemaDriftError(
-            f"{response.url}: list heading {headings!r} does not start with {LIST_HEADING!r}"
-        )
+def _parse_list(response: RawResponse, header: LexborNode, excluded: Counter[str]) -> list[Offer]:
+    headings = _list_headings(header)
     columns = [_column(response, heading) for heading in headings[1:]]
+    scope = header.parent
+    if scope is None or LIST_SCOPE not in (scope.attributes.get("class") or "").split():
+        raise SchemaDriftError(
+            f"{response.url}: {LIST_HEADING!r} heading is not inside a '.{LIST_SCOPE}' container"
+        )
+    items = scope.css(LIST_ITEM)
+    if not items:
+        raise SchemaDriftError(f"{response.url}: {LIST_HEADING!r} list has no '{LIST_ITEM}' items")
     offers = []
-    for item in tree.css(LIST_ITEM):
+    for item in items:
         name_node = item.css_first(LIST_ITEM_NAME)
         if name_node is None or not node_text(name_node):
             raise SchemaDriftError(f"{response.url}: list item without a GPU name")
@@ -231,7 +258,7 @@ def _offers(
     if vram_match is None:
         raise SchemaDriftError(f"{response.url}: {name!r} VRAM tag {vram!r} is not '<n>GB'")
     # The page's own words for the GPU: name, memory and form factor (A100 comes in three).
-    label = f"{name} {vram_match['gb']}GB {form}"
+    label = " ".join(part for part in (name, f"{vram_match['gb']}GB", form) if part)
     offers = []
     for (pricing, term), text in priced:
         marker = no_price_marker(text)
@@ -249,7 +276,7 @@ def _offers(
                 instance_type=label,
                 gpu_name=label,
                 gpu_count=Decimal(1),
-                vram_gb_per_gpu=decimal(vram_match["gb"]),
+                vram_gb_reported=decimal(vram_match["gb"]),
                 pricing=pricing,
                 reserved_term_months=term,
                 price=price,
@@ -271,5 +298,5 @@ PROVIDER = Provider(
     parse=parse,
     token_env=TOKEN_ENV,
     kind="cloud",
-    notes="HTML pricing page; table (2025-05) and list (2025-12) layouts",
+    notes="HTML pricing page; table (2025-05) and GPU list (2025-12, 2026) layouts",
 )

@@ -20,8 +20,8 @@ The token is ``"<client_id>:<client_secret>"``, from ``$DATACRUNCH_CREDENTIALS``
 Only the instance-types response is returned for archiving, never the token response.
 
 Pricing models: on-demand -> ``on_demand``; spot -> ``spot``; the "dynamic price" (a
-non-interruptible price that DataCrunch re-sets daily) -> ``on_demand`` under the instance
-type ``"<name> dynamic"`` so it never collides with the fixed on-demand price.
+non-interruptible price that DataCrunch re-sets daily) -> ``dynamic``, its own pricing kind
+(it is neither the fixed on-demand rate nor an interruptible spot one), same instance type.
 
 Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
 
@@ -68,7 +68,7 @@ PAGE_OPTIONAL = ("P2P", "Dynamic price", "Spot price")
 PAGE_PRICE_SUFFIX = "/h"
 _PAGE_PRICE_COLUMNS = {
     "On demand price": (PricingModel.ON_DEMAND, ""),
-    "Dynamic price": (PricingModel.ON_DEMAND, " dynamic"),
+    "Dynamic price": (PricingModel.DYNAMIC, ""),
     "Spot price": (PricingModel.SPOT, ""),
 }
 _GPU_DESCRIPTION = re.compile(r"^(?P<count>\d+)x (?P<name>.+)$")
@@ -170,7 +170,7 @@ def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str
         "provider": "datacrunch",
         "gpu_name": description["name"],
         "gpu_count": gpu_count,
-        "vram_gb_per_gpu": decimal(item["gpu_memory"]["size_in_gigabytes"]) / gpu_count,
+        "vram_gb_reported": decimal(item["gpu_memory"]["size_in_gigabytes"]) / gpu_count,
         "vcpus": decimal(item["cpu"]["number_of_cores"]),
         "ram_gb": decimal(item["memory"]["size_in_gigabytes"]),
         "storage_gb": decimal(item["storage"]["size_in_gigabytes"]),
@@ -184,7 +184,7 @@ def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str
     prices: list[tuple[PricingModel, str, Any, str | None]] = [
         (PricingModel.ON_DEMAND, name, item["price_per_hour"], None),
         (PricingModel.SPOT, name, item.get("spot_price"), "no_spot_price"),
-        (PricingModel.ON_DEMAND, f"{name} dynamic", item.get("dynamic_price"), "no_dynamic_price"),
+        (PricingModel.DYNAMIC, name, item.get("dynamic_price"), "no_dynamic_price"),
     ]
     offers = []
     for pricing, instance_type, raw, rule in prices:
@@ -270,7 +270,7 @@ def _page_row(
                 instance_type=f"{name}{suffix}",
                 gpu_name=row["GPU model"],
                 gpu_count=gpu_count,
-                vram_gb_per_gpu=vram_per_gpu,
+                vram_gb_reported=vram_per_gpu,
                 vcpus=decimal(row["CPU"]),
                 ram_gb=decimal(row["RAM"]),
                 pricing=pricing,

@@ -213,7 +213,7 @@ def _row_offers(
             instance_type=name,
             gpu_name=name,
             gpu_count=Decimal(1),
-            vram_gb_per_gpu=specs["vram"],
+            vram_gb_reported=specs["vram"],
             vcpus=specs["vcpus"],
             ram_gb=specs["ram"],
             pricing=column.pricing,

@@ -151,7 +151,7 @@ def _parse_server(
         region=datacenter,
         gpu_name=gpu_name,
         gpu_count=Decimal(gpu_count),
-        vram_gb_per_gpu=VRAM_GB.get(gpu_name),
+        vram_gb_reported=VRAM_GB.get(gpu_name),
         ram_gb=_ram_gb(server, server_id),
         storage_gb=_storage_gb(server, server_id),
         pricing=PricingModel.ON_DEMAND,

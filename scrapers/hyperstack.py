@@ -248,7 +248,7 @@ def _page_offer(
         instance_type=gpu,
         gpu_name=_page_gpu_name(gpu, vram),
         gpu_count=Decimal(1),
-        vram_gb_per_gpu=vram,
+        vram_gb_reported=vram,
         vcpus=first_number(row[_VCPUS]) if _VCPUS in row else None,
         ram_gb=first_number(row[_RAM]) if _RAM in row else None,
         pricing=_PRICE_ROLES[role],

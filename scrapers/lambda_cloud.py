@@ -427,7 +427,7 @@ def _offer(
         region=region,
         gpu_name=gpu_name,
         gpu_count=Decimal(gpu_count),
-        vram_gb_per_gpu=vram,
+        vram_gb_reported=vram,
         vcpus=vcpus,
         ram_gb=ram_gb,
         storage_gb=storage_gb,

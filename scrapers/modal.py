@@ -136,7 +136,7 @@ def _parse_row(row: Any, response: RawResponse) -> Offer:
         region="global",
         gpu_name=DEFAULT_GPU_NAMES.get(name, name),
         gpu_count=Decimal(1),
-        vram_gb_per_gpu=Decimal(vram.group(1)) if vram else None,
+        vram_gb_reported=Decimal(vram.group(1)) if vram else None,
         pricing=PricingModel.ON_DEMAND,
         price=price,
         currency=currency,

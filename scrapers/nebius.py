@@ -9,6 +9,9 @@ capture's excerpt can start after the title):
 - **GPU instances table** (2026, ``pc-highlight-table-block``): columns Item, vCPUs, RAM GB,
   "Preemptible, GPU-hour" and "On-demand, GPU-hour": one row per GPU type, prices per GPU-hour
   (preemptible -> spot), with the vCPUs/RAM that come with one GPU.
+- **Announced prices** (seen 2026-09): the GPU instances table adds "GPU-hour (Effective
+  October 1, 2026)" beside "On-demand, GPU-hour", and preemptible prices move to their own
+  "Preemptible NVIDIA GPU Instances" table (Item, vCPUs, RAM GB, "Spot price, GPU-hour*").
 
 Documented rules:
 
@@ -19,6 +22,19 @@ Documented rules:
   ("––") has no public price: that row/pricing pair is not an offer (e.g. GB200 NVL72).
 - "from $1.82" with a vCPU/RAM range ("16-192", "96-1152"): the price is that of the smallest
   configuration, so the lower bounds of the ranges are attached to it.
+- **Effective-date columns.** A column headed "<base> (Effective <Month D, YYYY>)" is a
+  scheduled price for the role its base names ("GPU-hour" and "On-demand, GPU-hour" ->
+  on-demand, "Preemptible, GPU-hour" -> spot); the table must also have that role's plain
+  column. For each role the column in force on the observation date (``fetched_at``, as a UTC
+  date) is read: the one with the latest effective date on or before it, else the plain
+  (current) column. The columns not in force are not emitted. An effective column with an
+  unknown base or an unreadable date is ``SchemaDriftError``.
+- **Dynamic spot prices** ("Spot price, GPU-hour*"): the page's footnote * says spot prices
+  are dynamic (shown only in the console, capped one cent below on-demand), so a "from $0.79"
+  in that column is the floor of a changing price, not the price in force: not an offer.
+  Cells marked ** are offers: footnote ** exempts those (L40S) preemptible instances from spot
+  pricing and bills them at a flat rate; they become spot offers, "from" taking the smallest
+  configuration as above. Any other text in that column is drift.
 
 Prices are USD per hour (the page's cards and column titles say "/ hour", "GPU-hour").
 """
@@ -27,6 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -66,6 +83,8 @@ HIGHLIGHT_HEAD_ROW = "div.pc-highlight-table-block__head div.pc-highlight-table-
 HIGHLIGHT_BODY_ROW = "div.pc-highlight-table-block__body div.pc-highlight-table-block__row"
 HIGHLIGHT_CELL = "div.pc-highlight-table-block__cell"
 
+_EFFECTIVE = re.compile(r"^(?P<base>.+?)\s*\(Effective (?P<date>[A-Za-z]+ \d{1,2}, \d{4})\)$")
+FLAT_RATE_MARK = "**"  # the page's footnote for flat-rate (not dynamic) preemptible prices
 _INSTANCE = re.compile(r"^(?P<count>\d+)\s*[×x]\s*(?P<gpu>\S.*)$")
 _RANGE = re.compile(r"^\s*(?P<low>\d[\d,]*(?:\.\d+)?)\s*[-–]\s*\d[\d,]*(?:\.\d+)?\s*$")
 _DASHES = re.compile(r"^[-–—\s]+$")
@@ -79,8 +98,10 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from either known table layout; USD per hour.
 
-    Raises ``SchemaDriftError`` when no GPU table is found, a GPU table has an unknown column,
-    a cell is neither a number, a price nor a no-price marker, or no offer results.
+    Raises ``SchemaDriftError`` when no GPU table (or none with an on-demand column) is found, a
+    GPU table has an unknown column or unreadable effective date, a cell is neither a number, a
+    price nor a no-price marker, or no offer results. Effective-date columns are chosen by each
+    response's ``fetched_at`` (see the module docstring).
     """
     offers: list[Offer] = []
     for response in distinct_bodies(responses):
@@ -90,6 +111,9 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
             raise SchemaDriftError(f"{response.url}: no GPU price table (2024 or 2026 layout)")
         for headings, rows, reader in found:
             offers.extend(reader(headings, rows, response))
+        if not any(_ON_DEMAND_HEADINGS.intersection(headings) for headings, _, _ in found):
+            # e.g. only the preemptible table left: its few flat-rate rows are not the page.
+            raise SchemaDriftError(f"{response.url}: no GPU table with an on-demand column")
     if not offers:
         raise SchemaDriftError("no GPU offers found")
     return ensure_unique(offers)
@@ -183,7 +207,7 @@ def _parse_config_rows(
                 instance_type=f"{match['count']}x {match['gpu']}",
                 gpu_name=match["gpu"],
                 gpu_count=count,
-                vram_gb_per_gpu=first_number(cells[col["vram"]]) / count,
+                vram_gb_reported=first_number(cells[col["vram"]]) / count,
                 vcpus=first_number(cells[col["vcpus"]]),
                 ram_gb=first_number(cells[col["ram"]]),
                 pricing=PricingModel.ON_DEMAND,
@@ -204,17 +228,91 @@ _HIGHLIGHT_COLUMNS = {
     "RAM, GB": "ram",
     "Preemptible, GPU-hour": "spot",
     "On-demand, GPU-hour": "on_demand",
+    "Spot price, GPU-hour*": "dynamic_spot",
 }
-_HIGHLIGHT_PRICINGS = {"on_demand": PricingModel.ON_DEMAND, "spot": PricingModel.SPOT}
+# Base of an "<base> (Effective <date>)" heading -> the role whose price it replaces then.
+_EFFECTIVE_BASES = {
+    "GPU-hour": "on_demand",
+    "On-demand, GPU-hour": "on_demand",
+    "Preemptible, GPU-hour": "spot",
+}
+_ON_DEMAND_HEADINGS = frozenset(
+    heading
+    for known in (_CONFIG_COLUMNS, _HIGHLIGHT_COLUMNS)
+    for heading, role in known.items()
+    if role == "on_demand"
+)
+_HIGHLIGHT_PRICINGS = {
+    "on_demand": PricingModel.ON_DEMAND,
+    "spot": PricingModel.SPOT,
+    "dynamic_spot": PricingModel.SPOT,
+}
+
+
+def _effective_date(heading: str, text: str) -> date:
+    try:
+        return datetime.strptime(text, "%B %d, %Y").date()
+    except ValueError:
+        raise SchemaDriftError(f"unreadable effective date {text!r} in {heading!r}") from None
+
+
+def _columns_in_force(headings: list[str], observed: date) -> dict[str, int]:
+    """Role -> column index, taking for each role the column in force on ``observed``.
+
+    Plain headings map through ``_HIGHLIGHT_COLUMNS``; "<base> (Effective <date>)" headings are
+    candidates for their base's role and win over the plain column once their date has come
+    (the latest such date wins). Unknown or repeated headings are drift.
+    """
+    columns: dict[str, int] = {}
+    scheduled: dict[str, list[tuple[date, int]]] = {}
+    for index, heading in enumerate(headings):
+        effective = _EFFECTIVE.match(heading)
+        if effective:
+            role = _EFFECTIVE_BASES.get(effective["base"])
+            if role is None:
+                raise SchemaDriftError(f"unknown GPU table column {heading!r} in {headings!r}")
+            when = _effective_date(heading, effective["date"])
+            scheduled.setdefault(role, []).append((when, index))
+            continue
+        role = _HIGHLIGHT_COLUMNS.get(heading)
+        if role is None or role in columns:
+            raise SchemaDriftError(f"unknown GPU table column {heading!r} in {headings!r}")
+        columns[role] = index
+    for role, candidates in scheduled.items():
+        if role not in columns:
+            raise SchemaDriftError(
+                f"effective-date column for {role!r} without a current column: {headings!r}"
+            )
+        if len({when for when, _ in candidates}) != len(candidates):
+            raise SchemaDriftError(f"two {role!r} columns with one effective date: {headings!r}")
+        in_force = [(when, index) for when, index in candidates if when <= observed]
+        if in_force:
+            columns[role] = max(in_force)[1]
+    return columns
+
+
+def _dynamic_spot_price(text: str) -> tuple[Decimal, str] | None:
+    """A flat-rate cell of the dynamic spot column as a price; None for a floor or no price."""
+    if no_price_marker(text) or _DASHES.match(text):
+        return None
+    if text.endswith(FLAT_RATE_MARK):
+        return money(text.removesuffix(FLAT_RATE_MARK))
+    if text.startswith("from "):
+        money(text)  # still a readable amount, or the column changed meaning
+        return None
+    raise SchemaDriftError(f"dynamic spot cell {text!r} is neither 'from $X' nor a flat rate")
 
 
 def _parse_highlight_rows(
     headings: list[str], rows: list[list[str]], response: RawResponse
 ) -> list[Offer]:
-    col = _columns(headings, _HIGHLIGHT_COLUMNS)
-    for role in ("gpu", "vcpus", "ram", "on_demand"):
+    observed = response.fetched_at.astimezone(UTC).date()
+    col = _columns_in_force(headings, observed)
+    for role in ("gpu", "vcpus", "ram"):
         if role not in col:
             raise SchemaDriftError(f"GPU table without a {role!r} column: {headings!r}")
+    if not any(role in col for role in _HIGHLIGHT_PRICINGS):
+        raise SchemaDriftError(f"GPU table without a price column: {headings!r}")
     offers = []
     for row in rows:
         cells = _cells(row, headings)
@@ -222,7 +320,10 @@ def _parse_highlight_rows(
         if not gpu:
             raise SchemaDriftError(f"GPU row without a name: {cells!r}")
         for role, pricing in _HIGHLIGHT_PRICINGS.items():
-            priced = _price(cells[col[role]]) if role in col else None
+            if role not in col:
+                continue
+            text = cells[col[role]]
+            priced = _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
             if priced is None:
                 continue
             offers.append(

@@ -220,7 +220,7 @@ def _parse_item(
             region=REGION,
             gpu_name=spec.gpu_name,
             gpu_count=Decimal(count),
-            vram_gb_per_gpu=spec.vram_gb_per_gpu,
+            vram_gb_reported=spec.vram_gb_per_gpu,
             pricing=PricingModel.ON_DEMAND,
             price=price,
             currency=CURRENCY,

@@ -211,7 +211,7 @@ def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
             region=datacenter,
             gpu_name=model,
             gpu_count=count,
-            vram_gb_per_gpu=vram,
+            vram_gb_reported=vram,
             ram_gb=ram,
             pricing=pricing,
             reserved_term_months=term,

@@ -225,7 +225,7 @@ def _offer(
         instance_type=card.name,
         gpu_name=CARD_GPU_NAMES.get(card.name, card.name),
         gpu_count=Decimal(1),
-        vram_gb_per_gpu=card.vram_gb,
+        vram_gb_reported=card.vram_gb,
         vcpus=card.vcpus,
         ram_gb=card.ram_gb,
         pricing=pricing,

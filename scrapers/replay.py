@@ -35,6 +35,7 @@ class Capture:
     path: Path
     captured_at: datetime
     approximate: bool
+    precision: str = "minute"  # "month", "day" or "minute": how much of captured_at is known
 
     @property
     def content_type(self) -> str:
@@ -60,6 +61,18 @@ def capture_time(filename: str) -> tuple[datetime, bool] | None:
         tzinfo=UTC,
     )
     return when, bool(parts["approx"]) or parts["d"] is None
+
+
+def capture_precision(filename: str) -> str | None:
+    """How precisely a file name dates its capture: ``"month"`` (``c2026-09_``, ``2026-09_``),
+    ``"day"`` (``2025-06-21_``) or ``"minute"`` (``2025-06-15T1027Z_``; an hour alone counts
+    as minute 0). None when the name carries no date."""
+    match = _DATE_PREFIX.match(filename)
+    if match is None:
+        return None
+    if match["d"] is None:
+        return "month"
+    return "day" if match["H"] is None else "minute"
 
 
 def not_responses(replay_dir: Path) -> set[str]:
@@ -94,7 +107,8 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
             stamp = capture_time(path.name)
             if not path.is_file() or rel in excluded or stamp is None:
                 continue
-            captures.append(Capture(folder.name, path, stamp[0], stamp[1]))
+            precision = capture_precision(path.name) or "minute"
+            captures.append(Capture(folder.name, path, stamp[0], stamp[1], precision))
         if captures:
             found[folder.name] = sorted(captures, key=lambda c: (c.captured_at, c.path.name))
     return found

@@ -31,10 +31,12 @@ Documented rules (the only prices that produce no offer):
 - null or 0 means "not offered";
 - where the item carries ``secureCloud``/``communityCloud``, a false flag means that cloud does
   not offer the GPU: RunPod fills such slots with placeholder prices (often 0.50, e.g. the
-  MI300X community price), which must not become offers. Secure flag gates secure on-demand,
-  secure spot and savings plans; community flag gates community on-demand and spot. Items
-  without flags (the 5-field c2026-09 query) cannot be screened: every price > 0 is emitted, so
-  placeholders there become offers. The live query always asks for the flags;
+  MI300X community price). They are emitted with ``offered=False`` (the secure flag covers
+  secure on-demand, secure spot and savings plans; the community flag community on-demand and
+  spot) so the warehouse keeps them and the plausibility screen marks them suspect; items
+  without flags (the 5-field c2026-09 query) get ``offered=None`` and the screen consults the
+  newest earlier observation of the same price that had a flag. The live query always asks
+  for the flags;
 - ``oneWeekPrice`` (a 1-week savings plan) is not emitted: ``reserved_term_months`` is a whole
   number of months and a week would be misreported as a month;
 - ``lowestPrice`` without a cloud filter is the Community price (in the 2023 capture every
@@ -50,7 +52,7 @@ products elsewhere ("A100 PCIe") becomes that part's gpu type id (``DISPLAY_NAME
 
 MIG slices (gpu type ids "<GPU> MIG <n>g.<m>gb", e.g. "NVIDIA RTX PRO 6000 Blackwell Server
 Edition MIG 1g.24gb") are a fraction of one GPU: ``gpu_name`` is the full GPU, ``gpu_count`` the
-slice's share of its memory (24 of 96 GB -> 0.25), ``vram_gb_per_gpu`` the full GPU's memory (so
+slice's share of its memory (24 of 96 GB -> 0.25), ``vram_gb_reported`` the full GPU's memory (so
 count x VRAM is the slice's 24 GB), and the price, which is the slice's, is ``price_per``
 instance. ``instance_type`` keeps the MIG profile ("1x <id>"). The full GPU's memory comes from
 ``MIG_FULL_GPU_MEMORY_GB``; a MIG id of another GPU, or whose memory disagrees with the item's
@@ -303,7 +305,7 @@ def _offers_from_gpu_type(
     mig = _mig_slice(gpu_id, vram)
     for field, region, pricing, term, raw in candidates:
         price = _price(raw, f"{layout}: {gpu_id} {field}")
-        if price is None or not offered[region]:
+        if price is None:
             continue
         if mig is None:
             yield _offer(
@@ -315,6 +317,7 @@ def _offers_from_gpu_type(
                 vram=vram,
                 source_url=source_url,
                 observed_at=observed_at,
+                offered=offered[region],
             )
             continue
         full_gpu, share, full_vram = mig
@@ -330,6 +333,7 @@ def _offers_from_gpu_type(
             gpu_name=full_gpu,
             gpu_count=share,
             price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
+            offered=offered[region],
         )
 
 
@@ -354,10 +358,10 @@ def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal
     return match["gpu"], slice_gb / full_vram, full_vram
 
 
-def _flag(item: dict[str, Any], key: str, gpu_id: str) -> bool:
-    """The item's availability flag; True (unscreened) when the query did not ask for it."""
+def _flag(item: dict[str, Any], key: str, gpu_id: str) -> bool | None:
+    """The item's availability flag; None when the query did not ask for it."""
     if key not in item:
-        return True
+        return None
     value = item[key]
     if not isinstance(value, bool):
         raise SchemaDriftError(f"{gpu_id} {key} {value!r} is not a boolean")
@@ -532,6 +536,7 @@ def _offer(
     gpu_name: str | None = None,
     gpu_count: Decimal = Decimal(1),
     price_per: PricePer = PricePer.GPU,
+    offered: bool | None = None,
 ) -> Offer:
     return Offer(
         provider=SLUG,
@@ -539,7 +544,7 @@ def _offer(
         region=region,
         gpu_name=gpu_name or name,
         gpu_count=gpu_count,
-        vram_gb_per_gpu=vram,
+        vram_gb_reported=vram,
         vcpus=vcpus,
         ram_gb=ram_gb,
         pricing=pricing,
@@ -548,6 +553,7 @@ def _offer(
         currency=CURRENCY,
         price_unit=PriceUnit.HOUR,
         price_per=price_per,
+        offered=offered,
         source_url=source_url,
         observed_at=observed_at,
     )

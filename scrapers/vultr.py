@@ -226,7 +226,7 @@ def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
             instance_type=plan["id"],
             gpu_name=GPU_TYPE_NAMES.get(gpu_type, gpu_type),
             gpu_count=count,
-            vram_gb_per_gpu=vram_per_gpu,
+            vram_gb_reported=vram_per_gpu,
             vcpus=decimal(vcpus) if vcpus is not None else None,
             ram_gb=gb_from_mib(plan["ram"]) if plan.get("ram") is not None else None,
             storage_gb=decimal(disk) * decimal(disks) if disk and disks else None,

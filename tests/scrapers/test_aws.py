@@ -58,7 +58,7 @@ def test_p5_48xlarge_us_east_1() -> None:
     assert offer.price_unit is PriceUnit.HOUR
     assert offer.price_per is PricePer.INSTANCE
     assert offer.pricing is PricingModel.ON_DEMAND
-    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu) == ("NVIDIA H100 SXM", 8, 80)
+    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_reported) == ("NVIDIA H100 SXM", 8, 80)
     assert offer.vcpus == 192
     assert offer.ram_gb == Decimal("2199.0")  # 2048 GiB
     assert offer.storage_gb == 8 * 3840
@@ -89,7 +89,7 @@ def test_other_prices_read_off_the_capture() -> None:
     single_h100 = _offer(offers, "p5.4xlarge", "us-west-2")
     assert (single_h100.gpu_count, single_h100.price) == (1, Decimal("6.88"))
     a100 = _offer(offers, "p4de.24xlarge", "us-west-2")
-    assert (a100.gpu_name, a100.vram_gb_per_gpu, a100.storage_gb) == (
+    assert (a100.gpu_name, a100.vram_gb_reported, a100.storage_gb) == (
         "NVIDIA A100 SXM4 80GB",
         80,
         8000,

@@ -56,7 +56,7 @@ def test_nd_h100_v5_east_us_price_and_specs() -> None:
     assert offer.price_per is PricePer.INSTANCE
     assert offer.gpu_name == "NVIDIA H100 SXM 80GB"
     assert offer.gpu_count == 8
-    assert offer.vram_gb_per_gpu == 80
+    assert offer.vram_gb_reported == 80
     assert offer.vcpus == 96
     assert offer.ram_gb == Decimal("2040.1")  # 1900 GiB
     assert offer.provider == "azure"
@@ -70,14 +70,14 @@ def test_spot_and_other_series_read_off_the_capture() -> None:
     spot = _find(offers, "Standard_ND96isr_H100_v5", "spaincentral", PricingModel.SPOT)
     assert spot.price == Decimal("23.620397")
     nvl = _find(offers, "Standard_NC80adis_H100_v5", "eastus", PricingModel.ON_DEMAND)
-    assert (nvl.price, nvl.gpu_name, nvl.gpu_count, nvl.vram_gb_per_gpu) == (
+    assert (nvl.price, nvl.gpu_name, nvl.gpu_count, nvl.vram_gb_reported) == (
         Decimal("13.96"),
         "NVIDIA H100 NVL",
         2,
         94,
     )
     mi300x = _find(offers, "Standard_ND96isr_MI300X_v5", "northeurope", PricingModel.ON_DEMAND)
-    assert (mi300x.price, mi300x.gpu_name, mi300x.vram_gb_per_gpu) == (
+    assert (mi300x.price, mi300x.gpu_name, mi300x.vram_gb_reported) == (
         Decimal("57.6"),
         "AMD Instinct MI300X",
         192,
@@ -176,7 +176,7 @@ def test_fractional_a10_gpu_count() -> None:
     (offer,) = azure.parse([_raw(_envelope([_item()]))])
     assert offer.gpu_count == Decimal(1) / Decimal(6)
     assert offer.gpu_name == "NVIDIA A10"
-    assert offer.vram_gb_per_gpu == 24
+    assert offer.vram_gb_reported == 24
 
 
 def test_reservation_and_dev_test_rows_are_excluded_and_counted() -> None:

@@ -1,12 +1,15 @@
-"""CoreWeave scraper on its real capture (2023 GPU component table) and the live request shape."""
+"""CoreWeave scraper on its real captures (2023 component table, 2026 instance tables), fetch."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 
 import httpx
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from scrapers import coreweave, http
 from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
@@ -14,6 +17,7 @@ from scrapers.replay import ReplayTransport, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
 
 CAPTURE_2023 = SNAPSHOTS / "coreweave" / "2023-09-21_wayback_gpu-cloud-pricing_excerpt.html"
+CAPTURE_2026 = SNAPSHOTS / "coreweave" / "c2026-09_pricing_page_scripts-stripped.html"
 
 
 def _raw(body: bytes | None = None) -> RawResponse:
@@ -43,7 +47,7 @@ def test_2023_component_table_prices_read_off_the_page() -> None:
     assert h100.price_unit is PriceUnit.HOUR
     assert h100.price_per is PricePer.GPU
     assert h100.gpu_count == 1
-    assert h100.vram_gb_per_gpu == 80
+    assert h100.vram_gb_reported == 80
     assert h100.pricing is PricingModel.ON_DEMAND
     # Max vCPUs / RAM per GPU are separately billed components, not part of this price.
     assert h100.vcpus is None and h100.ram_gb is None
@@ -51,11 +55,11 @@ def test_2023_component_table_prices_read_off_the_page() -> None:
     assert by_name["NVIDIA H100 PCIe"].price == Decimal("4.25")
     assert by_name["A100 80GB NVLINK"].price == Decimal("2.21")
     assert by_name["A100 40GB PCIe"].price == Decimal("2.06")
-    assert by_name["A100 40GB PCIe"].vram_gb_per_gpu == 40
+    assert by_name["A100 40GB PCIe"].vram_gb_reported == 40
     assert by_name["RTX A5000"].price == Decimal("0.77")
-    assert by_name["RTX A5000"].vram_gb_per_gpu == 24
+    assert by_name["RTX A5000"].vram_gb_reported == 24
     assert by_name["Quadro RTX 4000"].price == Decimal("0.24")
-    assert by_name["Quadro RTX 4000"].vram_gb_per_gpu == 8
+    assert by_name["Quadro RTX 4000"].vram_gb_reported == 8
 
     for offer in offers:
         assert offer.provider == "coreweave"
@@ -85,13 +89,6 @@ def test_row_missing_a_cell_mid_table_is_schema_drift_not_truncation() -> None:
     end = raw.body.index(b"</div></div></div>", raw.body.index(b"$4.76")) + len(b"</div></div>")
     with pytest.raises(SchemaDriftError, match="NVIDIA HGX H100"):
         coreweave.parse([_raw(raw.body[:start] + raw.body[end:])])
-
-
-def test_current_instance_table_layout_is_reported_as_unsupported() -> None:
-    # A made-up minimal page with the current layout's row class (no real capture exists).
-    body = b'<div role="listitem" class="table-row-v2 w-dyn-item kubernetes-gpu-pricing"></div>'
-    with pytest.raises(SchemaDriftError, match=r"instance-table layout .* not supported"):
-        coreweave.parse([_raw(body)])
 
 
 def test_contact_sales_price_is_counted_not_parsed() -> None:
@@ -128,8 +125,229 @@ def test_fetch_requests_the_live_pricing_page() -> None:
 def test_replay_of_every_capture_parses() -> None:
     captures = discover(SNAPSHOTS, ["coreweave"])["coreweave"]
     # The PARSED json is another tool's output and is never replayed.
-    assert [c.path.name for c in captures] == [CAPTURE_2023.name]
+    assert [c.path.name for c in captures] == [CAPTURE_2023.name, CAPTURE_2026.name]
+    counts = []
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
             offers = coreweave.parse(coreweave.fetch(client, None))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
+        counts.append(len(offers))
+    assert counts == [12, 43]
+
+
+# --- Current instance tables (c2026-09 capture) ----------------------------------------------
+
+
+def _raw_2026(edit: Callable[[LexborHTMLParser], None] | None = None) -> RawResponse:
+    raw = raw_from_capture(CAPTURE_2026, url=coreweave.PRICING_URL)
+    if edit is None:
+        return raw
+    tree = LexborHTMLParser(raw.body.decode("utf-8"))
+    edit(tree)
+    body = (tree.html or "").encode("utf-8")
+    assert body != raw.body
+    return dataclasses.replace(raw, body=body)
+
+
+def _gpu_tables(tree: LexborHTMLParser) -> list:
+    return [
+        table
+        for table in tree.css(coreweave.INSTANCE_TABLE)
+        if (first := table.css_first(coreweave.INSTANCE_HEADING)) is not None
+        and first.text(strip=True) == "GPU Model"
+    ]
+
+
+def _by_key(offers: list[Offer]) -> dict[tuple[str, str, PricingModel], Offer]:
+    by_key = {(o.instance_type, o.region, o.pricing): o for o in offers}
+    assert len(by_key) == len(offers), "one offer per instance, region and pricing model"
+    return by_key
+
+
+def test_2026_instance_tables_prices_per_instance_hour_by_region() -> None:
+    offers, excluded = coreweave.parse_with_exclusions([_raw_2026()])
+    # North America: 12 rows x (On-Demand, Spot, Inference) = 36 cells; Europe: 12 x 2 = 24.
+    # 43 are prices, 9 say "Contact sales" and 8 "N/A".
+    assert len(offers) == 43
+    assert excluded == {"contact sales": 9, "n/a": 8}
+    by = _by_key(offers)
+    assert {o.region for o in offers} == {"north-america", "europe"}
+
+    h100 = by[("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.currency, h100.price_unit, h100.price_per) == (
+        Decimal("49.24"),
+        "USD",
+        PriceUnit.HOUR,
+        PricePer.INSTANCE,
+    )
+    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_reported) == ("NVIDIA HGX H100", 8, 80)
+    # vCPUs 128, System RAM 2,048 GB, Local Storage 61.44 TB for the whole instance.
+    assert (h100.vcpus, h100.ram_gb, h100.storage_gb) == (128, 2048, Decimal("61440"))
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].price == Decimal("19.71")
+    assert by[("NVIDIA HGX H100", "europe", PricingModel.ON_DEMAND)].price == Decimal("49.24")
+    assert by[("NVIDIA HGX H100", "europe", PricingModel.SPOT)].price == Decimal("19.51")
+
+    assert by[("NVIDIA HGX H200", "north-america", PricingModel.ON_DEMAND)].price == Decimal(
+        "50.44"
+    )
+    assert by[("NVIDIA HGX H200", "north-america", PricingModel.SPOT)].price == Decimal("20.93")
+    assert by[("NVIDIA HGX H200", "europe", PricingModel.ON_DEMAND)].price == Decimal("50.44")
+    assert by[("NVIDIA HGX H200", "europe", PricingModel.SPOT)].price == Decimal("20.64")
+    assert by[("NVIDIA HGX H200", "europe", PricingModel.SPOT)].vram_gb_reported == 141
+
+    for offer in offers:
+        assert offer.provider == "coreweave"
+        assert offer.source_url == coreweave.PRICING_URL
+        assert offer.observed_at == datetime(2026, 9, 1, tzinfo=UTC)
+        assert offer.currency == "USD"
+        assert offer.reserved_term_months is None
+
+
+def test_2026_gpu_count_column_with_footnote_marker() -> None:
+    by = _by_key(coreweave.parse([_raw_2026()]))
+    # GPU Count "4^1": four GPUs per GB200 NVL72 instance, footnote 1 (unexplained on the page).
+    gb200 = by[("NVIDIA GB200 NVL72", "north-america", PricingModel.ON_DEMAND)]
+    assert (gb200.gpu_count, gb200.price, gb200.vram_gb_reported) == (4, Decimal("42.00"), 186)
+    assert (gb200.vcpus, gb200.ram_gb, gb200.storage_gb) == (144, 960, Decimal("30720"))
+    gh200 = by[("NVIDIA GH200", "europe", PricingModel.ON_DEMAND)]
+    assert (gh200.gpu_count, gh200.price, gh200.vram_gb_reported) == (1, Decimal("6.50"), 96)
+    assert by[("NVIDIA L40", "north-america", PricingModel.ON_DEMAND)].gpu_count == 8
+    assert by[("NVIDIA A100", "europe", PricingModel.SPOT)].price == Decimal("9.51")
+
+
+def test_2026_inference_single_gpu_column_is_a_one_gpu_offer_priced_per_gpu() -> None:
+    offers = coreweave.parse([_raw_2026()])
+    by = _by_key(offers)
+    inference = {o.instance_type: o for o in offers if "(Inference Single GPU)" in o.instance_type}
+    # North America only: Europe's table has no such column. GB300, HGX B300 and RTX PRO 6000
+    # (Standard Memory) say "Contact sales" there.
+    assert {o.region for o in inference.values()} == {"north-america"}
+    assert len(inference) == 9
+    h100 = inference["NVIDIA HGX H100 (Inference Single GPU)"]
+    assert (h100.price, h100.price_per, h100.gpu_count, h100.pricing) == (
+        Decimal("6.16"),
+        PricePer.GPU,
+        1,
+        PricingModel.ON_DEMAND,
+    )
+    assert (h100.gpu_name, h100.vram_gb_reported) == ("NVIDIA HGX H100", 80)
+    # The row's vCPUs/RAM/storage are the whole instance's, not one GPU's share.
+    assert (h100.vcpus, h100.ram_gb, h100.storage_gb) == (None, None, None)
+    assert inference["NVIDIA GB200 NVL72 (Inference Single GPU)"].price == Decimal("10.50")
+    # Evidence that On-Demand is per instance: on every row the single-GPU price is the
+    # instance price divided by the GPU count, to the cent.
+    for offer in inference.values():
+        model = offer.instance_type.removesuffix(" (Inference Single GPU)")
+        instance = by[(model, "north-america", PricingModel.ON_DEMAND)]
+        per_gpu = (instance.price / instance.gpu_count).quantize(Decimal("0.01"))
+        assert abs(per_gpu - offer.price) <= Decimal("0.01"), model
+
+
+def test_2026_contact_sales_and_na_cells_are_counted_not_offers() -> None:
+    offers, excluded = coreweave.parse_with_exclusions([_raw_2026()])
+    by = _by_key(offers)
+    assert not [o for o in offers if o.instance_type.startswith("NVIDIA GB300 NVL72")]
+    # HGX B300: On-Demand "Contact sales", Spot $35.84 (NA) / $36.70 (EU).
+    assert ("NVIDIA HGX B300", "north-america", PricingModel.ON_DEMAND) not in by
+    assert by[("NVIDIA HGX B300", "north-america", PricingModel.SPOT)].price == Decimal("35.84")
+    assert by[("NVIDIA HGX B300", "europe", PricingModel.SPOT)].price == Decimal("36.70")
+    # L40S Spot: $7.88 in North America, "N/A" in Europe.
+    assert by[("NVIDIA L40S", "north-america", PricingModel.SPOT)].price == Decimal("7.88")
+    assert ("NVIDIA L40S", "europe", PricingModel.SPOT) not in by
+    assert excluded["n/a"] == 8
+
+
+def test_2026_memory_variant_stays_in_the_instance_not_the_gpu_name() -> None:
+    by = _by_key(coreweave.parse([_raw_2026()]))
+    high = by[
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition (High Memory)",
+            "north-america",
+            PricingModel.ON_DEMAND,
+        )
+    ]
+    assert (high.price, high.gpu_count, high.ram_gb) == (Decimal("20.00"), 8, 1024)
+    assert high.gpu_name == "NVIDIA RTX PRO 6000 Blackwell Server Edition"
+    standard = by[
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition (Standard Memory)",
+            "europe",
+            PricingModel.SPOT,
+        )
+    ]
+    assert (standard.price, standard.ram_gb) == (Decimal("9.56"), 512)
+    assert standard.gpu_name == high.gpu_name
+
+
+def test_2026_cpu_storage_and_networking_tables_are_not_gpu_offers() -> None:
+    offers = coreweave.parse([_raw_2026()])
+    names = {o.gpu_name for o in offers}
+    assert not [n for n in names if "Genoa" in n or "Storage" in n or "NAT" in n or "SUNK" in n]
+    assert all(n.startswith("NVIDIA ") for n in names)
+    # CPU instance prices ($6.42 for AMD Genoa 9274F) are nowhere among the offers.
+    assert Decimal("6.42") not in {o.price for o in offers}
+
+
+def test_2026_each_row_is_read_once_not_from_the_mobile_card_too() -> None:
+    offers = coreweave.parse([_raw_2026()])
+    keys = [(o.instance_type, o.region, o.pricing) for o in offers]
+    assert len(keys) == len(set(keys))
+    assert len([k for k in keys if k[0] == "NVIDIA HGX H100"]) == 4  # NA + EU, On-Demand + Spot
+
+
+def test_2026_gpu_tables_removed_is_schema_drift() -> None:
+    def remove(tree: LexborHTMLParser) -> None:
+        for table in _gpu_tables(tree):
+            table.decompose()
+
+    with pytest.raises(SchemaDriftError, match="instance-table layout without a table headed"):
+        coreweave.parse([_raw_2026(remove)])
+
+
+def test_2026_region_heading_removed_is_schema_drift() -> None:
+    def remove(tree: LexborHTMLParser) -> None:
+        region = _gpu_tables(tree)[1].prev
+        while region is not None and not region.is_element_node:
+            region = region.prev
+        assert region is not None and region.tag == "h5"
+        region.decompose()
+
+    with pytest.raises(SchemaDriftError, match="without a 'REGION: <name>'"):
+        coreweave.parse([_raw_2026(remove)])
+
+
+def test_2026_unknown_column_is_schema_drift() -> None:
+    def rename(tree: LexborHTMLParser) -> None:
+        heading = _gpu_tables(tree)[0].css(coreweave.INSTANCE_HEADING)[1]  # "GPU Count"
+        heading.inner_html = "GPUs per node"
+
+    with pytest.raises(SchemaDriftError, match="unknown or repeated GPU table column"):
+        coreweave.parse([_raw_2026(rename)])
+
+
+def test_2026_row_missing_a_cell_is_schema_drift() -> None:
+    def drop(tree: LexborHTMLParser) -> None:
+        row = _gpu_tables(tree)[1].css(coreweave.INSTANCE_ROW)[7]  # Europe, NVIDIA HGX H100
+        cells = [
+            c
+            for c in row.css_first(coreweave.INSTANCE_ROW_GRID).iter()
+            if coreweave.INSTANCE_CELL_CLASS in (c.attributes.get("class") or "").split()
+        ]
+        cells[-1].decompose()  # its Spot price
+
+    with pytest.raises(SchemaDriftError, match="'NVIDIA HGX H100' has 7 cells, expected 8"):
+        coreweave.parse([_raw_2026(drop)])
+
+
+def test_2026_price_that_is_not_a_plain_amount_is_schema_drift() -> None:
+    def per_month(tree: LexborHTMLParser) -> None:
+        row = _gpu_tables(tree)[0].css(coreweave.INSTANCE_ROW)[7]  # North America, HGX H100
+        cells = [
+            c
+            for c in row.css_first(coreweave.INSTANCE_ROW_GRID).iter()
+            if coreweave.INSTANCE_CELL_CLASS in (c.attributes.get("class") or "").split()
+        ]
+        cells[6].inner_html = "$35,000 / month"
+
+    with pytest.raises(SchemaDriftError, match="'NVIDIA HGX H100' on_demand: expected a price"):
+        coreweave.parse([_raw_2026(per_month)])

@@ -1,14 +1,17 @@
-"""Crusoe scraper on its real captures (2025-05 table, 2025-12 list) and the live request shape."""
+"""Crusoe scraper on its real captures (2025-05 table, 2025-12 and 2026 lists) and fetch."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from scrapers import crusoe, http
 from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
@@ -19,6 +22,7 @@ from tests.conftest import SNAPSHOTS, raw_from_capture
 FOLDER = SNAPSHOTS / "crusoe"
 TABLE_2025_05 = FOLDER / "2025-05-21_wayback_cloud-pricing_excerpt.html"
 LIST_2025_12 = FOLDER / "2025-12-15_wayback_cloud-pricing_excerpt.html"
+PAGE_2026 = FOLDER / "c2026-09_cloud-pricing_page_scripts-stripped.html"
 PARSED_2026_02 = FOLDER / "2026-02-11_parsed_pricing_page.json"  # cross-check only
 
 
@@ -49,7 +53,7 @@ def test_2025_05_table_prices_read_off_the_page() -> None:
     assert h100.price_unit is PriceUnit.HOUR
     assert h100.price_per is PricePer.GPU
     assert h100.gpu_count == 1
-    assert h100.vram_gb_per_gpu == 80
+    assert h100.vram_gb_reported == 80
     assert ("NVIDIA H100 80GB SXM", PricingModel.SPOT, None) not in by
     assert by[("NVIDIA H100 80GB SXM", PricingModel.RESERVED, 6)].price == Decimal("3.12")
     assert by[("NVIDIA H100 80GB SXM", PricingModel.RESERVED, 12)].price == Decimal("2.93")
@@ -59,7 +63,7 @@ def test_2025_05_table_prices_read_off_the_page() -> None:
     assert by[("NVIDIA H200 141GB SXM", PricingModel.RESERVED, 36)].price == Decimal("2.79")
     mi300x = by[("AMD MI300X 192GB OAM", PricingModel.SPOT, None)]
     assert mi300x.price == Decimal("0.95")
-    assert mi300x.vram_gb_per_gpu == 192
+    assert mi300x.vram_gb_reported == 192
     assert mi300x.gpu_name == "AMD MI300X 192GB OAM"
     # Three A100 variants stay apart by memory and form factor.
     assert by[("NVIDIA A100 80GB SXM", PricingModel.ON_DEMAND, None)].price == Decimal("1.95")
@@ -68,7 +72,11 @@ def test_2025_05_table_prices_read_off_the_page() -> None:
     assert by[("NVIDIA L40S 48GB PCIe", PricingModel.SPOT, None)].price == Decimal("0.50")
     assert by[("NVIDIA L40S 48GB PCIe", PricingModel.RESERVED, 12)].price == Decimal("0.75")
 
-    assert {o.pricing for o in offers} == set(PricingModel)
+    assert {o.pricing for o in offers} == {
+        PricingModel.ON_DEMAND,
+        PricingModel.SPOT,
+        PricingModel.RESERVED,
+    }
     for offer in offers:
         assert offer.observed_at == datetime(2025, 5, 21, tzinfo=UTC)
         assert offer.source_url == crusoe.PRICING_URL
@@ -84,7 +92,7 @@ def test_2025_12_list_prices_read_off_the_page() -> None:
     h200 = by[("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, None)]  # "$4.29/GPU-hr"
     assert h200.price == Decimal("4.29")
     assert h200.price_per is PricePer.GPU
-    assert h200.vram_gb_per_gpu == 141
+    assert h200.vram_gb_reported == 141
     assert by[("NVIDIA H100 80GB HGX", PricingModel.ON_DEMAND, None)].price == Decimal("3.90")
     assert by[("NVIDIA H100 80GB HGX", PricingModel.SPOT, None)].price == Decimal("1.60")
     assert all(o.observed_at == datetime(2025, 12, 15, tzinfo=UTC) for o in offers)
@@ -98,7 +106,7 @@ def test_2025_12_on_demand_prices_agree_with_the_2026_02_parsed_page() -> None:
     parsed = json.loads(PARSED_2026_02.read_text(encoding="utf-8"))
     theirs = {(row["product"], row["vram_gb"]): row["price_per_hour_usd"] for row in parsed}
     ours = {
-        (o.instance_type.rsplit(" ", 2)[0], int(o.vram_gb_per_gpu or 0)): o.price
+        (o.instance_type.rsplit(" ", 2)[0], int(o.vram_gb_reported or 0)): o.price
         for o in crusoe.parse([_raw(LIST_2025_12)])
         if o.pricing is PricingModel.ON_DEMAND
     }
@@ -153,11 +161,119 @@ def test_fetch_requests_the_live_pricing_page() -> None:
 
 def test_replay_of_every_capture_parses() -> None:
     captures = discover(SNAPSHOTS, ["crusoe"])["crusoe"]
-    assert [c.path.name for c in captures] == [TABLE_2025_05.name, LIST_2025_12.name]
+    assert [c.path.name for c in captures] == [
+        TABLE_2025_05.name,
+        LIST_2025_12.name,
+        PAGE_2026.name,
+    ]
     counts = []
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
             offers = crusoe.parse(crusoe.fetch(client, None))
         assert all(o.observed_at == capture.captured_at for o in offers)
         counts.append(len(offers))
-    assert counts == [30, 3]
+    assert counts == [30, 3, 6]
+
+
+# --- 2026 whole page: the GPU list beside CPU, storage, Kubernetes and inference lists ---------
+
+
+def _edited_2026(edit: Callable[[LexborHTMLParser], None]) -> RawResponse:
+    raw = _raw(PAGE_2026)
+    tree = LexborHTMLParser(raw.body.decode("utf-8"))
+    edit(tree)
+    body = (tree.html or "").encode("utf-8")
+    assert body != raw.body
+    return dataclasses.replace(raw, body=body)
+
+
+def _gpu_list_scope(tree: LexborHTMLParser):
+    headers = [
+        h
+        for h in tree.css(crusoe.LIST_HEADER_ROW)
+        if [c.text(strip=True) for c in h.css(crusoe.LIST_HEADER_CELL)][:1] == ["GPU model"]
+    ]
+    assert len(headers) == 1 and headers[0].parent is not None
+    return headers[0].parent
+
+
+def test_2026_list_prices_read_off_the_page() -> None:
+    offers, excluded = crusoe.parse_with_exclusions([_raw(PAGE_2026)])
+    # 9 GPUs x (on-demand, spot): GB200, B200 and MI355X say "Contact sales" twice, the other
+    # six GPUs have an on-demand price and "Contact sales" for spot.
+    assert len(offers) == 6
+    assert excluded == {"contact sales": 12}
+    by = _index(offers)
+    assert {o.pricing for o in offers} == {PricingModel.ON_DEMAND}
+    h100 = by[("NVIDIA H100 80GB HGX", PricingModel.ON_DEMAND, None)]  # "$3.90/GPU-hr"
+    assert (h100.price, h100.currency, h100.price_per, h100.gpu_count) == (
+        Decimal("3.90"),
+        "USD",
+        PricePer.GPU,
+        1,
+    )
+    assert h100.vram_gb_reported == 80
+    assert by[("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, None)].price == Decimal("4.29")
+    assert by[("NVIDIA A100 80GB SXM", PricingModel.ON_DEMAND, None)].price == Decimal("2.30")
+    assert by[("NVIDIA A100 80GB PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("2.00")
+    # L40S and MI300X have an empty form-factor tag: label is name and memory only.
+    l40s = by[("NVIDIA L40S 48GB", PricingModel.ON_DEMAND, None)]
+    assert (l40s.price, l40s.vram_gb_reported) == (Decimal("1.50"), 48)
+    mi300x = by[("AMD MI300X 192GB", PricingModel.ON_DEMAND, None)]
+    assert (mi300x.price, mi300x.gpu_name) == (Decimal("3.45"), "AMD MI300X 192GB")
+    for offer in offers:
+        assert offer.observed_at == datetime(2026, 9, 1, tzinfo=UTC)
+        assert offer.region == "global"
+        assert offer.source_url == crusoe.PRICING_URL
+
+
+def test_2026_table_of_contents_heading_is_not_taken_for_the_gpu_list() -> None:
+    """Regression: "list heading ['Pricing'] does not start with 'GPU model'" on the 2026 page,
+    whose first list heading is the table of contents."""
+    headers = LexborHTMLParser(PAGE_2026.read_text(encoding="utf-8")).css(crusoe.LIST_HEADER_ROW)
+    first = [c.text(strip=True) for c in headers[0].css(crusoe.LIST_HEADER_CELL)]
+    assert first == ["Pricing"]
+    assert len(crusoe.parse([_raw(PAGE_2026)])) == 6
+
+
+def test_2026_cpu_storage_inference_and_self_serve_lists_are_not_gpu_offers() -> None:
+    offers = crusoe.parse([_raw(PAGE_2026)])
+    names = {o.instance_type for o in offers}
+    assert not [n for n in names if "General-purpose" in n or "disk" in n or "Cluster" in n]
+    assert not [n for n in names if "Llama" in n or "DeepSeek" in n or "Qwen" in n]
+    # Self-serve deployments list: H100 $5.50, B200 $9.65, MI355x $7.40 per hour.
+    assert {Decimal("5.50"), Decimal("9.65"), Decimal("7.40")}.isdisjoint(o.price for o in offers)
+    assert Decimal("0.04") not in {o.price for o in offers}  # CPU "$0.04/vCPU-hr"
+
+
+def test_2026_gpu_list_removed_is_schema_drift() -> None:
+    raw = _edited_2026(lambda tree: _gpu_list_scope(tree).decompose())
+    with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
+        crusoe.parse([raw])
+
+
+def test_2026_gpu_list_heading_renamed_is_schema_drift() -> None:
+    def rename(tree: LexborHTMLParser) -> None:
+        scope = _gpu_list_scope(tree)
+        scope.css(crusoe.LIST_HEADER_CELL)[0].inner_html = "Accelerator"
+
+    with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
+        crusoe.parse([_edited_2026(rename)])
+
+
+def test_2026_two_gpu_lists_are_schema_drift() -> None:
+    def duplicate(tree: LexborHTMLParser) -> None:
+        scope = _gpu_list_scope(tree)
+        scope.insert_after(scope.clone())
+
+    with pytest.raises(SchemaDriftError, match="2 list headings start with 'GPU model'"):
+        crusoe.parse([_edited_2026(duplicate)])
+
+
+def test_2026_gpu_item_without_memory_tag_is_schema_drift() -> None:
+    def blank(tree: LexborHTMLParser) -> None:
+        item = _gpu_list_scope(tree).css(crusoe.LIST_ITEM)[3]  # NVIDIA H100
+        item.css(crusoe.LIST_ITEM_TAG)[0].inner_html = ""
+
+    with pytest.raises(SchemaDriftError, match="'NVIDIA H100' VRAM tag '' is not"):
+        crusoe.parse([_edited_2026(blank)])

@@ -107,11 +107,11 @@ def test_2025_08_page_b200_table_read_off_the_page() -> None:
     assert b200x8.price_per is PricePer.INSTANCE
     assert b200x8.gpu_name == "B200 SXM6 180GB"
     assert b200x8.gpu_count == 8
-    assert b200x8.vram_gb_per_gpu == 180  # 1440 GB VRAM per instance / 8
+    assert b200x8.vram_gb_reported == 180  # 1440 GB VRAM per instance / 8
     assert b200x8.vcpus == 240
     assert b200x8.ram_gb == 1472
     assert b200x8.storage_gb is None
-    assert by[("8B200.240V dynamic", PricingModel.ON_DEMAND)].price == Decimal("21.42")
+    assert by[("8B200.240V", PricingModel.DYNAMIC)].price == Decimal("21.42")
     assert by[("8B200.240V", PricingModel.SPOT)].price == Decimal("6.43")
 
     b200x1 = by[("1B200.30V", PricingModel.ON_DEMAND)]
@@ -121,7 +121,7 @@ def test_2025_08_page_b200_table_read_off_the_page() -> None:
         30,
         184,
     )
-    assert by[("1B200.30V dynamic", PricingModel.ON_DEMAND)].price == Decimal("2.68")
+    assert by[("1B200.30V", PricingModel.DYNAMIC)].price == Decimal("2.68")
     assert by[("1B200.30V", PricingModel.SPOT)].price == Decimal("0.80")
     assert by[("2B200.60V", PricingModel.ON_DEMAND)].price == Decimal("7.27")
     assert by[("4B200.120V", PricingModel.ON_DEMAND)].price == Decimal("14.55")
@@ -165,7 +165,7 @@ def test_api_instance_types_documented_shape() -> None:
     assert set(by) == {
         ("8V100.48M", PricingModel.ON_DEMAND),
         ("8V100.48M", PricingModel.SPOT),
-        ("8V100.48M dynamic", PricingModel.ON_DEMAND),
+        ("8V100.48M", PricingModel.DYNAMIC),
         ("1H100.80S.30V", PricingModel.ON_DEMAND),
     }
     v100 = by[("8V100.48M", PricingModel.ON_DEMAND)]
@@ -174,10 +174,10 @@ def test_api_instance_types_documented_shape() -> None:
     assert v100.price_per is PricePer.INSTANCE
     assert v100.gpu_name == "Tesla V100 16GB"
     assert v100.gpu_count == 8
-    assert v100.vram_gb_per_gpu == 16  # gpu_memory is the instance total (128 GB)
+    assert v100.vram_gb_reported == 16  # gpu_memory is the instance total (128 GB)
     assert (v100.vcpus, v100.ram_gb, v100.storage_gb) == (48, 192, 1800)
     assert by[("8V100.48M", PricingModel.SPOT)].price == Decimal("2.50")
-    assert by[("8V100.48M dynamic", PricingModel.ON_DEMAND)].price == Decimal("0.78")
+    assert by[("8V100.48M", PricingModel.DYNAMIC)].price == Decimal("0.78")
     assert by[("1H100.80S.30V", PricingModel.ON_DEMAND)].price == Decimal("2.19")
     assert all(o.observed_at == WHEN for o in offers)
 

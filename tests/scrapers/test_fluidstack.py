@@ -46,7 +46,7 @@ def test_2023_09_grid_prices_read_off_the_page() -> None:
     assert h100.price_unit is PriceUnit.HOUR
     assert h100.price_per is PricePer.GPU
     assert h100.gpu_count == 1
-    assert h100.vram_gb_per_gpu == 80
+    assert h100.vram_gb_reported == 80
     # vCPUs ($0.01/hr) and RAM ($0.005/hr) are billed on top: not part of this offer.
     assert h100.vcpus is None and h100.ram_gb is None
     assert by[("NVIDIA HGX H100", PricingModel.RESERVED, 6)].price == Decimal("2.89")
@@ -55,7 +55,7 @@ def test_2023_09_grid_prices_read_off_the_page() -> None:
     assert by[("A100 80GB PCIe", PricingModel.RESERVED, 6)].price == Decimal("1.42")
     assert by[("A100 40GB NVLINK", PricingModel.ON_DEMAND, None)].price == Decimal("1.29")
     assert by[("A100 40GB PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("1.40")
-    assert by[("A100 40GB PCIe", PricingModel.ON_DEMAND, None)].vram_gb_per_gpu == 40
+    assert by[("A100 40GB PCIe", PricingModel.ON_DEMAND, None)].vram_gb_reported == 40
     assert all(o.observed_at == datetime(2023, 9, 30, tzinfo=UTC) for o in offers)
 
 
@@ -71,14 +71,14 @@ def test_2025_01_table_prices_read_off_the_page() -> None:
     h200 = by[("Nvidia H200", PricingModel.RESERVED, 12)]
     assert h200.price == Decimal("2.45")
     assert h200.price_per is PricePer.GPU
-    assert (h200.vram_gb_per_gpu, h200.vcpus, h200.ram_gb) == (141, 48, 384)
+    assert (h200.vram_gb_reported, h200.vcpus, h200.ram_gb) == (141, 48, 384)
     # "Nvidia H100 PCIe | 80 | 48 | 256 | $2.89 | $2.05"
     assert by[("Nvidia H100 PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("2.89")
     assert by[("Nvidia H100 PCIe", PricingModel.RESERVED, 12)].price == Decimal("2.05")
     assert by[("Nvidia A100 80GB PCIe", PricingModel.ON_DEMAND, None)].price == Decimal("1.80")
     assert by[("Nvidia A100 40GB PCIe", PricingModel.RESERVED, 12)].price == Decimal("1.05")
     l40 = by[("Nvidia L40", PricingModel.ON_DEMAND, None)]
-    assert (l40.price, l40.vram_gb_per_gpu, l40.vcpus, l40.ram_gb) == (Decimal("1.25"), 48, 32, 48)
+    assert (l40.price, l40.vram_gb_reported, l40.vcpus, l40.ram_gb) == (Decimal("1.25"), 48, 32, 48)
     assert all(o.observed_at == datetime(2025, 1, 9, tzinfo=UTC) for o in offers)
     assert all(o.source_url == fluidstack.PRICING_URL for o in offers)
 

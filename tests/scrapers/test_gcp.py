@@ -99,7 +99,7 @@ def test_a100_in_americas_all_pricing_models(sku_parse) -> None:
     on_demand = _one(offers, name, "americas", PricingModel.ON_DEMAND)
     assert on_demand.price == Decimal("2.933908")
     assert on_demand.gpu_name == "Nvidia Tesla A100"
-    assert on_demand.vram_gb_per_gpu is None  # the 40 GB model's SKU name carries no size
+    assert on_demand.vram_gb_reported is None  # the 40 GB model's SKU name carries no size
     assert on_demand.observed_at == datetime(2025, 6, 17, tzinfo=UTC)
     # 39D4-516A-0317 "... attached to Spot Preemptible VMs running in Americas"
     assert _one(offers, name, "americas", PricingModel.SPOT).price == Decimal("1.1472")
@@ -112,11 +112,11 @@ def test_locations_become_region_ids(sku_parse) -> None:
     offers, _ = sku_parse
     # 0B85-B65B-0812 "Nvidia H100 80GB GPU running in Virginia": 9 + 0.796551
     h100 = _one(offers, "Nvidia H100 80GB GPU", "us-east4", PricingModel.ON_DEMAND)
-    assert (h100.price, h100.vram_gb_per_gpu) == (Decimal("9.796551"), Decimal(80))
+    assert (h100.price, h100.vram_gb_reported) == (Decimal("9.796551"), Decimal(80))
     assert h100.gpu_name == "NVIDIA H100 SXM 80GB"  # H100 SKUs bill A3 (SXM) machines only
     # 4B50-C79C-9114 "H200 141GB GPU running in Northern Virginia"
     h200 = _one(offers, "H200 141GB GPU", "us-east4", PricingModel.ON_DEMAND)
-    assert (h200.price, h200.vram_gb_per_gpu) == (Decimal("9.31174"), Decimal(141))
+    assert (h200.price, h200.vram_gb_reported) == (Decimal("9.31174"), Decimal(141))
     # 0008-F633-76AA "Nvidia L4 GPU attached to Spot Preemptible VMs running in Hong Kong"
     l4 = _one(offers, "Nvidia L4 GPU", "asia-east2", PricingModel.SPOT)
     assert l4.price == Decimal("0.2350321")
@@ -171,7 +171,7 @@ def test_a3_highgpu_8g(page_parse) -> None:
     offers, _ = page_parse
     offer = _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.ON_DEMAND)
     assert offer.price == Decimal("88.490000119")
-    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu) == (
+    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_reported) == (
         "NVIDIA H100 SXM 80GB",
         8,
         80,
@@ -209,16 +209,16 @@ def test_page_rows_with_missing_or_odd_cells(page_parse) -> None:
     assert (PricingModel.SPOT, None) not in by_type["g2-standard-24"]
     # g4-standard-6 is a 1/8 share of an RTX PRO 6000
     g4 = _one(offers, "g4-standard-6", "us-central1", PricingModel.ON_DEMAND)
-    assert (g4.gpu_count, g4.price, g4.vram_gb_per_gpu) == (
+    assert (g4.gpu_count, g4.price, g4.vram_gb_reported) == (
         Decimal("0.125"),
         Decimal("0.64688"),
         96,
     )
     # A2 Ultra is the 80 GB A100, A2 Standard the 40 GB one
     ultra = _one(offers, "a2-ultragpu-1g", "us-central1", PricingModel.ON_DEMAND)
-    assert (ultra.gpu_name, ultra.vram_gb_per_gpu) == ("NVIDIA A100 SXM4 80GB", 80)
+    assert (ultra.gpu_name, ultra.vram_gb_reported) == ("NVIDIA A100 SXM4 80GB", 80)
     highgpu = _one(offers, "a2-highgpu-1g", "us-central1", PricingModel.ON_DEMAND)
-    assert (highgpu.gpu_name, highgpu.vram_gb_per_gpu) == ("NVIDIA A100 SXM4 40GB", 40)
+    assert (highgpu.gpu_name, highgpu.vram_gb_reported) == ("NVIDIA A100 SXM4 40GB", 40)
     assert _one(offers, "a2-highgpu-1g", "us-central1", PricingModel.ON_DEMAND).price == Decimal(
         "3.673385"
     )

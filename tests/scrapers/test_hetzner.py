@@ -49,7 +49,7 @@ def test_rtx_6000_ada_server() -> None:
     # FSN1-DC18, price 754 (month), hourly_price 1.2083
     offer = _by_type(hetzner.parse([_raw()]))["auction-2927880"]
     assert offer.region == "FSN1-DC18"
-    assert (offer.gpu_name, offer.vram_gb_per_gpu) == ("Nvidia RTX 6000 Ada", 48)
+    assert (offer.gpu_name, offer.vram_gb_reported) == ("Nvidia RTX 6000 Ada", 48)
     assert offer.price == Decimal("1.2083")
     assert offer.ram_gb == Decimal("412.3")  # ram_size 384 (GiB)
     assert offer.storage_gb == 3840
@@ -65,7 +65,7 @@ def test_gtx_1080_servers() -> None:
         "GeForce GTX 1080",
         Decimal("0.1795"),
     )
-    assert first.vram_gb_per_gpu == 8
+    assert first.vram_gb_reported == 8
     # 2x 16 TB HDD + 2x 512 GB SSD, HEL1-DC2, 167/month, 0.2676/hour
     big_disks = offers["auction-2943892"]
     assert (big_disks.region, big_disks.price, big_disks.storage_gb) == (

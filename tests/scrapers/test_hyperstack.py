@@ -42,9 +42,9 @@ def test_2024_sortable_table_prices_per_gpu_hour() -> None:
     h100 = _by_key(offers)[("NVIDIA H100 SXM 80GB", PricingModel.ON_DEMAND)]
     assert h100.price == Decimal("3.75")
     assert (h100.currency, h100.price_unit, h100.price_per) == ("USD", PriceUnit.HOUR, PricePer.GPU)
-    assert (h100.gpu_count, h100.vram_gb_per_gpu, h100.vcpus, h100.ram_gb) == (1, 80, 24, 240)
+    assert (h100.gpu_count, h100.vram_gb_reported, h100.vcpus, h100.ram_gb) == (1, 80, 24, 240)
     a4000 = _by_key(offers)[("NVIDIA RTX A4000", PricingModel.ON_DEMAND)]
-    assert (a4000.price, a4000.vram_gb_per_gpu, a4000.vcpus, a4000.ram_gb) == (
+    assert (a4000.price, a4000.vram_gb_reported, a4000.vcpus, a4000.ram_gb) == (
         Decimal("0.30"),
         16,
         6,
@@ -59,7 +59,7 @@ def test_2024_sortable_table_prices_per_gpu_hour() -> None:
     # One row for "NVIDIA RTX A6000/A40": the RTX A6000 flavor (PAGE_GPU_NAMES); the row's own
     # name stays the instance type.
     a6000 = _by_key(offers)[("NVIDIA RTX A6000/A40", PricingModel.ON_DEMAND)]
-    assert (a6000.gpu_name, a6000.price, a6000.vram_gb_per_gpu) == (
+    assert (a6000.gpu_name, a6000.price, a6000.vram_gb_reported) == (
         "NVIDIA RTX A6000",
         Decimal("1.00"),
         48,
@@ -79,7 +79,7 @@ def test_2025_cards_on_demand_and_spot() -> None:
     assert sum(o.pricing is PricingModel.ON_DEMAND for o in offers) == 10
     assert sum(o.pricing is PricingModel.SPOT for o in offers) == 3
     h200 = by_key[("NVIDIA H200 SXM", PricingModel.ON_DEMAND)]
-    assert (h200.price, h200.vram_gb_per_gpu, h200.vcpus, h200.ram_gb) == (
+    assert (h200.price, h200.vram_gb_reported, h200.vcpus, h200.ram_gb) == (
         Decimal("3.50"),
         141,
         22,
@@ -103,7 +103,7 @@ def test_2025_cards_on_demand_and_spot() -> None:
     assert by_key[("NVIDIA A100 NVLink", PricingModel.ON_DEMAND)].price == Decimal("1.40")
     spot = by_key[("NVIDIA A100", PricingModel.SPOT)]
     assert spot.gpu_name == "NVIDIA A100 PCIe 80GB"
-    assert (spot.price, spot.vram_gb_per_gpu, spot.vcpus, spot.ram_gb) == (
+    assert (spot.price, spot.vram_gb_reported, spot.vcpus, spot.ram_gb) == (
         Decimal("1.08"),
         80,
         None,
@@ -302,7 +302,11 @@ def test_fetch_with_key_gets_pricebook_and_flavors_with_api_key_header() -> None
 @pytest.mark.parametrize("token", [None, "key"])
 def test_replay_of_every_capture_parses(token: str | None) -> None:
     captures = discover(SNAPSHOTS, ["hyperstack"])["hyperstack"]
-    assert [c.path.name for c in captures] == [TABLE_2024.name, CARDS_2025.name]
+    assert [c.path.name for c in captures] == [
+        TABLE_2024.name,
+        CARDS_2025.name,
+        "c2026-09_gpu-pricing_page_scripts-stripped.html",
+    ]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
             offers = hyperstack.parse(hyperstack.fetch(client, token))

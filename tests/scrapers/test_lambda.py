@@ -59,7 +59,7 @@ def test_2026_01_tab_panel_prices_read_off_the_page() -> None:
     assert h100.price_per is PricePer.GPU
     assert h100.pricing is PricingModel.ON_DEMAND
     assert h100.reserved_term_months is None
-    assert h100.vram_gb_per_gpu == 80
+    assert h100.vram_gb_reported == 80
     assert h100.vcpus == 208
     assert h100.ram_gb == GB_1800_GIB
     assert h100.storage_gb == GB_22_TIB
@@ -107,7 +107,7 @@ def test_2026_01_agrees_with_the_2026_02_parsed_page() -> None:
     ours = lambda_cloud.parse([_raw(CAPTURE_2026)])
     assert len(ours) == 5
     for offer in ours:
-        key = (offer.gpu_name, offer.vram_gb_per_gpu, int(offer.vcpus or 0))
+        key = (offer.gpu_name, offer.vram_gb_reported, int(offer.vcpus or 0))
         assert theirs[key] == offer.price, key
 
 
@@ -310,7 +310,7 @@ def test_api_instance_types_one_offer_per_region_with_capacity() -> None:
     h100 = by_key[("gpu_8x_h100_sxm5", "us-east-1")]
     assert h100.price == Decimal("23.92")  # 2392 cents per instance-hour
     assert h100.price_per is PricePer.INSTANCE
-    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_per_gpu) == ("H100 (80 GB SXM5)", 8, 80)
+    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_reported) == ("H100 (80 GB SXM5)", 8, 80)
     assert (h100.vcpus, h100.ram_gb) == (208, GB_1800_GIB)
     assert h100.source_url == lambda_cloud.API_URL
     a10 = by_key[("gpu_1x_a10", "global")]

@@ -64,7 +64,7 @@ def test_h100_price_per_gpu_second() -> None:
     assert h100.provider == "modal"
     assert h100.source_url == "https://modal.com/pricing"
     assert h100.observed_at == datetime(2025, 6, 12, tzinfo=UTC)
-    assert h100.vram_gb_per_gpu is None  # the page does not state it for the H100
+    assert h100.vram_gb_reported is None  # the page does not state it for the H100
 
 
 def test_other_tiers_read_off_the_capture() -> None:
@@ -72,8 +72,8 @@ def test_other_tiers_read_off_the_capture() -> None:
     assert offers["modal-b200"].price == Decimal("0.001736")
     assert offers["modal-t4"].price == Decimal("0.000164")
     a100 = offers["modal-a100-80gb"]
-    assert (a100.price, a100.vram_gb_per_gpu) == (Decimal("0.000694"), 80)
-    assert offers["modal-a100-40gb"].vram_gb_per_gpu == 40
+    assert (a100.price, a100.vram_gb_reported) == (Decimal("0.000694"), 80)
+    assert offers["modal-a100-40gb"].vram_gb_reported == 40
     assert all(o.price_unit is PriceUnit.SECOND for o in offers.values())
 
 

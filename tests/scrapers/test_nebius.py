@@ -1,4 +1,5 @@
-"""Nebius: the 2024 configuration table and the 2026 GPU instances table, plus fetch."""
+"""Nebius: the 2024 configuration table, the 2026 GPU instances tables (with effective-date
+columns from 2026-09), plus fetch."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from scrapers import nebius
 from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
@@ -19,6 +21,7 @@ from tests.conftest import SNAPSHOTS, raw_from_capture
 
 TABLE_2024 = SNAPSHOTS / "nebius" / "2024-11-15_wayback_prices_excerpt.html"
 TABLE_2026 = SNAPSHOTS / "nebius" / "2026-07-12_wayback_prices_excerpt.html"
+PAGE_2026_09 = SNAPSHOTS / "nebius" / "c2026-09_prices_page_scripts-stripped.html"
 PARSED_2026_02 = SNAPSHOTS / "nebius" / "2026-02-11_parsed_pricing_page.json"  # cross-check only
 
 
@@ -48,9 +51,9 @@ def test_2024_configuration_table_prices_per_instance_hour() -> None:
         PricePer.INSTANCE,
     )
     # The table's vRAM is the instance total (1128 GB for eight H200s).
-    assert (h200x8.vram_gb_per_gpu, h200x8.vcpus, h200x8.ram_gb) == (141, 128, 1600)
+    assert (h200x8.vram_gb_reported, h200x8.vcpus, h200x8.ram_gb) == (141, 128, 1600)
     h100 = _by_key(offers)[("1x H100 SXM", PricingModel.ON_DEMAND)]
-    assert (h100.price, h100.vram_gb_per_gpu, h100.vcpus, h100.ram_gb) == (
+    assert (h100.price, h100.vram_gb_reported, h100.vcpus, h100.ram_gb) == (
         Decimal("2.95"),
         80,
         16,
@@ -75,7 +78,7 @@ def test_2026_gpu_instances_table_per_gpu_hour() -> None:
     by_key = _by_key(offers)
     h100 = by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
     assert (h100.price, h100.price_per, h100.gpu_count) == (Decimal("3.85"), PricePer.GPU, 1)
-    assert (h100.vcpus, h100.ram_gb, h100.vram_gb_per_gpu) == (16, 200, None)
+    assert (h100.vcpus, h100.ram_gb, h100.vram_gb_reported) == (16, 200, None)
     assert by_key[("NVIDIA HGX H100", PricingModel.SPOT)].price == Decimal("2.15")
     assert by_key[("NVIDIA HGX B300", PricingModel.ON_DEMAND)].price == Decimal("7.85")
     assert by_key[("NVIDIA HGX B300", PricingModel.SPOT)].price == Decimal("4.30")
@@ -156,8 +159,152 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     assert [c.path.name for c in captures] == [
         TABLE_2024.name,
         TABLE_2026.name,
+        PAGE_2026_09.name,
     ]  # the PARSED json is not replayed
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
             offers = nebius.parse(nebius.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
+
+
+# --- 2026-09 whole page: "Effective October 1, 2026" columns and a separate spot table ----------
+
+
+def _observed(path: Path, when: datetime) -> RawResponse:
+    return dataclasses.replace(_raw(path), fetched_at=when)
+
+
+def _table_cells(tree: LexborHTMLParser, heading: str) -> list:
+    """The head cells of every highlight table with a column headed ``heading``."""
+    found = []
+    for table in tree.css(nebius.HIGHLIGHT_TABLE):
+        head = table.css_first(nebius.HIGHLIGHT_HEAD_ROW)
+        cells = [] if head is None else head.css(nebius.HIGHLIGHT_CELL)
+        if heading in [c.text(separator=" ", strip=True) for c in cells]:
+            found.append((table, cells))
+    return found
+
+
+def _edited(path: Path, edit) -> RawResponse:
+    raw = _raw(path)
+    tree = LexborHTMLParser(raw.body.decode("utf-8"))
+    edit(tree)
+    body = (tree.html or "").encode("utf-8")
+    assert body != raw.body
+    return dataclasses.replace(raw, body=body)
+
+
+def test_2026_09_current_column_in_force_before_the_effective_date() -> None:
+    raw = _raw(PAGE_2026_09)
+    assert raw.fetched_at == datetime(2026, 9, 1, tzinfo=UTC)  # "c2026-09": month precision
+    offers = nebius.parse([raw])
+    assert len(offers) == 9
+    by_key = _by_key(offers)
+    # "On-demand, GPU-hour" (not "GPU-hour (Effective October 1, 2026)") on 2026-09-01.
+    h100 = by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.currency, h100.price_per, h100.gpu_count) == (
+        Decimal("3.85"),
+        "USD",
+        PricePer.GPU,
+        1,
+    )
+    assert (h100.vcpus, h100.ram_gb) == (16, 200)
+    assert by_key[("NVIDIA HGX B300", PricingModel.ON_DEMAND)].price == Decimal("7.85")
+    assert by_key[("NVIDIA HGX B200", PricingModel.ON_DEMAND)].price == Decimal("7.15")
+    assert by_key[("NVIDIA HGX H200", PricingModel.ON_DEMAND)].price == Decimal("4.50")
+    assert by_key[("NVIDIA RTX PRO 6000", PricingModel.ON_DEMAND)].price == Decimal("1.80")
+    intel = by_key[("NVIDIA L40S with Intel CPU", PricingModel.ON_DEMAND)]
+    assert (intel.price, intel.vcpus, intel.ram_gb) == (Decimal("1.55"), 8, 32)  # "8-40"
+    # GB200 / GB300 NVL72: "Contact us" in both columns.
+    assert not [o for o in offers if "NVL72" in o.instance_type]
+    assert all(o.observed_at == raw.fetched_at for o in offers)
+
+
+def test_2026_09_effective_column_in_force_from_its_date() -> None:
+    before = _by_key(
+        nebius.parse([_observed(PAGE_2026_09, datetime(2026, 9, 30, 23, 59, tzinfo=UTC))])
+    )
+    assert before[("NVIDIA HGX H100", PricingModel.ON_DEMAND)].price == Decimal("3.85")
+    for when in (datetime(2026, 10, 1, tzinfo=UTC), datetime(2027, 3, 1, tzinfo=UTC)):
+        offers = nebius.parse([_observed(PAGE_2026_09, when)])
+        assert len(offers) == 9
+        by_key = _by_key(offers)
+        # "GPU-hour (Effective October 1, 2026)"
+        assert by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)].price == Decimal("4.50")
+        assert by_key[("NVIDIA HGX B300", PricingModel.ON_DEMAND)].price == Decimal("9.50")
+        assert by_key[("NVIDIA HGX B200", PricingModel.ON_DEMAND)].price == Decimal("8.50")
+        assert by_key[("NVIDIA HGX H200", PricingModel.ON_DEMAND)].price == Decimal("5.40")
+        assert by_key[("NVIDIA RTX PRO 6000", PricingModel.ON_DEMAND)].price == Decimal("1.80")
+        assert all(o.observed_at == when for o in offers)
+
+
+def test_2026_09_dynamic_spot_floors_are_not_offers_flat_rate_l40s_is() -> None:
+    offers = nebius.parse([_raw(PAGE_2026_09)])
+    spot = {o.instance_type: o for o in offers if o.pricing is PricingModel.SPOT}
+    # "from $0.79" for HGX H100 is the floor of a dynamic price; L40S rows (**) are flat rates.
+    assert set(spot) == {"NVIDIA L40S with Intel CPU", "NVIDIA L40S with AMD CPU"}
+    intel = spot["NVIDIA L40S with Intel CPU"]
+    assert (intel.price, intel.vcpus, intel.ram_gb) == (Decimal("0.74"), 8, 32)
+    amd = spot["NVIDIA L40S with AMD CPU"]
+    assert (amd.price, amd.vcpus, amd.ram_gb, amd.price_per) == (
+        Decimal("0.90"),
+        16,
+        96,
+        PricePer.GPU,
+    )
+    assert Decimal("0.79") not in {o.price for o in offers}
+    assert Decimal("0.99") not in {o.price for o in offers}
+
+
+def test_2026_09_cpu_storage_and_service_tables_are_not_gpu_offers() -> None:
+    offers = nebius.parse([_raw(PAGE_2026_09)])
+    assert all(o.gpu_name.startswith("NVIDIA ") for o in offers)
+    # CPU-only "AMD EPYC Genoa from $0.10 / from $0.13 (Effective ...)" is not read.
+    assert {Decimal("0.10"), Decimal("0.13")}.isdisjoint(o.price for o in offers)
+
+
+def test_2026_09_gpu_instances_table_removed_is_drift() -> None:
+    def remove(tree: LexborHTMLParser) -> None:
+        for table, _ in _table_cells(tree, "On-demand, GPU-hour"):
+            table.decompose()
+
+    # The preemptible table is still there, but a page without on-demand GPU prices is drift.
+    with pytest.raises(SchemaDriftError, match="no GPU table with an on-demand column"):
+        nebius.parse([_edited(PAGE_2026_09, remove)])
+
+
+def test_2026_09_all_gpu_tables_removed_is_drift() -> None:
+    def remove(tree: LexborHTMLParser) -> None:
+        for heading in ("On-demand, GPU-hour", "Spot price, GPU-hour*"):
+            for table, _ in _table_cells(tree, heading):
+                table.decompose()
+
+    with pytest.raises(SchemaDriftError, match="no GPU price table"):
+        nebius.parse([_edited(PAGE_2026_09, remove)])
+
+
+@pytest.mark.parametrize(
+    ("heading", "message"),
+    [
+        ("Reserved GPU-hour (Effective October 1, 2026)", "unknown GPU table column"),
+        ("GPU-hour (Effective Octember 1, 2026)", "unreadable effective date"),
+        ("GPU-hour (from October 1, 2026)", "unknown GPU table column"),
+    ],
+)
+def test_2026_09_unreadable_effective_column_is_drift(heading: str, message: str) -> None:
+    def rename(tree: LexborHTMLParser) -> None:
+        [(_, cells)] = _table_cells(tree, "GPU-hour (Effective October 1, 2026)")
+        cells[-1].inner_html = heading
+
+    with pytest.raises(SchemaDriftError, match=message):
+        nebius.parse([_edited(PAGE_2026_09, rename)])
+
+
+def test_2026_09_plain_price_in_the_dynamic_spot_column_is_drift() -> None:
+    def plain(tree: LexborHTMLParser) -> None:
+        [(table, _)] = _table_cells(tree, "Spot price, GPU-hour*")
+        row = table.css(nebius.HIGHLIGHT_BODY_ROW)[3]  # NVIDIA HGX H100
+        row.css(nebius.HIGHLIGHT_CELL)[-1].inner_html = "$0.79"
+
+    with pytest.raises(SchemaDriftError, match="neither 'from \\$X' nor a flat rate"):
+        nebius.parse([_edited(PAGE_2026_09, plain)])

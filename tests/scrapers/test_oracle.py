@@ -63,7 +63,7 @@ def test_h100_per_gpu_price() -> None:
     # B98415 "Oracle Cloud Infrastructure - Compute - GPU - H100", GPU Per Hour, $10
     h100 = _by_shape(oracle.parse([_raw()]))["BM.GPU.H100.8"]
     assert h100.price == Decimal(10)
-    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_per_gpu) == ("NVIDIA H100 SXM", 8, 80)
+    assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_reported) == ("NVIDIA H100 SXM", 8, 80)
     assert h100.observed_at == datetime(2026, 10, 1, tzinfo=UTC)
 
 
@@ -84,7 +84,7 @@ def test_other_parts_read_off_the_capture() -> None:
         "VM.GPU.A10.2": (2, Decimal(2)),
         "BM.GPU.A10.4": (4, Decimal(2)),
     }
-    assert shapes["BM.GPU.B300.8"].vram_gb_per_gpu is None
+    assert shapes["BM.GPU.B300.8"].vram_gb_reported is None
 
 
 def test_unknown_gpu_part_is_drift() -> None:

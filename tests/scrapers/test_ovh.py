@@ -61,7 +61,7 @@ def test_l40s_plan_monthly_price_and_config() -> None:
     # 350500000000 in 1e-8 USD is shown by the catalog as "$3505.00 USD".
     offer = _offer("24hgrai02-v1-us", "vin", PricingModel.ON_DEMAND)
     assert offer.price == Decimal("3505")
-    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_per_gpu, offer.ram_gb) == (
+    assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_reported, offer.ram_gb) == (
         "nvidia-l40s-48g",
         2,
         48,

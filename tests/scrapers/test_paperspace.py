@@ -43,9 +43,9 @@ def test_cards_prices_per_machine_hour() -> None:
         PriceUnit.HOUR,
         PricePer.INSTANCE,
     )
-    assert (a4000.gpu_count, a4000.vcpus, a4000.ram_gb, a4000.vram_gb_per_gpu) == (1, 8, 45, None)
+    assert (a4000.gpu_count, a4000.vcpus, a4000.ram_gb, a4000.vram_gb_reported) == (1, 8, 45, None)
     v100 = by_key[("V100", PricingModel.ON_DEMAND)]
-    assert (v100.price, v100.vram_gb_per_gpu, v100.ram_gb) == (Decimal("2.30"), 16, 30)
+    assert (v100.price, v100.vram_gb_reported, v100.ram_gb) == (Decimal("2.30"), 16, 30)
     assert v100.gpu_name == "NVIDIA Tesla V100 PCIe 16GB"  # CARD_GPU_NAMES
     assert a4000.gpu_name == "A4000"
     assert by_key[("M4000", PricingModel.ON_DEMAND)].price == Decimal("0.45")

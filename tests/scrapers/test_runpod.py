@@ -71,7 +71,16 @@ def _price(offers: dict[Key, Offer], name: str, region: str, pricing: PricingMod
 
 
 def _mix(offers: dict[Key, Offer]) -> Counter[tuple[str, str, int | None]]:
-    return Counter((region, pricing.value, term) for _, region, pricing, term in offers)
+    """Offered prices per (region, pricing, term): flagged placeholders left out."""
+    return Counter(
+        (region, pricing.value, term)
+        for (_, region, pricing, term), offer in offers.items()
+        if offer.offered is not False
+    )
+
+
+def _offered(offers: dict[Key, Offer]) -> dict[Key, Offer]:
+    return {k: o for k, o in offers.items() if o.offered is not False}
 
 
 # --- GraphQL gpuTypes arrays without envelope (2025-06) -------------------------------------------
@@ -79,7 +88,9 @@ def _mix(offers: dict[Key, Offer]) -> Counter[tuple[str, str, int | None]]:
 
 def test_2025_06_15_1027_graphql_array_read_off_the_capture() -> None:
     offers = _offers(GRAPHQL_2025_06_15_1027)
-    assert len(offers) == 149
+    assert len(_offered(offers)) == 149
+    assert len(offers) == 171  # 22 prices in slots flagged as not offered, kept as offered=False
+    assert all(o.offered is not None for o in offers.values())  # this query asked for the flags
     assert _mix(offers) == {
         ("secure", "on_demand", None): 23,
         ("community", "on_demand", None): 32,
@@ -92,7 +103,7 @@ def test_2025_06_15_1027_graphql_array_read_off_the_capture() -> None:
     h100 = offers[(H100_SXM, "secure", ON_DEMAND, None)]
     assert h100.price == Decimal("2.99")  # "securePrice": 2.99
     assert h100.gpu_name == "NVIDIA H100 80GB HBM3"
-    assert h100.vram_gb_per_gpu == 80
+    assert h100.vram_gb_reported == 80
     assert h100.source_url == "https://api.runpod.io/graphql"
     assert h100.observed_at == datetime(2025, 6, 15, 10, 27, tzinfo=UTC)
     assert _price(offers, H100_SXM, "community", ON_DEMAND) == Decimal("2.69")
@@ -107,9 +118,12 @@ def test_2025_06_availability_flags_screen_out_placeholder_prices() -> None:
     mi300x = "1x AMD Instinct MI300X OAM"
     assert _price(offers, mi300x, "secure", ON_DEMAND) == Decimal("2.49")
     assert _price(offers, mi300x, "secure", RESERVED, 6) == Decimal("1.992")
-    # communityCloud false, communityPrice 0.5: a placeholder, not an offer.
-    assert (mi300x, "community", ON_DEMAND, None) not in offers
-    # securePrice 0 (and secureCloud false): not offered.
+    # communityCloud false, communityPrice 0.5: a placeholder, kept flagged as not offered
+    # (the plausibility screen marks it suspect; warehouse/plausibility.py).
+    placeholder = offers[(mi300x, "community", ON_DEMAND, None)]
+    assert (placeholder.price, placeholder.offered) == (Decimal("0.5"), False)
+    assert offers[(mi300x, "secure", ON_DEMAND, None)].offered is True
+    # securePrice 0 (and secureCloud false): no price at all, no record.
     assert ("1x NVIDIA GeForce RTX 3070", "secure", ON_DEMAND, None) not in offers
     assert _price(offers, "1x NVIDIA GeForce RTX 3070", "community", ON_DEMAND) == Decimal("0.13")
     # The "unknown" gpu type has only zero prices and no cloud: no offers at all.
@@ -127,7 +141,7 @@ def test_2025_06_later_arrays_with_node_group_datacenters(
     capture: Path, observed_at: datetime
 ) -> None:
     offers = _offers(capture)
-    assert len(offers) == 149
+    assert len(_offered(offers)) == 149
     h100 = offers[(H100_SXM, "secure", ON_DEMAND, None)]
     assert (h100.price, h100.observed_at) == (Decimal("2.99"), observed_at)
     assert _price(offers, "1x NVIDIA H200", "secure", ON_DEMAND) == Decimal("3.99")
@@ -145,7 +159,7 @@ def test_c2026_09_envelope_read_off_the_capture() -> None:
     assert _price(offers, H100_SXM, "community", ON_DEMAND) == Decimal("2.69")
     b300 = "1x NVIDIA B300 SXM6 AC"
     assert _price(offers, b300, "secure", ON_DEMAND) == Decimal("7.89")
-    assert offers[(b300, "community", ON_DEMAND, None)].vram_gb_per_gpu == 288
+    assert offers[(b300, "community", ON_DEMAND, None)].vram_gb_reported == 288
     # "securePrice": 0 -> not offered.
     assert ("1x NVIDIA A100-SXM4-40GB", "secure", ON_DEMAND, None) not in offers
     assert offers[(H100_SXM, "secure", ON_DEMAND, None)].observed_at == datetime(
@@ -158,18 +172,18 @@ def test_c2026_09_mig_slices_are_fractions_of_the_full_gpu() -> None:
     offers = _offers(ENVELOPE_2026_09)
     pro6000 = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
     quarter = offers[(f"1x {pro6000} MIG 1g.24gb", "secure", ON_DEMAND, None)]
-    assert (quarter.gpu_name, quarter.gpu_count, quarter.vram_gb_per_gpu) == (pro6000, 0.25, 96)
+    assert (quarter.gpu_name, quarter.gpu_count, quarter.vram_gb_reported) == (pro6000, 0.25, 96)
     assert (quarter.price, quarter.price_per) == (Decimal("0.59"), PricePer.INSTANCE)
     assert quarter.gpu_count * 96 == 24  # count x full VRAM = the slice's memory
     half = offers[(f"1x {pro6000} MIG 2g.48gb", "secure", ON_DEMAND, None)]
-    assert (half.gpu_name, half.gpu_count, half.vram_gb_per_gpu) == (pro6000, 0.5, 96)
+    assert (half.gpu_name, half.gpu_count, half.vram_gb_reported) == (pro6000, 0.5, 96)
     assert half.price == Decimal("1.09")
     whole = offers[(f"1x {pro6000}", "secure", ON_DEMAND, None)]
     assert (whole.gpu_name, whole.gpu_count, whole.price) == (pro6000, 1, Decimal("2.09"))
     rtx4500_se = offers[
         ("1x NVIDIA RTX PRO 4500 Blackwell Server Edition", "secure", ON_DEMAND, None)
     ]
-    assert (rtx4500_se.price, rtx4500_se.vram_gb_per_gpu) == (Decimal("0.72"), 32)
+    assert (rtx4500_se.price, rtx4500_se.vram_gb_reported) == (Decimal("0.72"), 32)
 
 
 def test_c2026_09_without_flags_placeholders_cannot_be_screened() -> None:
@@ -185,7 +199,7 @@ def test_c2026_09_without_flags_placeholders_cannot_be_screened() -> None:
 
 def test_2026_03_lowest_price_items_read_off_the_capture() -> None:
     offers = _offers(ITEMS_2026_03)
-    assert len(offers) == 80
+    assert len(_offered(offers)) == 80
     assert _mix(offers) == {
         ("community", "on_demand", None): 31,
         ("community", "spot", None): 24,
@@ -196,11 +210,11 @@ def test_2026_03_lowest_price_items_read_off_the_capture() -> None:
     assert _price(offers, H100_SXM, "community", SPOT) == Decimal("1.5")
     assert _price(offers, H100_SXM, "secure", SPOT) == Decimal("1.75")
     assert _price(offers, "1x NVIDIA B200", "community", ON_DEMAND) == Decimal("5.98")
-    # MI300X: communityCloud false, uninterruptablePrice 0.5 is the placeholder: no offer.
-    assert ("1x AMD Instinct MI300X OAM", "community", ON_DEMAND, None) not in offers
+    # MI300X: communityCloud false, uninterruptablePrice 0.5 is the placeholder.
+    assert offers[("1x AMD Instinct MI300X OAM", "community", ON_DEMAND, None)].offered is False
     assert _price(offers, "1x AMD Instinct MI300X OAM", "secure", SPOT) == Decimal("1.49")
-    # secureCloud false: its secureSpotPrice 0.42 is not an offer.
-    assert ("1x NVIDIA RTX 5000 Ada Generation", "secure", SPOT, None) not in offers
+    # secureCloud false: its secureSpotPrice 0.42 is flagged as not offered.
+    assert offers[("1x NVIDIA RTX 5000 Ada Generation", "secure", SPOT, None)].offered is False
 
 
 # --- 2023 __NEXT_DATA__ on www.runpod.io/gpu-instance/pricing -------------------------------------
@@ -208,7 +222,7 @@ def test_2026_03_lowest_price_items_read_off_the_capture() -> None:
 
 def test_2023_09_next_data_read_off_the_capture() -> None:
     offers = _offers(NEXT_DATA_2023)
-    assert len(offers) == 77
+    assert len(_offered(offers)) == 77
     assert all(
         o.source_url == "https://www.runpod.io/gpu-instance/pricing" for o in offers.values()
     )
@@ -220,9 +234,10 @@ def test_2023_09_next_data_read_off_the_capture() -> None:
     assert _price(offers, a6000, "secure", RESERVED, 3) == Decimal("0.71")
     assert _price(offers, a6000, "secure", RESERVED, 6) == Decimal("0.67")
     assert _price(offers, a6000, "secure", SPOT) == Decimal("0.49")
-    # L40: communityCloud false with a 0.5 community placeholder -> secure offers only.
+    # L40: communityCloud false with a 0.5 community placeholder -> flagged, not offered.
     assert _price(offers, "1x NVIDIA L40", "secure", ON_DEMAND) == Decimal("1.14")
-    assert ("1x NVIDIA L40", "community", ON_DEMAND, None) not in offers
+    l40_community = offers[("1x NVIDIA L40", "community", ON_DEMAND, None)]
+    assert (l40_community.price, l40_community.offered) == (Decimal("0.5"), False)
     assert offers[(a6000, "secure", ON_DEMAND, None)].observed_at == datetime(
         2023, 9, 29, tzinfo=UTC
     )
@@ -237,7 +252,7 @@ def test_2025_09_pricing_rows_read_off_the_capture() -> None:
     # after its name and has no specs or prices in the excerpt.
     assert len(offers) == 10
     h200 = offers[("1x H200", "secure", ON_DEMAND, None)]
-    assert (h200.price, h200.vram_gb_per_gpu, h200.ram_gb, h200.vcpus) == (
+    assert (h200.price, h200.vram_gb_reported, h200.ram_gb, h200.vcpus) == (
         Decimal("3.79"), 141, 276, 24,
     )  # fmt: skip
     assert h200.gpu_name == "H200"
@@ -260,7 +275,7 @@ def test_2025_09_specs_agree_with_the_2026_02_parsed_page() -> None:
     assert set(ours) <= set(theirs)
     for name, offer in ours.items():
         row = theirs[name]
-        assert (offer.vram_gb_per_gpu, offer.ram_gb, offer.vcpus) == (
+        assert (offer.vram_gb_reported, offer.ram_gb, offer.vcpus) == (
             Decimal(str(row["vram_gb"])), row["system_ram_gb"], row["vcpus"],
         ), name  # fmt: skip
 
@@ -278,7 +293,7 @@ def test_2026_08_ld_json_read_off_the_capture() -> None:
     assert _price(offers, "1x L4", "secure", ON_DEMAND) == Decimal("0.39")
     assert _price(offers, "1x RTX Pro 6000", "secure", ON_DEMAND) == Decimal("1.99")
     sxm = offers[("1x H100 SXM", "secure", ON_DEMAND, None)]
-    assert sxm.vram_gb_per_gpu is None  # the ld+json carries no specs
+    assert sxm.vram_gb_reported is None  # the ld+json carries no specs
     assert sxm.observed_at == datetime(2026, 8, 10, tzinfo=UTC)
     # "A100 PCIe" / "A100 SXM" become RunPod's gpu type ids (DISPLAY_NAME_IDS); the display
     # name stays the instance type.

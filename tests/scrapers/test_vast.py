@@ -53,7 +53,7 @@ def test_reduced_capture_first_offers() -> None:
         1,
         Decimal("6.252083333333333"),
     )
-    assert first.vram_gb_per_gpu == Decimal("192.3")  # 183359 MiB
+    assert first.vram_gb_reported == Decimal("192.3")  # 183359 MiB
     eight = [o for o in offers if o.gpu_name == "B200" and o.gpu_count == 8]
     assert [o.price for o in eight] == [Decimal("65.01041666666667")]
     h100 = [o for o in offers if o.gpu_name == "H100 SXM"]
@@ -123,7 +123,7 @@ def test_full_offer_on_demand_and_spot() -> None:
         Decimal("0.5"),
         "offer-12345678",
     )
-    assert (on_demand.gpu_name, on_demand.gpu_count, on_demand.vram_gb_per_gpu) == (
+    assert (on_demand.gpu_name, on_demand.gpu_count, on_demand.vram_gb_reported) == (
         "RTX 4090",
         2,
         Decimal("25.8"),

@@ -50,7 +50,7 @@ def test_2025_07_plan_cards_read_off_the_page() -> None:
     for offer in offers:
         assert offer.observed_at == datetime(2025, 7, 12, 0, 0, tzinfo=UTC)
         assert offer.source_url == voltagepark.PRICING_URL
-        assert offer.vram_gb_per_gpu is None  # the cards do not state it
+        assert offer.vram_gb_reported is None  # the cards do not state it
 
 
 def test_renamed_card_class_is_schema_drift() -> None:

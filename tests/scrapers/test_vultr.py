@@ -62,11 +62,11 @@ def test_a100_plans_on_demand_and_spot() -> None:
         8,
         Decimal("22.4"),
     )
-    assert (a100x8.vram_gb_per_gpu, a100x8.vcpus, a100x8.storage_gb) == (80, 224, 3840)
+    assert (a100x8.vram_gb_reported, a100x8.vcpus, a100x8.storage_gb) == (80, 224, 3840)
     assert a100x8.ram_gb == Decimal("2199.0")  # 2097152 MiB
     assert by_key[("vbm-112c-2048gb-8-a100-gpu", PricingModel.SPOT)].price == Decimal("17.92")
     a100x4 = by_key[("vbm-48c-1024gb-4-a100-gpu", PricingModel.ON_DEMAND)]
-    assert (a100x4.gpu_count, a100x4.price, a100x4.vram_gb_per_gpu) == (4, Decimal("9.589"), 80)
+    assert (a100x4.gpu_count, a100x4.price, a100x4.vram_gb_reported) == (4, Decimal("9.589"), 80)
     # gpu_type "NVIDIA_A100" beside "NVIDIA_A100_SXM": the PCIe card (GPU_TYPE_NAMES)
     assert a100x4.gpu_name == "NVIDIA A100 PCIe"
     assert a100x8.observed_at == datetime(2026, 4, 1, 18, tzinfo=UTC)
@@ -79,12 +79,12 @@ def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
     h100 = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
     assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA H100 SXM", 8, Decimal("18.4"))
     b200 = by_key[("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT)]
-    assert (b200.price, b200.vram_gb_per_gpu) == (Decimal("25.6"), 180)
+    assert (b200.price, b200.vram_gb_reported) == (Decimal("25.6"), 180)
 
 
 def test_amd_gpu_plan_with_brand_none_is_still_a_gpu_plan() -> None:
     mi300x = _by_key(vultr.parse([_raw()]))[("vbm-256c-2048gb-8-mi300x-gpu", PricingModel.SPOT)]
-    assert (mi300x.gpu_name, mi300x.gpu_count, mi300x.vram_gb_per_gpu) == ("AMD_MI300X", 8, 192)
+    assert (mi300x.gpu_name, mi300x.gpu_count, mi300x.vram_gb_reported) == ("AMD_MI300X", 8, 192)
     assert mi300x.price == Decimal("14.8")
 
 
@@ -153,7 +153,7 @@ def test_cloud_gpu_fractions_are_fractional_gpu_counts() -> None:
         ("vcg-a100-12c-120g-80vram", PricingModel.ON_DEMAND),
     }
     slice_ = by_key[("vcg-a100-1c-6g-4vram", PricingModel.ON_DEMAND)]
-    assert (slice_.gpu_count, slice_.vram_gb_per_gpu, slice_.price) == (
+    assert (slice_.gpu_count, slice_.vram_gb_reported, slice_.price) == (
         Decimal("0.05"),
         80,
         Decimal("0.25"),
@@ -281,7 +281,10 @@ def test_fetch_of_the_bare_capture_does_not_paginate() -> None:
 @pytest.mark.parametrize("token", [None, "key"])
 def test_replay_of_every_capture_parses(token: str | None) -> None:
     captures = discover(SNAPSHOTS, ["vultr"])["vultr"]
-    assert [c.path.name for c in captures] == [METAL_2026.name]
+    assert [c.path.name for c in captures] == [
+        "2026-03-31T22_plans-metal_items.json",
+        METAL_2026.name,
+    ]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
             offers = vultr.parse(vultr.fetch(client, token))
