@@ -9,6 +9,7 @@ estimate is ``warehouse.estimates.estimate_rows``, the function that also builds
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -148,7 +149,9 @@ def fit_answer(
 ) -> dict[str, Any]:
     """Per GPU model with current offers: the smallest TP group that holds the model plus
     ``concurrency`` sequences of ``context_tokens``, and every offer with at least that many
-    GPUs (cheapest USD per instance-hour first). Offers with a GPU share cannot serve."""
+    GPUs (cheapest USD per instance-hour first). An offer of a share of one GPU (MIG profile,
+    vGPU share: ``gpu_count`` < 1) serves when the model fits in the memory the share gives
+    (``gpu_count`` x the datasheet memory, the offer's ``vram_gb_usable``) on its own."""
     model = est.models[model_id]
     by_gpu: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for offer in offers:
@@ -172,6 +175,11 @@ def fit_answer(
             o
             for o, n in zip(group, counts, strict=True)
             if n is not None and result.min_gpus is not None and n >= result.min_gpus
+        ]
+        able += [
+            o
+            for o, n in zip(group, counts, strict=True)
+            if n is None and _share_fits(model, precision, context_tokens, concurrency, gpu, o)
         ]
         cheapest = min(able, key=lambda o: (o["price_per_hour_usd"], o["offer_id"]), default=None)
         b, p = result.breakdown, result.precision
@@ -206,6 +214,25 @@ def fit_answer(
     gpus_out.sort(key=lambda g: (g["min_gpus"] is None, g["min_gpus"] or 0, g["gpu_model"]))
     serving.sort(key=lambda o: (o["price_per_hour_usd"], o["offer_id"]))
     return {"gpus": gpus_out, "offers": serving}
+
+
+def _share_fits(
+    model: economics.ModelSpec,
+    precision: str,
+    context_tokens: int,
+    concurrency: int,
+    gpu: economics.GpuSpec,
+    offer: Mapping[str, Any],
+) -> bool:
+    """Does the model fit in one share of ``gpu`` (memory = share x datasheet memory)?"""
+    share = float(offer["gpu_count"])
+    if not 0 < share < 1:
+        return False
+    sliced = dataclasses.replace(gpu, vram_gb=gpu.vram_gb * share)
+    result = economics.fit(
+        model, precision_for(precision, model, gpu), context_tokens, concurrency, sliced, 1
+    )
+    return result.fits
 
 
 # ---------------------------------------------------------------------------------------------

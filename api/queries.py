@@ -11,18 +11,23 @@ INSTANCE_SORTS: dict[str, str] = {
     "price": "price_per_hour_usd",
     "price_per_gpu": "price_per_gpu_hour_usd",
     "price_per_vram_gb": "price_per_vram_gb_hour_usd",
-    "vram": "vram_gb_per_gpu",
+    "vram": "vram_gb_usable",
 }
 
 INSTANCE_COLUMNS = """
     offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_model as gpu_name,
-    gpu_name as gpu_name_provider, gpu_vendor, gpu_count, vram_gb_per_gpu, vram_gb_total,
+    gpu_name as gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
+    vram_gb_per_gpu,
+    vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,
     memory_type, memory_bandwidth_gbps, fp8, bf16, interconnect, vcpus, ram_gb, storage_gb,
     pricing, reserved_term_months, price, currency, price_unit, price_per, price_per_hour,
     usd_per_unit, fx_rate_date, price_per_hour_usd, price_per_gpu_hour_usd,
-    price_per_vram_gb_hour_usd, serverless, observed_at, source_url, price_source,
-    billing_granularity, billing_granularity_s, minimum_charge_s, egress_usd_per_gb,
-    block_storage_usd_per_gb_month, spot_available, stale
+    price_per_vram_gb_hour_usd, price_status,
+    from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
+        as price_status_reasons,
+    serverless, observed_at, observed_precision, age_days, stale, data_origin, source_url,
+    price_source, billing_granularity, billing_granularity_s, minimum_charge_s,
+    egress_usd_per_gb, block_storage_usd_per_gb_month, spot_available
 """
 
 
@@ -45,10 +50,18 @@ class Where:
 
 
 def instances_where(f: dict[str, Any]) -> Where:
-    """Filters of GET /instances -> a bound where clause over current_offers."""
+    """Filters of GET /instances -> a bound where clause over current_offers.
+
+    Memory filters use the memory the user gets (``vram_gb_usable``: a 1/8 share of a 96 GB
+    GPU is 12 GB). Suspect prices (``warehouse.plausibility``) are left out unless
+    ``include_suspect`` is true; ``max_age_days`` bounds the price's own age."""
     w = Where()
+    if not f.get("include_suspect"):
+        w.add("price_status = 'ok'")
+    if f.get("max_age_days") is not None:
+        w.add("age_days <= ?", f["max_age_days"])
     if f.get("min_vram") is not None:
-        w.add("vram_gb_per_gpu >= ?", f["min_vram"])
+        w.add("vram_gb_usable >= ?", f["min_vram"])
     if f.get("min_total_vram") is not None:
         w.add("vram_gb_total >= ?", f["min_total_vram"])
     if f.get("fp8") is not None:
@@ -183,7 +196,8 @@ def economics_offers_sql(where: Where) -> str:
         select o.offer_id, o.provider, o.instance_type, o.region, o.pricing, o.serverless,
                o.gpu_id, o.gpu_count, o.price_per_hour_usd, o.observed_at, o.source_url,
                o.billing_granularity_s, o.minimum_charge_s, p.scale_to_zero, p.idle_charged,
-               coalesce(t.always_on, false) as always_on
+               coalesce(t.always_on, false) as always_on, t.gpu_candidates,
+               t.vram_gb_guaranteed
         from offers as o
         left join serverless_platforms as p on o.provider = p.platform
         left join serverless_tiers as t on o.offer_id = t.offer_id

@@ -14,6 +14,16 @@ import msgspec
 Usd = Annotated[float, msgspec.Meta(description="US dollars")]
 
 
+class PriceStatusReason(msgspec.Struct):
+    code: Annotated[
+        str,
+        msgspec.Meta(
+            description="below_market, above_market, repeated_price, spot_not_below_on_demand, community_above_secure or not_offered"
+        ),
+    ]
+    detail: str
+
+
 class InstanceItem(msgspec.Struct):
     id: Annotated[
         str,
@@ -31,19 +41,62 @@ class InstanceItem(msgspec.Struct):
     gpu_count: Annotated[
         float, msgspec.Meta(description="GPUs per instance (fractional for shared GPUs)")
     ]
-    vram_gb_per_gpu: Annotated[float | None, msgspec.Meta(description="GB of GPU memory per GPU")]
+    gpu_candidates: Annotated[
+        list[str] | None,
+        msgspec.Meta(
+            description="A serverless tier that may land on several GPUs: their canonical ids (gpu_model is the weakest, and specs are the guaranteed minimum); null otherwise"
+        ),
+    ]
+    gpu_fraction: Annotated[
+        float,
+        msgspec.Meta(
+            description="Share of one GPU the offer gives (1 = whole GPUs; 0.125 = a 1/8 vGPU share; MIG profile = its memory share)"
+        ),
+    ]
+    vram_gb_per_gpu: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Datasheet GB of memory of the canonical GPU (GET /gpus); null if the GPU is unknown"
+        ),
+    ]
+    vram_gb_usable: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="GB of GPU memory the user gets per GPU: the datasheet figure, times gpu_fraction for a share of a GPU. min_vram, sort=vram, $/GB and model fit use it"
+        ),
+    ]
     vram_gb_total: Annotated[
-        float | None, msgspec.Meta(description="GB of GPU memory per instance")
+        float | None,
+        msgspec.Meta(description="Usable GB of GPU memory per instance (gpu_count x datasheet)"),
+    ]
+    vram_gb_reported: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="GB per whole GPU as the provider reports it (may be MiB read as GB, or include CPU memory); never used for filters"
+        ),
+    ]
+    vram_report_mismatch: Annotated[
+        bool,
+        msgspec.Meta(description="vram_gb_reported is more than 10% away from the datasheet"),
     ]
     memory_type: str | None
     memory_bandwidth_gbps: Annotated[float | None, msgspec.Meta(description="GB/s per GPU")]
-    fp8: bool
-    bf16: bool
+    fp8: Annotated[
+        bool | None, msgspec.Meta(description="Native FP8 support; null when the GPU is unknown")
+    ]
+    bf16: Annotated[
+        bool | None, msgspec.Meta(description="Native BF16 support; null when the GPU is unknown")
+    ]
     interconnect: str | None
     vcpus: float | None
     ram_gb: float | None
     storage_gb: float | None
-    pricing: Annotated[str, msgspec.Meta(description="on_demand, spot or reserved")]
+    pricing: Annotated[
+        str,
+        msgspec.Meta(
+            description="on_demand, spot, reserved, or dynamic (a price the provider re-sets daily)"
+        ),
+    ]
     reserved_term_months: int | None
     price: Annotated[
         float,
@@ -60,11 +113,26 @@ class InstanceItem(msgspec.Struct):
     usd_per_unit: Annotated[
         float, msgspec.Meta(description="Exchange rate used, USD per unit of `currency`")
     ]
-    fx_rate_date: date
+    fx_rate_date: Annotated[
+        date | None,
+        msgspec.Meta(
+            description="Date of the ECB reference rate used (the last one on or before the observation date); null for USD prices"
+        ),
+    ]
     price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[float, msgspec.Meta(description="USD per GPU-hour")]
     price_per_vram_gb_hour_usd: Annotated[
         float | None, msgspec.Meta(description="USD per GB of VRAM per hour")
+    ]
+    price_status: Annotated[
+        str,
+        msgspec.Meta(
+            description="ok, or suspect: the plausibility screen judged the price not real (listed only with include_suspect=true)"
+        ),
+    ]
+    price_status_reasons: Annotated[
+        list[PriceStatusReason],
+        msgspec.Meta(description="Why the price is suspect; empty when ok"),
     ]
     # Billing facts of the provider (seeds/provider_facts.csv; serverless platforms:
     # seeds/serverless_platforms.csv). null = unknown; GET /providers/{slug} cites the sources.
@@ -108,17 +176,34 @@ class InstanceItem(msgspec.Struct):
         ),
     ]
     serverless: bool
-    observed_at: datetime
-    source_url: str
+    observed_at: Annotated[
+        datetime,
+        msgspec.Meta(
+            description="When the price was observed (a capture's date, not when it was loaded); at observed_precision"
+        ),
+    ]
+    observed_precision: Annotated[
+        str,
+        msgspec.Meta(
+            description="second (live fetch), minute, day or month: a capture dated only to a month is observed at the month's first instant"
+        ),
+    ]
+    age_days: Annotated[
+        float, msgspec.Meta(description="Age of the price in days when the snapshot was published")
+    ]
     stale: Annotated[
         bool,
         msgspec.Meta(
-            description=(
-                "The provider's last successful scrape finished more than GPUPRICES_STALE_AFTER_HOURS "
-                "(default 24) hours before the snapshot was published"
-            )
+            description="The price is older than GPUPRICES_STALE_AFTER_DAYS (default 30) days, whatever the last scrape did"
         ),
     ]
+    data_origin: Annotated[
+        str,
+        msgspec.Meta(
+            description="live (fetched from the provider), recorded (replayed from a dated capture) or curated (a seed row dated by its source)"
+        ),
+    ]
+    source_url: str
 
 
 class InstancesPage(msgspec.Struct):
@@ -165,6 +250,24 @@ class ProviderStatus(msgspec.Struct):
     last_status: str
     last_attempt_at: datetime | None
     current_offer_count: int
+    suspect_offer_count: Annotated[
+        int, msgspec.Meta(description="Current offers the plausibility screen marks suspect")
+    ]
+    stale_offer_count: Annotated[
+        int, msgspec.Meta(description="Current offers whose price is older than the threshold")
+    ]
+    vram_mismatch_count: Annotated[
+        int,
+        msgspec.Meta(description="Current offers whose reported memory is >10% off the datasheet"),
+    ]
+    newest_price_observed_at: datetime | None
+    newest_price_age_days: Annotated[
+        float | None, msgspec.Meta(description="Age in days of the provider's newest served price")
+    ]
+    data_origin: Annotated[
+        str | None,
+        msgspec.Meta(description="live, recorded (replayed capture) or curated; null: no offers"),
+    ]
     stale: Annotated[
         bool,
         msgspec.Meta(

@@ -23,7 +23,7 @@ from pipelines.cli_exports import current_snapshot
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, load_into_memory
 
-PRICING = ("on_demand", "spot", "reserved")
+PRICING = ("on_demand", "spot", "reserved", "dynamic")
 MAX_ERROR_CHARS = 80
 
 
@@ -66,6 +66,8 @@ def filters_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "max_price_per_gpu": args.max_price_per_gpu,
         "min_gpus": args.min_gpus,
         "region": sorted(set(args.region)) if args.region else None,
+        "max_age_days": args.max_age_days,
+        "include_suspect": args.include_suspect or None,
     }
 
 
@@ -98,7 +100,7 @@ def run_query(args: argparse.Namespace) -> int:
         f"as of {info.as_of:%Y-%m-%d %H:%M} UTC)",
         title_justify="left",
     )
-    numeric = ("VRAM GB/GPU", "$/hour", "$/GPU-hour", "$/GB-hour")
+    numeric = ("usable GB/GPU", "$/hour", "$/GPU-hour", "$/GB-hour")
     for name in (
         "provider",
         "instance",
@@ -119,15 +121,28 @@ def run_query(args: argparse.Namespace) -> int:
             item["instance_type"],
             item["region"],
             gpus,
-            _num(item["vram_gb_per_gpu"]),
+            _num(item["vram_gb_usable"]),
             item["pricing"] + (" (serverless)" if item["serverless"] else ""),
             _money(item["price_per_hour_usd"]),
             _money(item["price_per_gpu_hour_usd"], 3),
             _money(item["price_per_vram_gb_hour_usd"], 4),
-            f"{item['observed_at']:%Y-%m-%d}" if item["observed_at"] else "",
+            _observed(item),
         )
     console.print(table)
     return 0
+
+
+def _observed(item: dict[str, Any]) -> str:
+    """``2026-09 (91 d, recorded)``: the date at its precision, the age, live/recorded/curated;
+    stale prices and suspect ones (shown with --include-suspect) say so."""
+    when = item["observed_at"]
+    if when is None:
+        return ""
+    shown = f"{when:%Y-%m}" if item["observed_precision"] == "month" else f"{when:%Y-%m-%d}"
+    text = f"{shown} ({item['age_days']:.0f} d, {item['data_origin']})"
+    if item["price_status"] != "ok":
+        text += " SUSPECT"
+    return f"[yellow]{text}" if item["stale"] else text
 
 
 def _json_default(value: Any) -> Any:
@@ -170,8 +185,17 @@ def run_status(args: argparse.Namespace) -> int:
         title=f"snapshot {info.snapshot_id}, published {_age(info.as_of, now)}",
         title_justify="left",
     )
-    for name in ("provider", "last run", "data observed", "last success", "offers", "last error"):
-        table.add_column(name, justify="right" if name == "offers" else "left")
+    counts = ("offers", "suspect", "stale")
+    for name in (
+        "provider",
+        "last run",
+        "data observed",
+        "origin",
+        "last success",
+        *counts,
+        "last error",
+    ):
+        table.add_column(name, justify="right" if name in counts else "left")
     for row in rows:
         status = row["last_status"]
         error = row["last_error"] or ""
@@ -186,8 +210,11 @@ def run_status(args: argparse.Namespace) -> int:
             row["provider"],
             f"[red]{status}" if status == "failed" else status,
             f"{row['data_observed_at']:%Y-%m-%d}" if row["data_observed_at"] else "never",
+            row["data_origin"] or "",
             _age(row["last_success_at"], now),
             str(row["current_offer_count"]),
+            str(row["suspect_offer_count"]),
+            str(row["stale_offer_count"]),
             error[:MAX_ERROR_CHARS] + ("…" if len(error) > MAX_ERROR_CHARS else ""),
         )
     console.print(table)
@@ -211,7 +238,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="current offers, filtered like GET /instances",
         description="Prices are USD; GB = 10^9 bytes.",
     )
-    query.add_argument("--min-vram", type=float, metavar="GB", help="minimum GB of VRAM per GPU")
+    query.add_argument(
+        "--min-vram",
+        type=float,
+        metavar="GB",
+        help="minimum usable GB of VRAM per GPU (a share of a GPU counts with its share)",
+    )
     query.add_argument(
         "--min-total-vram", type=float, metavar="GB", help="minimum GB of VRAM per instance"
     )
@@ -248,6 +280,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-price-per-gpu", type=float, metavar="USD", help="maximum USD per GPU-hour"
     )
     query.add_argument("--min-gpus", type=float, metavar="N", help="minimum GPUs per instance")
+    query.add_argument(
+        "--max-age-days", type=float, metavar="DAYS", help="only prices at most DAYS days old"
+    )
+    query.add_argument(
+        "--include-suspect",
+        action="store_true",
+        help="also list prices the plausibility screen marks suspect",
+    )
     query.add_argument("--region", action="append", metavar="CODE", help="(repeatable)")
     query.add_argument(
         "--sort",

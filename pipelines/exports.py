@@ -84,7 +84,7 @@ BYTES_PER_GB = Decimal(10**9)
 OFFERS_SQL = """
     select offer_id, provider, instance_type, region, pricing, gpu_id, gpu_vendor, gpu_count,
            vram_gb_per_gpu, vcpus, ram_gb, storage_gb, price, currency, price_unit, price_per,
-           price_per_hour_usd, serverless, source_url, observed_at
+           price_per_hour_usd, serverless, source_url, observed_at, price_status
     from current_offers
     order by provider, instance_type, region, pricing, offer_id
 """
@@ -174,6 +174,10 @@ def _common_exclusion(offer: dict[str, Any]) -> str | None:
         return "serverless tier (the format lists instances)"
     if offer["pricing"] == "reserved":
         return "reserved term (the format has on-demand and spot prices only)"
+    if offer["pricing"] == "dynamic":
+        return "dynamic (daily re-set) price (the format has on-demand and spot prices only)"
+    if offer["price_status"] != "ok":
+        return "suspect price (plausibility screen)"
     if offer["gpu_id"] is None:
         return "GPU not resolved to the canonical GPU table"
     if not _integral(offer["gpu_count"]) or offer["gpu_count"] < 1:

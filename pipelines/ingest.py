@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import ValidationError
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 from scrapers import http as scraper_http
 from scrapers.base import FetchError, MissingTokenError, Provider, ScraperError
 from scrapers.replay import Capture, ReplayTransport, discover
-from warehouse import quality
+from warehouse import plausibility, quality
 from warehouse.db import Warehouse, load_seeds
 from warehouse.load import (
     FetchRecord,
@@ -47,6 +48,7 @@ class Session:
     mode: str
     source: str
     transport: httpx.BaseTransport | None = None
+    observed_precision: str = "second"  # a live fetch knows the instant
 
     @property
     def is_replay(self) -> bool:
@@ -54,7 +56,12 @@ class Session:
 
     @classmethod
     def replay(cls, capture: Capture) -> Session:
-        return cls("replay", f"{capture.provider}/{capture.path.name}", ReplayTransport(capture))
+        return cls(
+            "replay",
+            f"{capture.provider}/{capture.path.name}",
+            ReplayTransport(capture),
+            capture.precision,
+        )
 
 
 @dataclass
@@ -69,6 +76,9 @@ class ScrapeOutcome:
     history: dict[str, int] = field(default_factory=dict)
     fallback: bool = False  # replayed because the live fetch failed
     unresolved_gpus: list[str] = field(default_factory=list)  # loaded with gpu_id null
+    vram_mismatches: list[str] = field(default_factory=list)  # served at datasheet memory
+    # plausibility screen (warehouse.plausibility): offer description -> reason codes
+    suspect: dict[str, list[str]] = field(default_factory=dict)
 
 
 def sessions_for(
@@ -225,10 +235,19 @@ def run_session(
             )
         try:
             history = commit_scrape(
-                con, scrape_id=sid, provider=provider.slug, observed_at=observed_at, rows=rows
+                con,
+                scrape_id=sid,
+                provider=provider.slug,
+                observed_at=observed_at,
+                rows=rows,
+                observed_precision=session.observed_precision,
             )
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
+        verdicts = plausibility.screen_scrape(
+            con, scrape_id=sid, provider=provider.slug, observed_at=observed_at, rows=rows
+        )
+    by_id = {r["offer_id"]: r for r in rows}
     return ScrapeOutcome(
         provider.slug,
         session.source,
@@ -239,6 +258,17 @@ def run_session(
         observed_at,
         history,
         unresolved_gpus=sorted(set(validation.unresolved_gpus)),
+        vram_mismatches=validation.vram_mismatches,
+        suspect={
+            _describe(by_id[offer_id]): [r.code for r in reasons]
+            for offer_id, reasons in verdicts.items()
+        },
+    )
+
+
+def _describe(row: Mapping[str, Any]) -> str:
+    return (
+        f"{row['instance_type']} {row['region']} {row['pricing']} {row['price']} {row['currency']}"
     )
 
 

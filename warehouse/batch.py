@@ -43,7 +43,7 @@ OFFER_COLUMNS = (
     "reserved_term_months",
     "gpu_name",
     "gpu_count",
-    "vram_gb_per_gpu",
+    "vram_gb_reported",
     "vcpus",
     "ram_gb",
     "storage_gb",
@@ -129,14 +129,14 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
             "offer_id": [offer_id(k[0], k[1], k[2], k[3], k[4]) for k in keys],
         },
     )
-    names = con.execute(f"select distinct gpu_name, vram_gb_per_gpu from {offers}").fetchall()
+    names = con.execute(f"select distinct gpu_name, vram_gb_reported from {offers}").fetchall()
     gpu_ids = [resolve(n[0], float(n[1]) if n[1] is not None else None) for n in names]
     _register(
         con,
         "_batch_gpus",
         {
             "gpu_name": [n[0] for n in names],
-            "vram_gb_per_gpu": [n[1] for n in names],
+            "vram_gb_reported": [n[1] for n in names],
             "gpu_id": gpu_ids,
         },
     )
@@ -147,7 +147,7 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
         f"select distinct price, price_unit, price_per, gpu_count, currency,"
         f" timezone('UTC', observed_at)::date as day from {offers} where price > 0"
     ).fetchall()
-    fx_cache: dict[tuple[str, date], tuple[Decimal, date]] = {}
+    fx_cache: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
     norm: dict[str, list] = {
         k: []
         for k in (
@@ -190,10 +190,10 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
         create or replace temp table {STAGED_TABLE} as
         select
             o.scrape_id, i.offer_id, o.provider, o.instance_type, o.region, o.pricing,
-            o.reserved_term_months, o.gpu_name, g.gpu_id, o.gpu_count, o.vram_gb_per_gpu,
+            o.reserved_term_months, o.gpu_name, g.gpu_id, o.gpu_count, o.vram_gb_reported,
             o.vcpus, o.ram_gb, o.storage_gb, o.price, o.currency, o.price_unit, o.price_per,
             o.serverless, o.source_url, o.observed_at, p.price_per_hour, p.usd_per_unit,
-            p.fx_rate_date, p.price_per_hour_usd
+            p.fx_rate_date, p.price_per_hour_usd, null::boolean as offered
         from {offers} as o
         inner join _batch_offer_ids as i
             on o.provider = i.provider and o.instance_type = i.instance_type
@@ -201,7 +201,7 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
             and o.reserved_term_months is not distinct from i.reserved_term_months
         inner join _batch_gpus as g
             on o.gpu_name = g.gpu_name
-            and o.vram_gb_per_gpu is not distinct from g.vram_gb_per_gpu
+            and o.vram_gb_reported is not distinct from g.vram_gb_reported
         inner join _batch_prices as p
             on o.price = p.price and o.price_unit = p.price_unit and o.price_per = p.price_per
             and o.gpu_count = p.gpu_count and o.currency = p.currency

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from warehouse import plausibility
 from warehouse.history import maintain
-from warehouse.quality import stale_before
+from warehouse.quality import offer_stale_after_days, stale_before
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -30,15 +31,23 @@ def rebuild(
 ) -> dict[str, int]:
     """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
 
-    Freshness is judged at ``now`` (default: the current time): the models read the staleness
-    cut-off from the session variable ``stale_before`` (``warehouse.quality``, read per call).
+    Freshness is judged at ``now`` (default: the current time): the models read the snapshot
+    instant (``as_of``) and the staleness settings (``warehouse.quality``, read per call) from
+    session variables. After ``current_offers`` is built, the plausibility screen runs over the
+    whole current market (``warehouse.plausibility``); its verdicts are stored in
+    ``price_screens`` and ``current_offers`` is rebuilt once to carry them.
     """
+    now = now or datetime.now(UTC)
     counts: dict[str, int] = {}
     con.execute("set variable stale_before = ?::timestamptz", [stale_before(now)])
+    con.execute("set variable as_of = ?::timestamptz", [now])
+    con.execute("set variable stale_after_days = ?::double", [offer_stale_after_days()])
     con.execute("begin transaction")
     try:
         for name in names:
             con.execute(model_sql(name))
+            if name == "current_offers" and plausibility.screen_current(con, now=now):
+                con.execute(model_sql(name))  # verdicts changed: carry them
             row = con.execute(f"select count(*) from {name}").fetchone()  # name is allow-listed
             counts[name] = int(row[0]) if row else 0
         con.execute("commit")

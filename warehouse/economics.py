@@ -204,6 +204,45 @@ class GpuSpec:
         return self.vendor.lower() == "amd" or self.interconnect == "infinity_fabric"
 
 
+def _least(values: Iterable[float | None]) -> float | None:
+    # A rate one candidate lacks (None or 0: no such tensor unit) is not guaranteed.
+    found = list(values)
+    return None if any(not v for v in found) else min(v for v in found if v)
+
+
+def guaranteed_minimum(specs: Iterable[GpuSpec], vram_gb: float | None = None) -> GpuSpec:
+    """What a tier that may land on any of ``specs`` guarantees, as one ``GpuSpec``.
+
+    Every figure is its minimum over the candidates; a throughput or precision one candidate
+    lacks is absent; memory is further capped at ``vram_gb`` (GB per GPU, the tier's promise)
+    when given. Interconnect kind and vendor are the first spec's (pass the tier's ``gpu_id``
+    first). ``gpu_id`` names the candidates and the cap, ``min(a40, rtx-a6000; 48 GB)``, so
+    estimates that cannot run say which guarantee they were judged on. Raises ValueError for no
+    specs.
+    """
+    found = list(specs)
+    if not found:
+        raise ValueError("guaranteed_minimum needs at least one GPU spec")
+    memory = min(s.vram_gb for s in found)
+    if vram_gb is not None:
+        memory = min(memory, vram_gb)
+    ids = ", ".join(sorted({s.gpu_id for s in found}))
+    return replace(
+        found[0],
+        gpu_id=f"min({ids}; {memory:g} GB)",
+        vram_gb=memory,
+        memory_bandwidth_gbps=min(s.memory_bandwidth_gbps for s in found),
+        bf16_tflops_dense=_least(s.bf16_tflops_dense for s in found),
+        fp16_tflops_dense=_least(s.fp16_tflops_dense for s in found),
+        fp8_tflops_dense=_least(s.fp8_tflops_dense for s in found),
+        int8_tops_dense=_least(s.int8_tops_dense for s in found),
+        fp4_tflops_dense=_least(s.fp4_tflops_dense for s in found),
+        fp8_support=all(s.fp8_support for s in found),
+        bf16_support=all(s.bf16_support for s in found),
+        interconnect_bandwidth_gbps=_least(s.interconnect_bandwidth_gbps for s in found),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedPrecision:
     """What actually runs when ``requested`` is asked for on a GPU.

@@ -9,7 +9,9 @@ at the standard settings (:data:`STANDARD_PRECISION` resolved per GPU by
 settings with :func:`estimate_rows`, the same function, so both always agree.
 
 Offers with a fractional GPU count (a share of one GPU) are listed with ``fits`` false and a
-``not_estimated_reason``: the throughput model knows whole GPUs only.
+``not_estimated_reason``: the throughput model knows whole GPUs only. A serverless tier that may
+land on several GPUs (``gpu_candidates``, memory promised in ``vram_gb_guaranteed``) is one
+offer, estimated on what it guarantees: ``economics.guaranteed_minimum`` of its candidates.
 """
 
 from __future__ import annotations
@@ -91,6 +93,35 @@ class Estimator:
 
     def __post_init__(self) -> None:
         self._cache: dict[tuple[Any, ...], economics.ThroughputEstimate | str] = {}
+        # Guaranteed-minimum specs of multi-GPU tiers, keyed by their gpu_id label.
+        self._minimums: dict[str, economics.GpuSpec] = {}
+
+    def spec(self, gpu_id: str) -> economics.GpuSpec:
+        """A canonical GPU's spec, or a tier minimum made by :meth:`offer_spec`; KeyError else."""
+        return self._minimums.get(gpu_id) or self.gpus[gpu_id]
+
+    def offer_spec(self, offer: Mapping[str, Any]) -> economics.GpuSpec | None:
+        """The GPU an offer is estimated on; None when a GPU it names is not in the table.
+
+        Usually the spec of ``gpu_id``. An offer listing several ``gpu_candidates`` (a serverless
+        tier that may land on any of them), or promising less memory per GPU
+        (``vram_gb_guaranteed``) than the datasheet, gets ``economics.guaranteed_minimum`` of
+        its candidates instead; both keys are optional.
+        """
+        gpu_id = offer["gpu_id"]
+        gpu = self.gpus.get(gpu_id)
+        if gpu is None:
+            return None
+        candidates = list(offer.get("gpu_candidates") or [gpu_id])
+        guaranteed = offer.get("vram_gb_guaranteed")
+        vram = None if guaranteed is None else float(guaranteed)
+        if candidates == [gpu_id] and (vram is None or vram >= gpu.vram_gb):
+            return gpu
+        if any(c not in self.gpus for c in candidates):
+            return None
+        ordered = [gpu_id, *(c for c in candidates if c != gpu_id)]
+        spec = economics.guaranteed_minimum([self.gpus[c] for c in ordered], vram)
+        return self._minimums.setdefault(spec.gpu_id, spec)
 
     def throughput(
         self,
@@ -105,7 +136,7 @@ class Estimator:
         """The estimate, or a one-line reason why none can be made (missing spec, bad input)."""
         key = (model_id, gpu_id, gpu_count, precision, input_tokens, output_tokens, concurrency)
         if key not in self._cache:
-            model, gpu = self.models[model_id], self.gpus[gpu_id]
+            model, gpu = self.models[model_id], self.spec(gpu_id)
             try:
                 self._cache[key] = economics.estimate_throughput(
                     model,
@@ -132,11 +163,13 @@ def estimate_rows(
 ) -> list[dict[str, Any]]:
     """One row (``ESTIMATE_COLUMNS``) per offer x model; offers need ``OFFER_COLUMNS``.
 
-    Offers whose ``gpu_id`` is unknown to the estimator are skipped (the caller selects offers
-    with a canonical GPU). Rates are output / total (input + output) tokens per second for the
-    whole instance; costs are USD per million tokens at the offer's USD price per hour, null
-    when the model does not fit. Raises ValueError for an unknown precision or a sequence
-    longer than a model's context (callers validate inputs first).
+    Offers whose ``gpu_id`` (or a candidate GPU) is unknown to the estimator are skipped (the
+    caller selects offers with a canonical GPU); optional ``gpu_candidates`` and
+    ``vram_gb_guaranteed`` keys are honoured (:meth:`Estimator.offer_spec`). Rates are output /
+    total (input + output) tokens per second for the whole instance; costs are USD per million
+    tokens at the offer's USD price per hour, null when the model does not fit. Raises
+    ValueError for an unknown precision or a sequence longer than a model's context (callers
+    validate inputs first).
     """
     if precision not in PRECISION_CHOICES:
         raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISION_CHOICES}")
@@ -146,7 +179,7 @@ def estimate_rows(
     parts: dict[tuple[str, str, Any], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     for offer in offers:
-        gpu = estimator.gpus.get(offer["gpu_id"])
+        gpu = estimator.offer_spec(offer)
         if gpu is None:
             continue
         price = Decimal(offer["price_per_hour_usd"])
@@ -238,13 +271,19 @@ def load_estimator(con: duckdb.DuckDBPyConnection) -> Estimator:
 def rebuild_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
     """Replace ``token_estimates`` from ``current_offers`` at the standard settings, atomically.
 
-    Returns the row count. Runs after the SQL models (it reads ``current_offers``).
+    Returns the row count. Runs after the SQL models (it reads ``current_offers``). Offers
+    whose price is suspect (``warehouse.plausibility``) get no estimate: a cost per token from a
+    placeholder price would rank first and mean nothing.
     """
     estimator = load_estimator(con)
+    # A curated tier's candidates and guaranteed memory come from its seed row.
     offers = _query(
         con,
-        f"select {', '.join(OFFER_COLUMNS)} from current_offers"  # columns: code constants
-        " where gpu_id is not null order by offer_id",
+        f"select {', '.join(f'o.{c}' for c in OFFER_COLUMNS)},"  # columns: code constants
+        " t.gpu_candidates, t.vram_gb_guaranteed from current_offers as o"
+        " left join serverless_tiers as t"
+        " on o.offer_id = t.offer_id and o.price_source = 'curated'"
+        " where o.gpu_id is not null and o.price_status = 'ok' order by o.offer_id",
     )
     rows = estimate_rows(offers, estimator, sorted(estimator.models))
     con.execute("begin transaction")

@@ -6,17 +6,19 @@ each column means and where every fact comes from). Empty CSV cells become SQL n
 unknown fact stays unknown, it is never filled with a default here.
 
 Serverless tiers get what they need to be served as offers at load time: a stable
-``offer_id`` (``warehouse.load.offer_id`` with the platform as provider, region ``global``,
-pricing ``on_demand``), an ``instance_type`` that is unique within the platform (a pooled tier
-listed once per GPU gets the GPU id appended) and the whole-tier price per hour in its currency.
+``offer_id`` (``warehouse.load.offer_id`` with the platform as provider, the tier name as
+instance type, region ``global``, pricing ``on_demand``) and the whole-tier price per hour in its
+currency. A tier is one row whatever number of GPU models it may land on: ``gpu_candidates``
+lists them and ``gpu_id`` is the guaranteed minimum among them (:func:`minimum_candidate`), so
+joins on ``gpu_id`` see one GPU per tier.
 """
 
 from __future__ import annotations
 
 import csv
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import astuple, fields
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ import duckdb
 
 from warehouse.db import bulk_insert
 from warehouse.economics import ModelSpec, load_models
+from warehouse.gpus import GpuSpec, load_gpus
 from warehouse.load import offer_id
 from warehouse.units import price_per_hour, quantize_money
 
@@ -96,10 +99,13 @@ _PLATFORM_COLUMNS: dict[str, Callable[[str | None], Any]] = {
     "source_urls": _text, "notes": _text,
 }  # fmt: skip
 _TIER_COLUMNS = (
-    "offer_id", "platform", "tier", "instance_type", "gpu_id", "gpu_count", "price", "currency",
-    "price_unit", "price_per_hour", "price_per_hour_usd", "facts_as_of", "source_url", "notes",
+    "offer_id", "platform", "tier", "instance_type", "gpu_id", "gpu_candidates",
+    "vram_gb_guaranteed", "gpu_count", "price", "currency", "price_unit", "price_per_hour",
+    "price_per_hour_usd", "source_date", "source_date_basis", "ends_on", "source_url", "notes",
     "always_on",
 )  # fmt: skip
+# How a tier's source_date is known (seeds/FACTS.md, "Source dates").
+SOURCE_DATE_BASES = frozenset({"commit", "page", "capture", "lower_bound", "retrieved"})
 
 
 def _typed(path: Path, columns: dict[str, Callable[[str | None], Any]]) -> list[list[Any]]:
@@ -115,38 +121,80 @@ def _typed(path: Path, columns: dict[str, Callable[[str | None], Any]]) -> list[
     return out
 
 
-def tier_rows(path: Path) -> list[dict[str, Any]]:
+def _date(value: str | None) -> date | None:
+    text = _text(value)
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"not an ISO date: {text!r}") from None
+
+
+def minimum_candidate(candidates: list[str], gpus: Mapping[str, GpuSpec]) -> str:
+    """The candidate a tier is guaranteed at least: lowest memory bandwidth, then lowest dense
+    BF16 rate, then id (a tie between equal cards must not depend on the seed's order).
+
+    Raises KeyError for an id that ``gpus`` does not define.
+    """
+    return min(
+        candidates,
+        key=lambda g: (gpus[g].memory_bandwidth_gbps, gpus[g].bf16_tflops_dense or 0.0, g),
+    )
+
+
+def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dict[str, Any]]:
     """``serverless_tiers.csv`` as offer-ready rows (see the module docstring).
 
-    Raises SeedError for a malformed number, a non-positive price or GPU count, or two rows
-    that would get the same offer id.
+    ``gpus`` is the canonical GPU table (default: ``gpus.csv`` beside ``path``). Raises SeedError
+    for a malformed number or date, a non-positive price or GPU count, a candidate GPU id that
+    the GPU table lacks, a guaranteed memory above the smallest candidate's, a basis outside
+    :data:`SOURCE_DATE_BASES`, or two rows that would get the same offer id.
     """
-    raw = _rows(path)
-    pooled = Counter((r["platform"].strip(), r["tier"].strip()) for r in raw)
+    known = load_gpus(path.parent) if gpus is None else gpus
     rows: dict[str, dict[str, Any]] = {}
-    for line, r in enumerate(raw, start=2):
+    for line, r in enumerate(_rows(path), start=2):
         where = f"{path.name}:{line}"
-        platform, tier, gpu_id = r["platform"].strip(), r["tier"].strip(), _text(r["gpu_id"])
+        platform, tier = r["platform"].strip(), r["tier"].strip()
+        candidates = (r.get("gpu_ids") or "").split()
         try:
             price, gpu_count = _decimal(r["price"]), _decimal(r["gpu_count"])
             usd_hour = _decimal(r["price_per_hour_usd"])
+            vram = _decimal(r.get("vram_gb_guaranteed"))
+            source_date, ends_on = _date(r.get("source_date")), _date(r.get("ends_on"))
             always_on = _bool(r.get("always_on")) or False
         except ValueError as exc:
             raise SeedError(f"{where}: {exc}") from None
         if not price or not gpu_count or usd_hour is None:
             raise SeedError(f"{where}: price, gpu_count and price_per_hour_usd must be positive")
-        # A pooled tier ("Medium (T4, A4000)") is listed once per GPU: the GPU id tells them apart.
-        instance_type = tier if pooled[(platform, tier)] == 1 else f"{tier} ({gpu_id or 'gpu?'})"
-        oid = offer_id(platform, instance_type, SERVERLESS_REGION, SERVERLESS_PRICING, None)
+        if source_date is None:
+            raise SeedError(f"{where}: source_date is empty")
+        basis = (r.get("source_date_basis") or "").strip()
+        if basis not in SOURCE_DATE_BASES:
+            raise SeedError(
+                f"{where}: source_date_basis {basis!r} not in {sorted(SOURCE_DATE_BASES)}"
+            )
+        unknown = [g for g in candidates if g not in known]
+        if unknown or len(set(candidates)) != len(candidates):
+            raise SeedError(f"{where}: gpu_ids {candidates} (unknown or repeated: {unknown})")
+        if (
+            vram is not None
+            and candidates
+            and vram > min(Decimal(str(known[g].vram_gb)) for g in candidates)
+        ):
+            raise SeedError(f"{where}: vram_gb_guaranteed {vram} exceeds a candidate's memory")
+        oid = offer_id(platform, tier, SERVERLESS_REGION, SERVERLESS_PRICING, None)
         if oid in rows:
-            raise SeedError(f"{where}: duplicate tier {platform} / {instance_type}")
+            raise SeedError(f"{where}: duplicate tier {platform} / {tier}")
         hourly = price_per_hour(price, r["price_unit"].strip(), "instance", gpu_count)
         rows[oid] = {
-            "offer_id": oid, "platform": platform, "tier": tier, "instance_type": instance_type,
-            "gpu_id": gpu_id, "gpu_count": gpu_count, "price": price,
-            "currency": r["currency"].strip(), "price_unit": r["price_unit"].strip(),
-            "price_per_hour": quantize_money(hourly), "price_per_hour_usd": usd_hour,
-            "facts_as_of": _text(r["facts_as_of"]), "source_url": _text(r["source_url"]),
+            "offer_id": oid, "platform": platform, "tier": tier, "instance_type": tier,
+            "gpu_id": minimum_candidate(candidates, known) if candidates else None,
+            "gpu_candidates": candidates or None, "vram_gb_guaranteed": vram,
+            "gpu_count": gpu_count, "price": price, "currency": r["currency"].strip(),
+            "price_unit": r["price_unit"].strip(), "price_per_hour": quantize_money(hourly),
+            "price_per_hour_usd": usd_hour, "source_date": source_date,
+            "source_date_basis": basis, "ends_on": ends_on, "source_url": _text(r["source_url"]),
             "notes": _text(r.get("notes")), "always_on": always_on,
         }  # fmt: skip
     return list(rows.values())

@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 
 from warehouse.db import bulk_insert
-from warehouse.gpus import resolve
+from warehouse.gpus import load_gpus, resolve
 from warehouse.history import SCRAPE_SOURCE as SCRAPE_SOURCE  # re-export: sources live there
 from warehouse.history import apply_scrape_history
 from warehouse.units import price_per_hour, quantize_money, to_usd
@@ -145,6 +145,9 @@ class Validation:
     offer_count: int = 0
     non_positive_prices: list[str] = field(default_factory=list)
     unresolved_gpus: list[str] = field(default_factory=list)
+    # warning: the provider's memory figure is more than VRAM_REPORT_TOLERANCE away from the
+    # canonical GPU's datasheet (served: the datasheet figure; kept: vram_gb_reported)
+    vram_mismatches: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -164,12 +167,26 @@ class Validation:
         return out
 
 
+VRAM_REPORT_TOLERANCE = Decimal("0.10")
+
+
+def vram_report_mismatch(reported_gb: Decimal, gpu_id: str) -> bool:
+    """True if a provider's per-GPU memory figure is more than 10% away from the datasheet
+    figure of ``gpu_id`` (MiB read as GB, or CPU and GPU memory added together). The same rule
+    as ``current_offers.vram_report_mismatch``."""
+    datasheet = Decimal(str(load_gpus()[gpu_id].vram_gb))
+    return abs(reported_gb - datasheet) > VRAM_REPORT_TOLERANCE * datasheet
+
+
 def unresolved_message(names: list[str]) -> str:
     return "GPU names not in the alias table: " + ", ".join(sorted(set(names))[:10])
 
 
-def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date]:
-    """USD per unit of ``currency``: the latest rate on or before ``on``, else the earliest."""
+def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date | None]:
+    """USD per unit of ``currency`` and the rate's date: the latest rate on or before ``on``,
+    else the earliest. USD is (1, None): no conversion, so no rate date."""
+    if currency == "USD":
+        return Decimal(1), None
     row = con.execute(
         "select usd_per_unit, rate_date from fx_rates where currency = ?"
         " order by (rate_date <= ?) desc, case when rate_date <= ? then rate_date end desc,"
@@ -187,7 +204,7 @@ def prepare(
     """Resolve GPUs, normalise prices and validate, without writing anything."""
     validation = Validation(offer_count=len(offers))
     rows: dict[str, dict[str, Any]] = {}
-    fx_cache: dict[tuple[str, date], tuple[Decimal, date]] = {}
+    fx_cache: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
     for offer in offers:
         row = dict(offer)
         row["offer_id"] = offer_id(
@@ -197,10 +214,15 @@ def prepare(
             str(row["pricing"]),
             row.get("reserved_term_months"),
         )
-        vram = row.get("vram_gb_per_gpu")
+        vram = row.get("vram_gb_reported")
         row["gpu_id"] = resolve(row["gpu_name"], float(vram) if vram is not None else None)
         if row["gpu_id"] is None:
             validation.unresolved_gpus.append(row["gpu_name"])
+        elif vram is not None and vram_report_mismatch(Decimal(vram), row["gpu_id"]):
+            validation.vram_mismatches.append(
+                f"{row['instance_type']}: {row['gpu_name']} reported {vram} GB, datasheet "
+                f"{load_gpus()[row['gpu_id']].vram_gb:g} GB"
+            )
         if row["price"] <= 0:
             validation.non_positive_prices.append(f"{row['instance_type']} {row['price']}")
             continue
@@ -241,7 +263,7 @@ OBSERVATION_COLUMNS = [
     "gpu_name",
     "gpu_id",
     "gpu_count",
-    "vram_gb_per_gpu",
+    "vram_gb_reported",
     "vcpus",
     "ram_gb",
     "storage_gb",
@@ -256,6 +278,7 @@ OBSERVATION_COLUMNS = [
     "usd_per_unit",
     "fx_rate_date",
     "price_per_hour_usd",
+    "offered",
 ]
 
 
@@ -266,8 +289,12 @@ def commit_scrape(
     provider: str,
     observed_at: datetime,
     rows: Sequence[Mapping[str, Any]],
+    observed_precision: str = "second",
 ) -> dict[str, int]:
-    """Write observations and history for a validated scrape, and mark it successful, atomically."""
+    """Write observations and history for a validated scrape, and mark it successful, atomically.
+
+    ``observed_precision`` ("second", "minute", "day", "month") says how much of ``observed_at``
+    is known: a capture dated only to a month is observed at the month's first instant."""
     con.execute("begin transaction")
     try:
         bulk_insert(
@@ -287,9 +314,9 @@ def commit_scrape(
         )
         con.execute(
             "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"
-            " offer_count = ?"
+            " offer_count = ?, observed_precision = ?"
             " where scrape_id = ?",
-            [observed_at, datetime.now(UTC), len(rows), scrape_id],
+            [observed_at, datetime.now(UTC), len(rows), observed_precision, scrape_id],
         )
         con.execute("commit")
     except Exception:

@@ -9,10 +9,16 @@ parser and unit bugs (cents read as dollars, a monthly price read as hourly: 730
 price read as hourly: 1/3600x) move them by one or more orders of magnitude. A real 10x change
 stays quarantined until an operator raises the factor for one run.
 
-Staleness: a provider is stale when its newest successful scrape *finished* more than
-``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours ago. Finish time, not ``observed_at``: a
-replayed capture is observed years ago but was loaded just now. Both settings are read when a
-run starts, never at import.
+Staleness, two questions with two answers:
+
+- an *offer* is stale when its price is older than ``GPUPRICES_STALE_AFTER_DAYS`` (default 30)
+  days at the snapshot instant, measured from its ``observed_at`` (a capture's date, not the time
+  it was loaded): a 2023 price replayed today is three years old, whatever the scrape did;
+- a *provider* is stale (``provider_status.stale``) when its newest successful scrape *finished*
+  more than ``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours ago: the pipeline has stopped
+  refreshing it.
+
+All settings are read when a run starts, never at import.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ PRICE_JUMP_FACTOR_ENV = "GPUPRICES_PRICE_JUMP_FACTOR"
 DEFAULT_PRICE_JUMP_FACTOR = Decimal(10)
 STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_HOURS"
 DEFAULT_STALE_AFTER_HOURS = 24.0
+OFFER_STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_DAYS"
+DEFAULT_OFFER_STALE_AFTER_DAYS = 30.0
 _RATIO_CAP = Decimal("999999999999")  # fits decimal(18, 6)
 
 
@@ -67,6 +75,20 @@ def stale_after_hours(env: Mapping[str, str] = os.environ) -> float:
     if not hours >= 0 or hours == float("inf"):
         raise SettingError(f"{STALE_AFTER_ENV}={raw!r} must be a finite number >= 0")
     return hours
+
+
+def offer_stale_after_days(env: Mapping[str, str] = os.environ) -> float:
+    """Days after its ``observed_at`` that an offer's price counts as stale (default 30)."""
+    raw = env.get(OFFER_STALE_AFTER_ENV, "").strip()
+    if not raw:
+        return DEFAULT_OFFER_STALE_AFTER_DAYS
+    try:
+        days = float(raw)
+    except ValueError:
+        raise SettingError(f"{OFFER_STALE_AFTER_ENV}={raw!r} is not a number of days") from None
+    if not days >= 0 or days == float("inf"):
+        raise SettingError(f"{OFFER_STALE_AFTER_ENV}={raw!r} must be a finite number >= 0")
+    return days
 
 
 def stale_before(now: datetime | None = None, hours: float | None = None) -> datetime:

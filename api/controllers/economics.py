@@ -298,7 +298,8 @@ class EconomicsController(Controller):
         "`concurrency` KV caches of `context` tokens and the runtime overhead, with the memory "
         "breakdown in GB and the precision that runs (native, or the fallback and why); then "
         "the current offers with at least that many GPUs, cheapest USD per instance-hour "
-        "first. Offers selling a share of a GPU are not counted.",
+        "first. An offer of a share of one GPU (MIG, vGPU) counts when the model fits in the "
+        "memory the share gives (vram_gb_usable).",
         responses={
             200: ResponseSpec(data_container=FitAnswer, description="Fit per GPU model"),
             **ERRORS,

@@ -22,7 +22,7 @@ from api.store import Store
 MAX_LIMIT = 1000
 MAX_LIST_VALUES = 50
 Sort = Literal["price", "price_per_gpu", "price_per_vram_gb", "vram"]
-PricingModel = Literal["on_demand", "spot", "reserved"]
+PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
 
 
 class InstancesController(Controller):
@@ -49,11 +49,19 @@ class InstancesController(Controller):
         request: Request,
         store: Store,
         min_vram: Annotated[
-            float | None, Parameter(ge=0, le=10_000, description="Minimum GB of VRAM per GPU")
+            float | None,
+            Parameter(
+                ge=0,
+                le=10_000,
+                description="Minimum GB of usable VRAM per GPU (vram_gb_usable: a share of a "
+                "GPU counts with the memory it gets)",
+            ),
         ] = None,
         min_total_vram: Annotated[
             float | None,
-            Parameter(ge=0, le=100_000, description="Minimum GB of VRAM per instance (all GPUs)"),
+            Parameter(
+                ge=0, le=100_000, description="Minimum GB of usable VRAM per instance (all GPUs)"
+            ),
         ] = None,
         fp8: Annotated[
             bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")
@@ -93,6 +101,21 @@ class InstancesController(Controller):
             list[str] | None,
             Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES),
         ] = None,
+        max_age_days: Annotated[
+            float | None,
+            Parameter(
+                ge=0,
+                le=100_000,
+                description="Only prices observed at most this many days before the snapshot",
+            ),
+        ] = None,
+        include_suspect: Annotated[
+            bool,
+            Parameter(
+                description="Also list prices the plausibility screen marks suspect "
+                "(price_status, price_status_reasons); left out by default"
+            ),
+        ] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -108,7 +131,8 @@ class InstancesController(Controller):
             Parameter(
                 description=(
                     "price = USD/instance-hour, price_per_gpu = USD/GPU-hour, "
-                    "price_per_vram_gb = USD/GB-hour, vram = GB per GPU; ascending"
+                    "price_per_vram_gb = USD/GB-hour (usable), vram = usable GB per GPU; "
+                    "ascending"
                 ),
             ),
         ] = "price",
@@ -131,6 +155,8 @@ class InstancesController(Controller):
             "max_price_per_gpu": max_price_per_gpu,
             "min_gpus": min_gpus,
             "region": sorted(set(region)) if region else None,
+            "max_age_days": max_age_days,
+            "include_suspect": include_suspect or None,
         }
         key = (
             "instances",

@@ -24,6 +24,18 @@ CHECKS = (
         "an unknown GPU are still loaded, without specs)",
     ),
     (
+        "prices_plausible",
+        "No offer's price is suspect on the plausibility screen (warning: far outside the "
+        "cross-provider band, one price repeated across unlike GPUs, spot >= on-demand, "
+        "community > secure, or flagged not offered by the provider; suspect offers are kept "
+        "but left out of default answers; see warehouse/plausibility.py)",
+    ),
+    (
+        "vram_matches_datasheet",
+        "Every memory figure the provider reports is within 10% of the canonical GPU's "
+        "datasheet (warning: the datasheet figure is served, the report kept as vram_gb_reported)",
+    ),
+    (
         "no_price_jumps",
         "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
         "against its current price; else the scrape is quarantined (table quarantined_offers)",
@@ -35,8 +47,15 @@ def asset_key(slug: str) -> dg.AssetKey:
     return dg.AssetKey([GROUP, slug])
 
 
+WARN_CHECKS = frozenset({"gpus_resolve", "prices_plausible", "vram_matches_datasheet"})
+
+
 def _check_results(
-    slug: str, errors: list[str], unresolved: list[str] | None = None
+    slug: str,
+    errors: list[str],
+    unresolved: list[str] | None = None,
+    suspect: dict[str, list[str]] | None = None,
+    vram_mismatches: list[str] | None = None,
 ) -> list[dg.AssetCheckResult]:
     joined = " ".join(errors)
     failed = {
@@ -45,7 +64,28 @@ def _check_results(
         or any(e.startswith(("fetch failed", "parse failed")) for e in errors),
         "prices_positive": "price <= 0" in joined,
         "gpus_resolve": bool(unresolved),
+        "prices_plausible": bool(suspect),
+        "vram_matches_datasheet": bool(vram_mismatches),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
+    }
+    reason_counts: dict[str, int] = {}
+    for codes in (suspect or {}).values():
+        for code in codes:
+            reason_counts[code] = reason_counts.get(code, 0) + 1
+    metadata: dict[str, dict[str, object]] = {
+        "gpus_resolve": {"unresolved_gpus": ", ".join(unresolved or [])},
+        "prices_plausible": {
+            "suspect_offers": len(suspect or {}),
+            "by_reason": ", ".join(f"{k}: {v}" for k, v in sorted(reason_counts.items())),
+            "examples": "; ".join(
+                f"{offer} ({', '.join(codes)})"
+                for offer, codes in list((suspect or {}).items())[:10]
+            ),
+        },
+        "vram_matches_datasheet": {
+            "mismatches": len(vram_mismatches or []),
+            "examples": "; ".join((vram_mismatches or [])[:10]),
+        },
     }
     return [
         dg.AssetCheckResult(
@@ -53,11 +93,9 @@ def _check_results(
             check_name=name,
             passed=not failed[name],
             severity=dg.AssetCheckSeverity.WARN
-            if name == "gpus_resolve"
+            if name in WARN_CHECKS
             else dg.AssetCheckSeverity.ERROR,
-            metadata={"unresolved_gpus": ", ".join(unresolved or [])}
-            if name == "gpus_resolve"
-            else {},
+            metadata=metadata.get(name, {}),
         )
         for name, _ in CHECKS
     ]
@@ -74,7 +112,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 name,
                 asset=asset_key(provider.slug),
                 description=text,
-                blocking=name != "gpus_resolve",
+                blocking=name not in WARN_CHECKS,
             )
             for name, text in CHECKS
         ],
@@ -100,7 +138,15 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
         failures = [o for o in outcomes if o.status == "failed"]
         errors = [o.error or "" for o in failures]
         unresolved = sorted({n for o in outcomes for n in o.unresolved_gpus})
-        results = _check_results(provider.slug, errors, unresolved)
+        # the newest loaded scrape is the one served: its screen and memory reports count
+        served = next((o for o in reversed(outcomes) if o.status == "success"), None)
+        results = _check_results(
+            provider.slug,
+            errors,
+            unresolved,
+            suspect=served.suspect if served else None,
+            vram_mismatches=served.vram_mismatches if served else None,
+        )
         if failures:
             # Report which check went red before failing the step: the check turns red in the
             # UI, and the failure message says why, one line per failed scrape.

@@ -39,7 +39,7 @@ def _offer(
         "region": "global",
         "gpu_name": "NVIDIA H100 SXM",
         "gpu_count": Decimal(count),
-        "vram_gb_per_gpu": Decimal(80),
+        "vram_gb_reported": Decimal(80),
         "vcpus": None,
         "ram_gb": None,
         "storage_gb": None,

@@ -32,7 +32,7 @@ def offer(instance_type: str, price: str, *, count: int = 8, gpu: str = "NVIDIA 
         "region": "global",
         "gpu_name": gpu,
         "gpu_count": Decimal(count),
-        "vram_gb_per_gpu": Decimal(80),
+        "vram_gb_reported": Decimal(80),
         "vcpus": None,
         "ram_gb": None,
         "storage_gb": None,

@@ -1,11 +1,17 @@
 -- current_offers: the comparison the API serves.
 -- Grain: one row per offer_id, from each provider's newest successful scrape, plus the curated
 -- serverless tiers (seeds/serverless_tiers.csv) of platforms that are not scraped.
--- Depends on: scrapes, observations, gpus, serverless_tiers, provider_facts, serverless_platforms;
--- variable stale_before.
+-- Depends on: scrapes, observations, price_screens, gpus, serverless_tiers, provider_facts,
+-- serverless_platforms; variables as_of (the snapshot instant) and stale_after_days.
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
 -- null = unknown.
+-- Memory: vram_gb_per_gpu is the canonical GPU's datasheet figure, always; the provider's own
+-- figure is vram_gb_reported (flagged when more than 10% away). A share of a GPU (gpu_count < 1:
+-- MIG profile, vGPU share) gives the user gpu_count x the datasheet memory (vram_gb_usable);
+-- filters, $/GB and model fit use usable memory. Unknown GPU: specs and capabilities null.
+-- Age: age_days is the price's own age at as_of (observed_at, at its stated precision), and
+-- stale = age_days > stale_after_days, whatever the scrape did.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id
@@ -15,12 +21,20 @@ with latest_scrape as (
 ),
 
 scraped as (
-    select o.*, 'scrape' as price_source
+    select
+        o.*,
+        'scrape' as price_source,
+        case s.mode when 'live' then 'live' else 'recorded' end as data_origin,
+        coalesce(s.observed_precision, 'second') as observed_precision
     from observations as o
     inner join latest_scrape as l on o.scrape_id = l.scrape_id
+    inner join scrapes as s on o.scrape_id = s.scrape_id
 ),
 
 -- A platform that is also scraped (its slug has a successful scrape) is served from the scrape.
+-- One row per tier, dated by its source (source_date, UTC midnight); a tier whose source names
+-- an end (ends_on) is not served from that day on. A tier that may land on several GPUs carries
+-- them (gpu_candidates) and the memory per GPU it guarantees; gpu_id is the guaranteed minimum.
 curated_serverless as (
     select
         t.offer_id,
@@ -31,8 +45,10 @@ curated_serverless as (
         null::integer as reserved_term_months,
         t.tier as gpu_name,
         t.gpu_id,
+        t.gpu_candidates,
+        t.vram_gb_guaranteed,
         t.gpu_count,
-        null::decimal(10, 2) as vram_gb_per_gpu,
+        null::decimal(10, 2) as vram_gb_reported,
         null::decimal(10, 2) as vcpus,
         null::decimal(12, 2) as ram_gb,
         null::decimal(14, 2) as storage_gb,
@@ -42,20 +58,38 @@ curated_serverless as (
         'instance' as price_per,
         t.price_per_hour,
         (t.price_per_hour_usd / t.price_per_hour)::decimal(18, 8) as usd_per_unit,
-        t.facts_as_of as fx_rate_date,
+        case when t.currency = 'USD' then null else t.source_date end as fx_rate_date,
         t.price_per_hour_usd,
         true as serverless,
         t.source_url,
-        t.facts_as_of::timestamptz as observed_at,
-        'curated' as price_source
+        timezone('UTC', t.source_date::timestamp) as observed_at,
+        null::boolean as offered,
+        'curated' as scrape_id,
+        'curated' as price_source,
+        'curated' as data_origin,
+        'day' as observed_precision
     from serverless_tiers as t
-    where t.platform not in (select provider from latest_scrape)
+    where
+        t.platform not in (select provider from latest_scrape)
+        and (
+            t.ends_on is null
+            or timezone('UTC', t.ends_on::timestamp) > getvariable('as_of')::timestamptz
+        )
 ),
 
 offers as (
-    select * exclude (scrape_id) from scraped
+    select * from scraped
     union all by name
     select * from curated_serverless
+),
+
+-- Capabilities every candidate GPU of a pooled tier has (bool_and: false if one lacks it).
+candidate_capabilities as (
+    select o.offer_id, bool_and(g.fp8_support) as fp8_all, bool_and(g.bf16_support) as bf16_all
+    from offers as o, unnest(o.gpu_candidates) as u(gpu_id)
+    inner join gpus as g on u.gpu_id = g.gpu_id
+    where o.gpu_candidates is not null
+    group by o.offer_id
 ),
 
 typed as (
@@ -71,11 +105,22 @@ typed as (
         g.name as gpu_model,
         g.vendor as gpu_vendor,
         o.gpu_count,
-        coalesce(o.vram_gb_per_gpu, g.vram_gb) as vram_gb_per_gpu,
+        least(o.gpu_count, 1)::decimal(10, 4) as gpu_fraction,
+        o.gpu_candidates,
+        -- a pooled serverless tier: the memory it guarantees, if below its minimum GPU's
+        least(g.vram_gb, coalesce(o.vram_gb_guaranteed, g.vram_gb))::decimal(10, 2)
+            as vram_gb_per_gpu,
+        o.vram_gb_reported,
+        coalesce(abs(o.vram_gb_reported - g.vram_gb) > 0.10 * g.vram_gb, false)
+            as vram_report_mismatch,
+        (least(g.vram_gb, coalesce(o.vram_gb_guaranteed, g.vram_gb)) * least(o.gpu_count, 1))
+            ::decimal(10, 2) as vram_gb_usable,
         g.memory_type,
         g.memory_bandwidth_gbps,
-        coalesce(g.fp8_support, false) as fp8,
-        coalesce(g.bf16_support, false) as bf16,
+        -- null: GPU unknown, so are its capabilities; a pooled tier has one only if every
+        -- candidate GPU has it
+        coalesce(c.fp8_all, g.fp8_support) as fp8,
+        coalesce(c.bf16_all, g.bf16_support) as bf16,
         g.interconnect,
         o.vcpus,
         o.ram_gb,
@@ -91,7 +136,13 @@ typed as (
         o.serverless,
         o.source_url,
         o.observed_at,
+        o.observed_precision,
+        o.offered,
+        o.scrape_id,
         o.price_source,
+        o.data_origin,
+        coalesce(ps.price_status, 'ok') as price_status,
+        coalesce(ps.reasons, '[]') as price_status_reasons,
         coalesce(
             f.billing_granularity,
             case p.billing_granularity_s when 1 then 'second' when 60 then 'minute'
@@ -106,20 +157,19 @@ typed as (
     left join gpus as g on o.gpu_id = g.gpu_id
     left join provider_facts as f on o.provider = f.provider
     left join serverless_platforms as p on o.provider = p.platform
+    left join price_screens as ps on o.scrape_id = ps.scrape_id and o.offer_id = ps.offer_id
+    left join candidate_capabilities as c on o.offer_id = c.offer_id
 )
 
 select
     *,
-    gpu_count * vram_gb_per_gpu as vram_gb_total,
+    (gpu_count * vram_gb_per_gpu)::decimal(12, 2) as vram_gb_total,
     round(price_per_hour_usd / gpu_count, 6) as price_per_gpu_hour_usd,
     case when vram_gb_per_gpu > 0
         then round(price_per_hour_usd / (gpu_count * vram_gb_per_gpu), 6)
     end as price_per_vram_gb_hour_usd,
-    -- stale: the provider's last successful scrape finished before the freshness cut-off
-    -- (variable set by warehouse.derive.rebuild; see warehouse/quality.py). Unscraped rows: false.
-    coalesce((
-        select max(s.finished_at) from scrapes as s
-        where s.provider = typed.provider and s.status = 'success'
-    ) < getvariable('stale_before'), false) as stale
+    round(epoch(getvariable('as_of')::timestamptz - observed_at) / 86400, 1) as age_days,
+    epoch(getvariable('as_of')::timestamptz - observed_at) / 86400
+        > getvariable('stale_after_days') as stale
 from typed
 order by provider, instance_type, region, pricing;

@@ -17,7 +17,16 @@ with per_provider as (
 ),
 
 offer_counts as (
-    select provider, count(*) as current_offer_count
+    select
+        provider,
+        count(*) as current_offer_count,
+        count(*) filter (where price_status = 'suspect') as suspect_offer_count,
+        count(*) filter (where stale) as stale_offer_count,
+        count(*) filter (where vram_report_mismatch) as vram_mismatch_count,
+        max(observed_at) as newest_price_observed_at,
+        min(age_days) as newest_price_age_days,
+        -- live / recorded / curated; 'mixed' cannot happen (one scrape per provider is current)
+        any_value(data_origin) as data_origin
     from current_offers
     group by provider
 )
@@ -25,6 +34,12 @@ offer_counts as (
 select
     p.*,
     coalesce(c.current_offer_count, 0) as current_offer_count,
+    coalesce(c.suspect_offer_count, 0) as suspect_offer_count,
+    coalesce(c.stale_offer_count, 0) as stale_offer_count,
+    coalesce(c.vram_mismatch_count, 0) as vram_mismatch_count,
+    c.newest_price_observed_at,
+    c.newest_price_age_days,
+    c.data_origin,
     -- stale: no successful scrape finished since the freshness cut-off (variable set by
     -- warehouse.derive.rebuild, GPUPRICES_STALE_AFTER_HOURS); never succeeded counts as stale
     coalesce(p.last_success_at < getvariable('stale_before'), true) as stale

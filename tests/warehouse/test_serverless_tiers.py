@@ -1,0 +1,250 @@
+"""Curated serverless tiers as offers, on the real seed: one offer per tier (not one per GPU it may
+land on), specs at the guaranteed minimum, dated by the source, ended tiers not served."""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.conftest import REPO
+from warehouse import economics
+from warehouse.db import MIGRATIONS_DIR, Warehouse, load_seeds, migrate
+from warehouse.derive import rebuild
+from warehouse.estimates import gpu_from_row, rebuild_token_estimates
+from warehouse.facts import SeedError, minimum_candidate, tier_rows
+from warehouse.gpus import load_gpus
+from warehouse.load import offer_id
+
+SEEDS = REPO / "warehouse" / "seeds"
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+RUNPOD_16GB = "flex 16 GB (A4000, A4500, RTX 4000)"
+HF_AWS_H100 = "aws nvidia-h100 x1"  # "Deprecated from December 2025" on the cited page
+
+
+def _seed() -> list[dict[str, str]]:
+    with (SEEDS / "serverless_tiers.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _build(path: Path, now: datetime) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(path))
+    con.execute("set timezone = 'UTC'")
+    migrate(con)
+    con.execute("begin transaction")
+    load_seeds(con)
+    con.execute("commit")
+    rebuild(con, now=now)
+    return con
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    # No scrape at all: every platform, Modal included, is served from the seed.
+    c = _build(tmp_path_factory.mktemp("tiers") / "w.duckdb", NOW)
+    rebuild_token_estimates(c)
+    yield c
+    c.close()
+
+
+def _curated(con, where: str = "true", params: list | None = None) -> list[dict]:
+    result = con.execute(
+        "select o.*, t.gpu_candidates, t.vram_gb_guaranteed, t.source_date, t.ends_on"
+        " from current_offers as o join serverless_tiers as t using (offer_id)"
+        f" where o.price_source = 'curated' and {where} order by o.offer_id",
+        params or [],
+    )
+    columns = [d[0] for d in result.description]
+    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def test_runpod_16gb_tier_is_one_offer_not_one_per_gpu(con):
+    rows = _curated(con, "o.provider = 'runpod-serverless' and o.instance_type = ?", [RUNPOD_16GB])
+    assert len(rows) == 1  # was one row per GPU: "(rtx-a4000)" and "(rtx-a4500)"
+    tier = rows[0]
+    assert tier["offer_id"] == offer_id(
+        "runpod-serverless", RUNPOD_16GB, "global", "on_demand", None
+    )
+    assert tier["gpu_candidates"] == ["rtx-a4000", "rtx-a4500", "rtx-4000-ada"]
+    assert tier["vram_gb_guaranteed"] == Decimal(16)
+    # gpu_id is the guaranteed minimum: the candidate with the lowest memory bandwidth
+    assert tier["gpu_id"] == "rtx-4000-ada"
+    assert (tier["price"], tier["price_per_hour_usd"]) == (Decimal("0.00016"), Decimal("0.576"))
+    assert (
+        con.execute(
+            "select count(*) from current_offers where instance_type like '%16 GB (A4000%'"
+        ).fetchone()[0]
+        == 2
+    )  # flex and active, nothing else
+
+
+def test_curated_offers_are_one_per_tier(con):
+    seed = _seed()
+    per_gpu = sum(max(1, len(r["gpu_ids"].split())) for r in seed)
+    pooled = [r for r in seed if len(r["gpu_ids"].split()) > 1]
+    served = con.execute(
+        "select count(*), count(distinct (provider, instance_type)) from current_offers"
+        " where price_source = 'curated'"
+    ).fetchone()
+    ended = sum(1 for r in seed if r["ends_on"] and date.fromisoformat(r["ends_on"]) <= NOW.date())
+    print(
+        f"\ncurated serverless offers: one per candidate GPU would be {per_gpu}, one per tier is "
+        f"{len(seed)} ({len(pooled)} pooled tiers), served at {NOW:%Y-%m-%d} {served[0]}"
+        f" ({ended} ended)"
+    )
+    assert len(pooled) == 14  # the issue's "14 such tiers", 32 rows before
+    assert served[0] == served[1] == len(seed) - ended
+    # instance_type is the tier name itself: no GPU suffix any more
+    assert (
+        con.execute(
+            "select count(*) from current_offers as o join serverless_tiers as t using (offer_id)"
+            " where o.instance_type <> t.tier"
+        ).fetchone()[0]
+        == 0
+    )
+
+
+def test_every_tier_gpu_id_is_its_minimum_candidate():
+    gpus = load_gpus(SEEDS)
+    for row in tier_rows(SEEDS / "serverless_tiers.csv"):
+        candidates = row["gpu_candidates"] or []
+        assert row["gpu_id"] == (minimum_candidate(candidates, gpus) if candidates else None)
+        if len(candidates) == 1:  # a single-GPU tier guarantees its GPU's memory
+            assert float(row["vram_gb_guaranteed"]) == gpus[candidates[0]].vram_gb, row["tier"]
+        if candidates:
+            assert float(row["vram_gb_guaranteed"]) <= min(gpus[c].vram_gb for c in candidates)
+
+
+def test_minimum_candidate_breaks_bandwidth_ties_by_bf16_rate_then_id():
+    gpus = load_gpus(SEEDS)
+    assert gpus["l40"].memory_bandwidth_gbps == gpus["l40s"].memory_bandwidth_gbps
+    assert minimum_candidate(["l40s", "l40", "rtx-6000-ada"], gpus) == "l40"
+    assert minimum_candidate(["rtx-a6000", "a40"], gpus) == "a40"
+
+
+def test_observed_at_is_the_source_date_not_the_typing_date(con):
+    rows = _curated(con)
+    assert rows
+    for row in rows:
+        midnight = datetime.combine(row["source_date"], datetime.min.time(), tzinfo=UTC)
+        assert row["observed_at"] == midnight, row["instance_type"]
+        assert row["observed_precision"] == "day"
+    runpod = _curated(con, "o.provider = 'runpod-serverless'")
+    assert {r["observed_at"] for r in runpod} == {datetime(2025, 5, 19, tzinfo=UTC)}
+    modal = _curated(con, "o.provider = 'modal'")
+    assert {r["observed_at"] for r in modal} == {datetime(2025, 6, 12, tzinfo=UTC)}
+    # the age follows the source: 2025-05-19 -> 2026-12-01 12:00 is 561.5 days
+    assert runpod[0]["age_days"] == pytest.approx(561.5, abs=0.05)
+
+
+def test_a_tier_ended_by_its_source_is_not_served_after_its_end(tmp_path, con):
+    ends = next(r for r in _seed() if r["tier"] == HF_AWS_H100)["ends_on"]
+    assert ends == "2025-12-01"
+    ended = "o.provider = 'hf-endpoints' and o.instance_type = ?"
+    assert _curated(con, ended, [HF_AWS_H100]) == []  # 2026-12-01 is after the end
+    assert (
+        con.execute(
+            "select count(*) from token_estimates where instance_type = ?", [HF_AWS_H100]
+        ).fetchone()[0]
+        == 0
+    )
+    before = _build(tmp_path / "before.duckdb", datetime(2025, 11, 30, 23, 59, tzinfo=UTC))
+    on_the_day = _build(tmp_path / "on.duckdb", datetime(2025, 12, 1, tzinfo=UTC))
+    try:
+        assert len(_curated(before, ended, [HF_AWS_H100])) == 1
+        assert _curated(on_the_day, ended, [HF_AWS_H100]) == []
+        assert len(_curated(on_the_day, "o.provider = 'hf-endpoints'")) == 10  # 12 - 2 ended
+    finally:
+        before.close()
+        on_the_day.close()
+
+
+def test_pooled_tier_is_estimated_once_on_its_guaranteed_minimum(con):
+    rows = con.execute(
+        "select model_id, precision_requested, fits, not_estimated_reason from token_estimates"
+        " where instance_type = ? order by model_id",
+        [RUNPOD_16GB],
+    ).fetchall()
+    models = con.execute("select count(*) from models").fetchone()[0]
+    assert len(rows) == models  # one estimate per model, not one per candidate GPU
+    by_model = {r[0]: r for r in rows}
+    # The RTX A4000 and A4500 have no FP8: the tier runs 16-bit although its gpu_id (4000 Ada)
+    # has FP8; and 16 GB do not hold Llama 3.1 8B at bf16, which the 4000 Ada's 20 GB would.
+    assert by_model["llama-3.1-8b"][1] == "bf16" and not by_model["llama-3.1-8b"][2]
+    assert "min(rtx-4000-ada, rtx-a4000, rtx-a4500; 16 GB)" in by_model["llama-3.1-8b"][3]
+
+
+def test_guaranteed_minimum_takes_every_figure_at_its_lowest(con):
+    result = con.execute(
+        "select * from gpus where gpu_id in ('rtx-a4000', 'rtx-a4500', 'rtx-4000-ada')"
+    )
+    columns = [d[0] for d in result.description]
+    specs = {r[0]: gpu_from_row(dict(zip(columns, r, strict=True))) for r in result.fetchall()}
+    low = economics.guaranteed_minimum(
+        [specs["rtx-4000-ada"], specs["rtx-a4000"], specs["rtx-a4500"]], 16.0
+    )
+    assert low.vram_gb == 16.0
+    assert low.memory_bandwidth_gbps == 360.0  # the 4000 Ada's
+    assert low.bf16_tflops_dense == specs["rtx-a4000"].bf16_tflops_dense
+    assert not low.fp8_support and low.fp8_tflops_dense is None  # Ampere has no FP8
+    assert low.bf16_support
+    assert low.gpu_id == "min(rtx-4000-ada, rtx-a4000, rtx-a4500; 16 GB)"
+
+
+def test_loader_rejects_unknown_candidates_and_overpromised_memory(tmp_path):
+    header = (
+        "platform,tier,gpu_ids,vram_gb_guaranteed,gpu_count,price,currency,price_unit,"
+        "price_per_hour_usd,source_date,source_date_basis,ends_on,source_url,notes,always_on\n"
+    )
+    good = "p,t,rtx-a4000 t4,16,1,1,USD,hour,1,2026-01-02,page,,https://example.com,,false\n"
+    path = tmp_path / "serverless_tiers.csv"
+    path.write_text(header + good, encoding="utf-8")
+    (row,) = tier_rows(path, load_gpus(SEEDS))
+    assert (row["gpu_id"], row["gpu_candidates"], row["instance_type"]) == (
+        "t4",
+        ["rtx-a4000", "t4"],
+        "t",
+    )
+    for bad, message in [
+        (good.replace("rtx-a4000 t4", "rtx-a4000 nosuchgpu"), "unknown"),
+        (good.replace(",16,", ",24,"), "exceeds"),
+        (good.replace(",page,", ",typed_in,"), "source_date_basis"),
+        (good.replace("2026-01-02", "2026-13-02"), "ISO date"),
+    ]:
+        path.write_text(header + bad, encoding="utf-8")
+        with pytest.raises(SeedError, match=message):
+            tier_rows(path, load_gpus(SEEDS))
+
+
+def test_migration_0006_keeps_old_tier_rows_until_the_seed_reloads(tmp_path):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute(
+        "create table schema_migrations ("
+        " version integer primary key, name varchar not null, applied_at timestamptz not null)"
+    )
+    for path in sorted(MIGRATIONS_DIR.glob("000[1-5]_*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+        con.execute(
+            "insert into schema_migrations values (?, ?, now())",
+            [int(path.name[:4]), path.stem[5:]],
+        )
+    con.execute(
+        "insert into serverless_tiers values ('x', 'runcomfy', 'Medium (T4, A4000) Pro',"
+        " 'Medium (T4, A4000) Pro (t4)', 't4', 1, 0.79, 'USD', 'hour', 0.79, 0.79,"
+        " date '2026-11-29', 'https://docs.runcomfy.com/about-billing', null, false)"
+    )
+    assert 6 in migrate(con)
+    row = con.execute(
+        "select gpu_id, gpu_candidates, source_date, source_date_basis, ends_on"
+        " from serverless_tiers"
+    ).fetchone()
+    assert row == ("t4", ["t4"], date(2026, 11, 29), "retrieved", None)
+    con.close()
+    with Warehouse(tmp_path / "w.duckdb").connect() as reopened:
+        load_seeds(reopened)
+        count = reopened.execute("select count(*) from serverless_tiers").fetchone()
+        assert count == (len(_seed()),)

@@ -1,0 +1,405 @@
+"""The plausibility screen: prices that are listed but are not real offers.
+
+A price can be copied faithfully from a provider's page and still not be a price anyone can
+rent at: placeholders in slots the provider does not offer, a spot price above the on-demand
+one, a marketplace listing a hundred times below the market. The screen runs in the pipeline
+after parsing and before publishing, over the whole market, and marks such offers
+``price_status = "suspect"`` with reasons. Suspect offers stay in the warehouse and in history;
+the API leaves them out of its default answers (see ``api/``, ``include_suspect``).
+
+Rules (each a ``Reason.code``):
+
+``below_market`` / ``above_market``
+    For each canonical GPU and pricing kind, every *provider* contributes the median of its own
+    offers' USD per GPU-hour (so a marketplace with 100 listings counts once). An offer is
+    compared with the median of the *other* providers' medians, needing at least
+    ``MIN_OTHER_PROVIDERS`` (3) of them: below ``LOW_FACTOR`` (1/4) of it or above
+    ``HIGH_FACTOR`` (10x) is suspect. Real same-GPU prices across providers spread by about 3x
+    (a marketplace's cheapest RTX 4090 vs a hyperscaler's on-demand one); placeholder and unit
+    errors sit far outside that. The high side is wider because big clouds' list prices are
+    legitimately several times a neocloud's.
+``repeated_price``
+    One exact quoted price (amount, currency, unit, basis) given in one scrape to at least
+    ``REPEAT_MIN_GPUS`` (4) different GPU models whose datasheet memory differs by
+    ``REPEAT_VRAM_SPREAD`` (4x) or more: no real price list charges the same for a 16 GB and a
+    141 GB card, while a filler value does.
+``spot_not_below_on_demand``
+    A spot price at or above the on-demand price of the same instance (provider, instance type,
+    region): the spot one is suspect.
+``community_above_secure``
+    A ``community`` region price above the ``secure`` price of the same instance and pricing
+    kind (community capacity is the cheaper tier by definition).
+
+    These two compare an offer with a sibling; a sibling that is itself suspect on the other
+    rules (a placeholder) is no reference, so they run last and skip such siblings.
+``not_offered``
+    The provider's own flag says the price is not offered (``Offer.offered`` False). When the
+    response carries no flag, the newest earlier observation of the same offer that had one
+    decides, provided it quoted the same price (a placeholder keeps its value).
+
+``screen`` is pure; ``screen_current`` / ``screen_scrape`` read the warehouse and store verdicts
+in ``price_screens``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from statistics import median
+from typing import Any
+
+import duckdb
+
+LOW_FACTOR = Decimal("0.25")
+HIGH_FACTOR = Decimal(10)
+MIN_OTHER_PROVIDERS = 3
+REPEAT_MIN_GPUS = 4
+REPEAT_VRAM_SPREAD = Decimal(4)
+
+OK = "ok"
+SUSPECT = "suspect"
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    code: str
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class MarketOffer:
+    """What the screen needs to know of one offer. Money in USD unless named otherwise."""
+
+    offer_id: str
+    scrape_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    gpu_id: str | None
+    gpu_name: str
+    gpu_count: Decimal
+    vram_gb_per_gpu: Decimal | None  # datasheet, of the canonical GPU
+    price: Decimal  # as quoted
+    currency: str
+    price_unit: str
+    price_per: str
+    price_per_hour_usd: Decimal
+    offered: bool | None = None
+    earlier_offered: bool | None = None  # newest earlier flag of the same offer, same price
+
+    @property
+    def usd_per_gpu_hour(self) -> Decimal:
+        return self.price_per_hour_usd / self.gpu_count
+
+
+def screen(offers: Sequence[MarketOffer]) -> dict[str, list[Reason]]:
+    """Reasons per offer_id for every suspect offer of ``offers`` (the whole market)."""
+    reasons: dict[str, list[Reason]] = defaultdict(list)
+
+    def add(found: Iterable[tuple[str, Reason]]) -> None:
+        for offer_id, reason in found:
+            if reason.code not in {r.code for r in reasons[offer_id]}:
+                reasons[offer_id].append(reason)
+
+    for rule in (_band, _repeated, _flags):
+        add(rule(offers))
+    references = [o for o in offers if not reasons.get(o.offer_id)]
+    add(_spot_vs_on_demand(offers, references))
+    add(_community_vs_secure(offers, references))
+    return {k: v for k, v in reasons.items() if v}
+
+
+def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
+    by_market: dict[tuple[str, str], dict[str, list[Decimal]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for o in offers:
+        if o.gpu_id is not None and o.price_per_hour_usd > 0:
+            by_market[(o.gpu_id, o.pricing)][o.provider].append(o.usd_per_gpu_hour)
+    provider_medians = {
+        key: {p: median(v) for p, v in per_provider.items()}
+        for key, per_provider in by_market.items()
+    }
+    for o in offers:
+        if o.gpu_id is None or o.price_per_hour_usd <= 0:
+            continue
+        others = [m for p, m in provider_medians[(o.gpu_id, o.pricing)].items() if p != o.provider]
+        if len(others) < MIN_OTHER_PROVIDERS:
+            continue
+        reference = median(others)
+        ratio = o.usd_per_gpu_hour / reference
+        where = (
+            f"{o.usd_per_gpu_hour:.4f} USD/GPU-h is {ratio:.3g}x the median "
+            f"{reference:.4f} of {len(others)} other providers' {o.gpu_id} {o.pricing} prices"
+        )
+        if ratio < LOW_FACTOR:
+            yield o.offer_id, Reason("below_market", where)
+        elif ratio > HIGH_FACTOR:
+            yield o.offer_id, Reason("above_market", where)
+
+
+def _repeated(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
+    groups: dict[tuple[Any, ...], list[MarketOffer]] = defaultdict(list)
+    for o in offers:
+        groups[(o.scrape_id, o.price, o.currency, o.price_unit, o.price_per)].append(o)
+    for (_, price, currency, unit, per), members in groups.items():
+        models = {o.gpu_id or f"name:{o.gpu_name}" for o in members}
+        if len(models) < REPEAT_MIN_GPUS:
+            continue
+        memory = [o.vram_gb_per_gpu for o in members if o.vram_gb_per_gpu]
+        if not memory or max(memory) < min(memory) * REPEAT_VRAM_SPREAD:
+            continue
+        detail = (
+            f"{price.normalize():f} {currency} per {unit} per {per} is quoted for "
+            f"{len(models)} GPU models from {min(memory):g} to {max(memory):g} GB in one scrape"
+        )
+        for o in members:
+            yield o.offer_id, Reason("repeated_price", detail)
+
+
+def _spot_vs_on_demand(
+    offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
+) -> Iterable[tuple[str, Reason]]:
+    on_demand = {
+        (o.provider, o.instance_type, o.region): o for o in references if o.pricing == "on_demand"
+    }
+    for o in offers:
+        base = on_demand.get((o.provider, o.instance_type, o.region))
+        if (
+            o.pricing == "spot"
+            and base is not None
+            and o.price_per_hour_usd >= base.price_per_hour_usd
+        ):
+            yield (
+                o.offer_id,
+                Reason(
+                    "spot_not_below_on_demand",
+                    f"spot {o.price_per_hour_usd:.4f} >= on-demand "
+                    f"{base.price_per_hour_usd:.4f} USD/h for the same instance",
+                ),
+            )
+
+
+def _community_vs_secure(
+    offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
+) -> Iterable[tuple[str, Reason]]:
+    secure = {
+        (o.provider, o.instance_type, o.pricing): o for o in references if o.region == "secure"
+    }
+    for o in offers:
+        base = secure.get((o.provider, o.instance_type, o.pricing))
+        if (
+            o.region == "community"
+            and base is not None
+            and o.price_per_hour_usd > base.price_per_hour_usd
+        ):
+            yield (
+                o.offer_id,
+                Reason(
+                    "community_above_secure",
+                    f"community {o.price_per_hour_usd:.4f} > secure "
+                    f"{base.price_per_hour_usd:.4f} USD/h",
+                ),
+            )
+
+
+def _flags(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
+    for o in offers:
+        if o.offered is False:
+            yield o.offer_id, Reason("not_offered", "the provider flags this price as not offered")
+        elif o.offered is None and o.earlier_offered is False:
+            yield (
+                o.offer_id,
+                Reason(
+                    "not_offered",
+                    "no flag in this response; the newest earlier observation of the same price "
+                    "was flagged as not offered",
+                ),
+            )
+
+
+# --- warehouse side -------------------------------------------------------------------------
+
+_CURRENT_SQL = """
+    select offer_id, scrape_id, provider, instance_type, region, pricing, gpu_id, gpu_name,
+           gpu_count, vram_gb_per_gpu, price, currency, price_unit, price_per,
+           price_per_hour_usd, offered
+    from current_offers
+"""
+
+# The newest earlier flag of each (offer, price) that the screened scrapes do not flag.
+_EARLIER_FLAGS_SQL = """
+    select o.offer_id, o.price, arg_max(o.offered, o.observed_at) as offered
+    from observations as o
+    where o.offered is not null and o.offer_id in (select unnest(?))
+      and o.observed_at < ?
+    group by o.offer_id, o.price
+"""
+
+
+def _market_offer(
+    row: Mapping[str, Any], earlier: Mapping[tuple[str, Decimal], bool]
+) -> MarketOffer:
+    price = Decimal(row["price"])
+    return MarketOffer(
+        offer_id=row["offer_id"],
+        scrape_id=row["scrape_id"],
+        provider=row["provider"],
+        instance_type=row["instance_type"],
+        region=row["region"],
+        pricing=str(row["pricing"]),
+        gpu_id=row["gpu_id"],
+        gpu_name=row["gpu_name"],
+        gpu_count=Decimal(row["gpu_count"]),
+        vram_gb_per_gpu=None if row["vram_gb_per_gpu"] is None else Decimal(row["vram_gb_per_gpu"]),
+        price=price,
+        currency=row["currency"],
+        price_unit=str(row["price_unit"]),
+        price_per=str(row["price_per"]),
+        price_per_hour_usd=Decimal(row["price_per_hour_usd"]),
+        offered=row.get("offered"),
+        earlier_offered=earlier.get((row["offer_id"], price)),
+    )
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict]:
+    cursor = con.execute(sql, params or [])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+
+def _earlier_flags(
+    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]], before: datetime
+) -> dict[tuple[str, Decimal], bool]:
+    unflagged = [r["offer_id"] for r in rows if r.get("offered") is None]
+    if not unflagged:
+        return {}
+    return {
+        (offer_id, Decimal(price)): bool(offered)
+        for offer_id, price, offered in con.execute(
+            _EARLIER_FLAGS_SQL, [unflagged, before]
+        ).fetchall()
+    }
+
+
+def _store(
+    con: duckdb.DuckDBPyConnection,
+    offers: Sequence[MarketOffer],
+    verdicts: Mapping[str, list[Reason]],
+    now: datetime,
+) -> bool:
+    """Upsert one verdict per (scrape_id, offer_id); True if any stored verdict changed."""
+    rows = [
+        [
+            o.scrape_id,
+            o.offer_id,
+            o.provider,
+            SUSPECT if o.offer_id in verdicts else OK,
+            json.dumps([r.as_dict() for r in verdicts.get(o.offer_id, [])]),
+            now,
+        ]
+        for o in offers
+    ]
+    if not rows:
+        return False
+    keys = [[r[0] for r in rows], [r[1] for r in rows]]
+    before = {
+        (s, o): (status, reasons)
+        for s, o, status, reasons in con.execute(
+            "select scrape_id, offer_id, price_status, reasons from price_screens"
+            " where (scrape_id, offer_id) in (select unnest(?), unnest(?))",
+            keys,
+        ).fetchall()
+    }
+    changed = any(before.get((r[0], r[1])) != (r[3], r[4]) for r in rows)
+    if changed:
+        con.execute(
+            "delete from price_screens where (scrape_id, offer_id) in"
+            " (select unnest(?), unnest(?))",
+            keys,
+        )
+        con.execute(
+            "insert into price_screens select unnest(?), unnest(?), unnest(?), unnest(?),"
+            " unnest(?), unnest(?)",
+            [list(c) for c in zip(*rows, strict=True)],
+        )
+    return changed
+
+
+def screen_current(con: duckdb.DuckDBPyConnection, *, now: datetime | None = None) -> bool:
+    """Screen the whole current market (``current_offers``) and store the verdicts.
+
+    Runs inside the caller's transaction. Returns True if a stored verdict changed (the caller
+    then rebuilds ``current_offers`` to carry it).
+    """
+    now = now or datetime.now(UTC)
+    rows = _rows(con, _CURRENT_SQL)
+    earlier = _earlier_flags_per_scrape(con, rows)
+    offers = [_market_offer(r, earlier) for r in rows]
+    return _store(con, offers, screen(offers), now)
+
+
+def _earlier_flags_per_scrape(
+    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
+) -> dict[tuple[str, Decimal], bool]:
+    """Earlier flags for current offers: observations before each offer's own scrape."""
+    by_scrape: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_scrape[r["scrape_id"]].append(r)
+    out: dict[tuple[str, Decimal], bool] = {}
+    for sid, members in by_scrape.items():
+        row = con.execute("select observed_at from scrapes where scrape_id = ?", [sid]).fetchone()
+        if row is None or row[0] is None:
+            continue
+        out.update(_earlier_flags(con, members, row[0]))
+    return out
+
+
+def screen_scrape(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    observed_at: datetime,
+    rows: Sequence[Mapping[str, Any]],
+    store: bool = True,
+) -> dict[str, list[Reason]]:
+    """Screen one provider's prepared rows (``warehouse.load.prepare``) against the other
+    providers' current offers; returns the reasons per suspect offer of ``rows`` and (``store``)
+    records the verdicts of this scrape in ``price_screens``.
+
+    Before the first derived build there is no market: only the provider's own rules apply.
+    """
+    market: list[MarketOffer] = []
+    has_current = con.execute(
+        "select count(*) from information_schema.tables where table_name = 'current_offers'"
+    ).fetchone()
+    if has_current and has_current[0]:
+        others = [r for r in _rows(con, _CURRENT_SQL) if r["provider"] != provider]
+        market = [_market_offer(r, {}) for r in others]
+    gpus = {
+        gpu_id: Decimal(vram)
+        for gpu_id, vram in con.execute("select gpu_id, vram_gb from gpus").fetchall()
+    }
+    own_rows = [
+        {
+            **r,
+            "scrape_id": scrape_id,
+            "vram_gb_per_gpu": gpus.get(r.get("gpu_id") or ""),
+        }
+        for r in rows
+    ]
+    earlier = _earlier_flags(con, own_rows, observed_at)
+    own = [_market_offer(r, earlier) for r in own_rows]
+    verdicts = {k: v for k, v in screen([*market, *own]).items() if k in {o.offer_id for o in own}}
+    if store:
+        _store(con, own, verdicts, datetime.now(UTC))
+    return verdicts
