@@ -297,7 +297,7 @@ def stage_day(con: duckdb.DuckDBPyConnection, day: Day) -> None:
         select s.scrape_id, c.provider, c.instance_type, c.region, c.pricing,
                c.term as reserved_term_months, c.gpu_name,
                c.gpu_count::decimal(10, 4) as gpu_count,
-               c.vram_gb::decimal(10, 2) as vram_gb_per_gpu, null::decimal(10, 2) as vcpus,
+               c.vram_gb::decimal(10, 2) as vram_gb_reported, null::decimal(10, 2) as vcpus,
                null::decimal(12, 2) as ram_gb, null::decimal(14, 2) as storage_gb,
                round(g.price, 3)::decimal(18, 6) as price, c.currency, c.price_unit,
                c.price_per, false as serverless,

@@ -17,7 +17,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -265,7 +266,10 @@ def test_fault(world: World, slug: str, fault: str) -> None:
     elif fault == "empty_result":
         body = emptied(capture, body)
     elif fault in PRICE_FAULTS:
-        offers = provider.parse([raw_from_capture(capture.path)])
+        # the faulty answer is a live fetch, observed now: a page whose prices depend on the
+        # observation date (Nebius' "Effective <date>" columns) is read as of now here too
+        live = replace(raw_from_capture(capture.path), fetched_at=datetime.now(UTC))
+        offers = provider.parse([live])
         body, new_price = with_price(slug, body, offers, PRICE_CHANGES[fault])
     transport = FaultyTransport(body, capture.content_type, fault if fault in RETRYABLE else None)
     del world.waits[:]
