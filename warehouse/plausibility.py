@@ -10,7 +10,9 @@ the API leaves them out of its default answers (see ``api/``, ``include_suspect`
 Rules (each a ``Reason.code``):
 
 ``below_market`` / ``above_market``
-    For each canonical GPU and pricing kind, every *provider* contributes the median of its own
+    For each canonical GPU, pricing kind and kind of product (instances and serverless tiers
+    apart: per-second serverless billing costs more per GPU-hour by design), every *provider*
+    contributes the median of its own
     offers' USD per GPU-hour (so a marketplace with 100 listings counts once). An offer is
     compared with the median of the *other* providers' medians, needing at least
     ``MIN_OTHER_PROVIDERS`` (3) of them: below ``LOW_FACTOR`` (1/4) of it or above
@@ -94,6 +96,7 @@ class MarketOffer:
     price_per_hour_usd: Decimal
     offered: bool | None = None
     earlier_offered: bool | None = None  # newest earlier flag of the same offer, same price
+    serverless: bool = False
 
     @property
     def usd_per_gpu_hour(self) -> Decimal:
@@ -118,12 +121,12 @@ def screen(offers: Sequence[MarketOffer]) -> dict[str, list[Reason]]:
 
 
 def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
-    by_market: dict[tuple[str, str], dict[str, list[Decimal]]] = defaultdict(
+    by_market: dict[tuple[str, str, bool], dict[str, list[Decimal]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for o in offers:
         if o.gpu_id is not None and o.price_per_hour_usd > 0:
-            by_market[(o.gpu_id, o.pricing)][o.provider].append(o.usd_per_gpu_hour)
+            by_market[(o.gpu_id, o.pricing, o.serverless)][o.provider].append(o.usd_per_gpu_hour)
     provider_medians = {
         key: {p: median(v) for p, v in per_provider.items()}
         for key, per_provider in by_market.items()
@@ -131,7 +134,8 @@ def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
     for o in offers:
         if o.gpu_id is None or o.price_per_hour_usd <= 0:
             continue
-        others = [m for p, m in provider_medians[(o.gpu_id, o.pricing)].items() if p != o.provider]
+        market = provider_medians[(o.gpu_id, o.pricing, o.serverless)]
+        others = [m for p, m in market.items() if p != o.provider]
         if len(others) < MIN_OTHER_PROVIDERS:
             continue
         reference = median(others)
@@ -231,7 +235,7 @@ def _flags(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
 _CURRENT_SQL = """
     select offer_id, scrape_id, provider, instance_type, region, pricing, gpu_id, gpu_name,
            gpu_count, vram_gb_per_gpu, price, currency, price_unit, price_per,
-           price_per_hour_usd, offered
+           price_per_hour_usd, offered, serverless
     from current_offers
 """
 
@@ -267,6 +271,7 @@ def _market_offer(
         price_per_hour_usd=Decimal(row["price_per_hour_usd"]),
         offered=row.get("offered"),
         earlier_offered=earlier.get((row["offer_id"], price)),
+        serverless=bool(row.get("serverless")),
     )
 
 

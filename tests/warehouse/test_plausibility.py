@@ -24,6 +24,7 @@ def offer(
     offered: bool | None = None,
     earlier_offered: bool | None = None,
     price: str | None = None,
+    serverless: bool = False,
 ) -> MarketOffer:
     n = next(_ids)
     hourly = Decimal(usd_per_gpu_hour) * Decimal(gpus)
@@ -45,6 +46,7 @@ def offer(
         price_per_hour_usd=hourly,
         offered=offered,
         earlier_offered=earlier_offered,
+        serverless=serverless,
     )
 
 
@@ -148,3 +150,9 @@ def test_provider_flag_and_earlier_flag_of_the_same_price_mark_not_offered():
 def test_unknown_gpus_are_not_banded():
     market = [offer(p, "2.50", gpu=None, vram=None) for p in "abc"]
     assert screen([*market, offer("d", "0.10", gpu=None, vram=None)]) == {}
+
+
+def test_serverless_tiers_do_not_set_the_band_for_instances():
+    tiers = [offer(p, "5.00", serverless=True) for p in ("s1", "s2", "s3")]
+    instances = [offer(p, "2.00") for p in "abc"]
+    assert screen([*tiers, *instances, offer("d", "1.10")]) == {}
