@@ -238,7 +238,8 @@ def market_history_sql(bucket: str) -> str:
     GPU-hour, per bucket. Parameters, in order: from (timestamptz, inclusive), until
     (timestamptz, exclusive), as_of (open intervals end there), pricing, gpu id, gpu id prefix
     pattern. Same rules as warehouse/rollups/daily_provider_prices.sql (one price per provider,
-    scraped intervals preferred over imported ones), computed over the requested range only.
+    scraped intervals preferred over imported ones, suspect prices left out), computed over the
+    requested range only.
     ``bucket`` must be a key of HISTORY_BUCKETS."""
     part = HISTORY_BUCKETS[bucket]
     return f"""
@@ -259,6 +260,12 @@ def market_history_sql(bucket: str) -> str:
         from offer_history as h, params as p
         where h.pricing = p.pricing
           and h.gpu_count > 0
+          -- a price the plausibility screen judged suspect feeds no market figure
+          and not exists (
+              select 1 from price_screens as s
+              where s.scrape_id = h.scrape_id and s.offer_id = h.offer_id
+                and s.price_status = 'suspect'
+          )
           and h.serverless is not true
           and (h.gpu_id = p.gpu or h.gpu_id like p.gpu_prefix escape '\\')
           and h.valid_from < p.range_until

@@ -17,7 +17,9 @@ under their own ``source``. Each source keeps its own intervals, so imported his
 closes or reopens scraped intervals.
 
 Also here: the incremental refresh of the daily rollup and the retention of raw observations,
-both run after every ingestion (``maintain``).
+both run after every ingestion (``maintain``). The rollup feeds a day only with prices that were
+confirmed recently and not judged suspect; a successful scrape confirms the prices it sees
+unchanged without writing history, so it marks the rollup dirty from its day on all the same.
 """
 
 from __future__ import annotations
@@ -181,9 +183,14 @@ def apply_batch(
     scans of ``offer_history`` (its newest point per provider, its open intervals).
     """
     con.execute(_SEQUENCE_SQL, {"source": source})
-    batch, in_order = con.execute(
-        f"select (select count(*) from {BATCH_TABLE}), (select count(*) from _history_seq)"
+    batch, in_order, first_scrape = con.execute(
+        f"select (select count(*) from {BATCH_TABLE}), (select count(*) from _history_seq),"
+        f" (select min(observed_at) from {BATCH_TABLE})"
     ).fetchall()[0]
+    if source == SCRAPE_SOURCE and first_scrape is not None:
+        # a successful scrape confirms every price it saw unchanged, which keeps those prices
+        # fresh in the rollup from its day on, even when it writes no interval
+        mark_dirty(con, first_scrape)
     if in_order == 0:
         return {"opened": 0, "closed": 0, "out_of_order": int(batch)}
     con.execute(_CHANGES_SQL.format(observed=observed), {"source": source})
@@ -241,37 +248,72 @@ class RollupRefresh:
     rows: int
 
 
+def _screened_since(con: duckdb.DuckDBPyConnection, since: datetime) -> date | None:
+    """The first day of an interval whose screen verdict was (re)written at or after ``since``."""
+    first = _one(
+        con,
+        """
+        select min(h.valid_from)
+        from price_screens as s
+        inner join offer_history as h on h.scrape_id = s.scrape_id and h.offer_id = s.offer_id
+        where s.screened_at >= ?
+        """,
+        [since],
+    )
+    return _utc_day(first) if first is not None else None
+
+
 def refresh_rollup(
-    con: duckdb.DuckDBPyConnection, *, now: datetime | None = None, full: bool = False
+    con: duckdb.DuckDBPyConnection,
+    *,
+    now: datetime | None = None,
+    full: bool = False,
+    stale_after_days: float | None = None,
 ) -> RollupRefresh:
     """Bring ``daily_provider_prices`` up to date (inside the caller's transaction).
 
-    Redoes the days from the earliest of: the first day history changed since the last refresh,
-    and the last refreshed day (open intervals have grown into it since). Everything when
-    ``full`` or never refreshed. Open intervals count as valid until ``now`` (default: the
-    wall clock, UTC).
+    Redoes the days from the earliest of: the first day history changed since the last refresh
+    (a new interval or a successful scrape, which confirms prices), the first day of an interval
+    whose plausibility verdict was written since, and the last refreshed day (open intervals
+    have grown into it since). Everything when ``full``, never refreshed, or built with another
+    staleness threshold. Open intervals count as valid until ``now`` (default: the wall clock,
+    UTC). ``stale_after_days`` defaults to ``warehouse.quality.offer_stale_after_days()``
+    (``GPUPRICES_STALE_AFTER_DAYS``, read per call; raises ``SettingError`` when invalid).
     """
+    if stale_after_days is None:
+        # imported here: warehouse.quality imports this module
+        from warehouse.quality import offer_stale_after_days
+
+        stale_after_days = offer_stale_after_days()
     now = now or datetime.now(UTC)
     today = _utc_day(now)
-    dirty_from, refreshed_through = con.execute(
-        "select dirty_from, refreshed_through from history_rollup_state where rollup = ?", [ROLLUP]
-    ).fetchone() or (None, None)
-    if full or refreshed_through is None:
+    dirty_from, refreshed_through, refreshed_at, built_with = con.execute(
+        "select dirty_from, refreshed_through, refreshed_at, stale_after_days"
+        " from history_rollup_state where rollup = ?",
+        [ROLLUP],
+    ).fetchone() or (None, None, None, None)
+    if full or refreshed_through is None or built_with != stale_after_days:
         first = _one(con, "select min(valid_from) from offer_history")
         start = _utc_day(first) if first is not None else None
     else:
-        start = min(d for d in (dirty_from, refreshed_through) if d is not None)
+        screened = _screened_since(con, refreshed_at) if refreshed_at is not None else None
+        start = min(d for d in (dirty_from, refreshed_through, screened) if d is not None)
     rows = 0
     if start is not None:
         start_ts = datetime(start.year, start.month, start.day, tzinfo=UTC)
         con.execute(f"delete from {ROLLUP} where day >= ?", [start])
         rows = int(
-            _one(con, ROLLUP_SQL.read_text(encoding="utf-8"), {"start": start_ts, "now": now}) or 0
+            _one(
+                con,
+                ROLLUP_SQL.read_text(encoding="utf-8"),
+                {"start": start_ts, "now": now, "stale_after_days": stale_after_days},
+            )
+            or 0
         )
     con.execute(
         "update history_rollup_state set dirty_from = null, refreshed_through = ?,"
-        " refreshed_at = ? where rollup = ?",
-        [today, now, ROLLUP],
+        " refreshed_at = ?, stale_after_days = ? where rollup = ?",
+        [today, now, stale_after_days, ROLLUP],
     )
     return RollupRefresh(start, today, rows)
 

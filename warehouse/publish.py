@@ -35,6 +35,7 @@ PUBLISHED_TABLES: tuple[str, ...] = (
     "history_imports",
 )
 OPTIONAL_TABLES: tuple[str, ...] = (
+    "price_screens",  # plausibility verdicts: history leaves suspect intervals out
     "provider_facts",
     "serverless_platforms",
     "serverless_tiers",

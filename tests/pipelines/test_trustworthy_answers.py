@@ -223,3 +223,15 @@ def test_runpod_16_gb_serverless_tier_is_one_offer_at_its_guaranteed_minimum(cli
         assert tier["vram_gb_per_gpu"] == tier["vram_gb_usable"] == 16  # not the A4500's 20
         assert tier["fp8"] is False  # the A4000 and A4500 have no FP8
         assert tier["data_origin"] == "curated"
+
+
+def test_runpod_050_placeholder_feeds_no_market_history(client):
+    response = client.get(
+        "/history",
+        params={"gpu": "mi300x", "pricing": "on_demand", "bucket": "month", "from": "2023-01-01"},
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    buckets = body.get("items") or body.get("buckets")
+    assert buckets
+    assert all(b["min_usd_per_gpu_hour"] > 0.5 for b in buckets)

@@ -2,6 +2,9 @@
 -- Grain: one row per (day, offer_id, source). A day counts when one of the offer's intervals
 -- covers any part of it; if the price changed that day, min/max cover the day and the `price*`
 -- columns are those of the day's last interval.
+-- Every interval counts, including prices the daily figures leave out (judged suspect, or last
+-- confirmed too long before the day: see warehouse/rollups/daily_provider_prices.sql); the
+-- published snapshot carries neither the screen verdicts nor the scrape log.
 -- Depends on: offer_history. Open intervals (valid_to null) run until now(). Expands all of
 -- history, so filter on offer_id or provider for speed; daily_gpu_prices is the fast path.
 create or replace view daily_offer_prices as
