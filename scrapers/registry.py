@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from scrapers import (
+    akash,
     aws,
     azure,
     coreweave,
     crusoe,
     datacrunch,
+    digitalocean,
     fluidstack,
     gcp,
     hetzner,
@@ -26,11 +28,13 @@ from scrapers import (
 from scrapers.base import Provider
 
 _PROVIDERS: list[Provider] = [
+    akash.PROVIDER,
     aws.PROVIDER,
     azure.PROVIDER,
     coreweave.PROVIDER,
     crusoe.PROVIDER,
     datacrunch.PROVIDER,
+    digitalocean.PROVIDER,
     fluidstack.PROVIDER,
     gcp.PROVIDER,
     hetzner.PROVIDER,

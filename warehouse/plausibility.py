@@ -239,6 +239,28 @@ _CURRENT_SQL = """
     from current_offers
 """
 
+_CURRENT_COLUMNS = frozenset(
+    [
+        "offer_id",
+        "scrape_id",
+        "provider",
+        "instance_type",
+        "region",
+        "pricing",
+        "gpu_id",
+        "gpu_name",
+        "gpu_count",
+        "vram_gb_per_gpu",
+        "price",
+        "currency",
+        "price_unit",
+        "price_per",
+        "price_per_hour_usd",
+        "offered",
+        "serverless",
+    ]
+)
+
 # The newest earlier flag of each (offer, price) that the screened scrapes do not flag.
 _EARLIER_FLAGS_SQL = """
     select o.offer_id, o.price, arg_max(o.offered, o.observed_at) as offered
@@ -384,10 +406,14 @@ def screen_scrape(
     Before the first derived build there is no market: only the provider's own rules apply.
     """
     market: list[MarketOffer] = []
-    has_current = con.execute(
-        "select count(*) from information_schema.tables where table_name = 'current_offers'"
-    ).fetchone()
-    if has_current and has_current[0]:
+    built = {
+        r[0]
+        for r in con.execute(
+            "select column_name from information_schema.columns where table_name = 'current_offers'"
+        ).fetchall()
+    }
+    # no derived build yet, or one from before migration 0005 (upgrade): no market to compare
+    if built >= _CURRENT_COLUMNS:
         others = [r for r in _rows(con, _CURRENT_SQL) if r["provider"] != provider]
         market = [_market_offer(r, {}) for r in others]
     gpus = {

@@ -1,0 +1,186 @@
+"""Akash Network: GPU market prices from the Console API, ``GET /v1/gpu-prices``.
+
+Live: ``GET https://console-api.akash.network/v1/gpu-prices`` (public, no auth, no pagination;
+https://akash.network/docs/api-documentation/getting-started/ lists the Console API's network
+data as "No authentication required"). The response is ``{"availability": {total, available},
+"models": [...]}``. The recorded capture is a saver's wrapper ``{"fetchedAt", "url", "models"}``
+around one element of ``models``; both shapes are recognised (by their top-level keys) and
+anything else is ``SchemaDriftError``.
+
+Each model is ``{vendor, model, ram, interface, availability: {total, available},
+providerAvailability, price}``. How the Console computes ``price`` (source:
+akash-network/console, ``apps/api/src/gpu/services/gpu-price/gpu-price.service.ts``): for every
+provider that has the model it picks one *best bid* on a 1-GPU deployment from the last 14 days
+(31 when there are none) -- the pricing bot's newest bid if there is one, else the cheapest
+matching bid -- converts its per-block price to USD per hour (``uact`` directly; ``uakt`` at that
+day's AKT price), and reports ``min``, ``max``, ``avg``, ``med`` and ``weightedAverage`` (each
+provider's best bid weighted by its allocatable GPUs) over those best bids. ``price`` is null when
+no provider bid in the window.
+
+What is emitted, and why: **one offer per priced model**, ``price`` = ``weightedAverage``, USD
+per GPU-hour, ``gpu_count`` 1, ``pricing`` on_demand, region ``global``.
+
+- Akash is a reverse-auction marketplace; there is no list price. ``weightedAverage`` is the
+  figure Akash itself puts forward as the model's price (the "Average price" of its GPU pricing
+  page and Console), and it weights providers by the capacity they bring, so a 5-GPU host does
+  not count as much as a 32-GPU one. ``min`` is a single provider's bid, often one with no
+  free capacity; ``med`` ignores capacity. Neither is emitted as a second offer: the warehouse
+  would count the same market twice.
+- It is *not* a quote: a deployment gets whatever the providers bid for it, and its CPU, RAM and
+  storage move the bid (the pricing bot's deployments are a tenth of a CPU and 256 MiB, so the
+  figure is close to the bare GPU price). The lease price is then fixed in the bid's
+  denomination for the lease's life and billed per block, which is why on_demand (a
+  non-interruptible pay-as-you-go rental) is the pricing model, not spot or dynamic.
+- vCPUs, RAM and storage are not emitted: they differ per bid and the aggregate has none.
+- ``offered`` is None: the response has capacity counts (``availability.available`` GPUs free
+  now), not a flag saying the price is not real; a sold-out model still has a market price.
+
+GPU naming: ``gpu_name`` = "<vendor> <model> <interface>" as Akash spells them ("nvidia h100
+SXM5"); ``instance_type`` adds the memory ("nvidia-h100-80Gi-SXM5") since one model comes in
+several memory sizes. ``ram`` is a Kubernetes-style quantity ("80Gi" = 80 GiB) and is converted
+to decimal GB (85.9) like every other GiB figure; a model name the GPU seed does not know is still
+emitted (the warehouse loads it with no gpu_id and warns).
+
+Exclusions (counted by ``parse_with_exclusions``): ``no_recent_bids`` -- a model whose ``price``
+is null (no provider bid in the last 31 days).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    SchemaDriftError,
+)
+from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
+
+GPU_PRICES_URL = "https://console-api.akash.network/v1/gpu-prices"
+HOMEPAGE = "https://akash.network"
+SLUG = "akash"
+REGION = "global"
+PRICE_FIELD = "weightedAverage"  # see the module docstring for why this statistic
+
+# Top-level keys of the two known shapes: the live response and the capture saver's wrapper.
+LIVE_KEYS = frozenset({"availability", "models"})
+SAVED_KEYS = frozenset({"fetchedAt", "url", "models"})
+MODEL_KEYS = ("vendor", "model", "ram", "interface", "availability", "price")
+
+_RAM = re.compile(r"^(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>Gi|GB)$")
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
+    """One GET of the public GPU price list (no auth, no pagination). Raises ``FetchError``."""
+    return [http.get(client, GPU_PRICES_URL, headers={"Accept": "application/json"})]
+
+
+def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+    """One on-demand offer per priced GPU model: USD per GPU-hour (the bids' weighted average).
+
+    Raises ``SchemaDriftError`` for a body in neither known shape, a model missing an expected
+    field or with an unreadable price or memory size, or when no model has a price.
+    """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many models each documented exclusion rule dropped."""
+    offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
+    for response in distinct_bodies(responses):
+        for model in _models(json_body(response), response):
+            offer = _offer(model, response)
+            if offer is None:
+                excluded["no_recent_bids"] += 1
+            else:
+                offers.append(offer)
+    if not offers:
+        raise SchemaDriftError("no priced GPU model in the Akash GPU price list")
+    return ensure_unique(offers), excluded
+
+
+def _models(document: Any, response: RawResponse) -> list[dict[str, Any]]:
+    keys = set(document) if isinstance(document, dict) else set()
+    if not (keys >= LIVE_KEYS or keys >= SAVED_KEYS):
+        found = sorted(keys)[:8] if keys else type(document).__name__
+        raise SchemaDriftError(f"{response.url}: not an Akash GPU price list (keys {found})")
+    models = document["models"]
+    if not isinstance(models, list) or not models:
+        raise SchemaDriftError(f"{response.url}: 'models' is not a non-empty list")
+    for model in models:
+        if not isinstance(model, dict) or any(key not in model for key in MODEL_KEYS):
+            raise SchemaDriftError(f"{response.url}: model without {MODEL_KEYS}: {model!r:.120}")
+    return models
+
+
+def _offer(model: dict[str, Any], response: RawResponse) -> Offer | None:
+    vendor, name, ram, interface = (
+        _text(model, key, response) for key in ("vendor", "model", "ram", "interface")
+    )
+    label = f"{vendor}-{name}-{ram}-{interface}"
+    price = model["price"]
+    if price is None:
+        return None
+    if not isinstance(price, dict):
+        raise SchemaDriftError(f"{response.url}: {label}: price is not an object")
+    amount, currency = price.get(PRICE_FIELD), price.get("currency")
+    if isinstance(amount, bool) or not isinstance(amount, int | float | str):
+        raise SchemaDriftError(f"{response.url}: {label}: no numeric price.{PRICE_FIELD}")
+    if not isinstance(currency, str) or not _CURRENCY.match(currency):
+        raise SchemaDriftError(f"{response.url}: {label}: price currency {currency!r}")
+    return Offer(
+        provider=SLUG,
+        instance_type=label,
+        region=REGION,
+        gpu_name=f"{vendor} {name} {interface}",
+        gpu_count=Decimal(1),
+        vram_gb_reported=_vram_gb(ram, label, response),
+        pricing=PricingModel.ON_DEMAND,
+        price=decimal(amount),
+        currency=currency,
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.GPU,
+        source_url=response.url,
+        observed_at=response.fetched_at,
+    )
+
+
+def _text(model: dict[str, Any], key: str, response: RawResponse) -> str:
+    value = model[key]
+    if not isinstance(value, str) or not value.strip():
+        raise SchemaDriftError(f"{response.url}: model {key} is {value!r}, expected text")
+    return value.strip()
+
+
+def _vram_gb(ram: str, label: str, response: RawResponse) -> Decimal:
+    match = _RAM.match(ram)
+    if match is None:
+        raise SchemaDriftError(f"{response.url}: {label}: memory {ram!r} is not like '80Gi'")
+    if match["unit"] == "Gi":
+        return gb_from_gib(match["num"])
+    return decimal(match["num"])
+
+
+PROVIDER = Provider(
+    slug=SLUG,
+    name="Akash Network",
+    homepage=HOMEPAGE,
+    fetch=fetch,
+    parse=parse,
+    token_env=None,
+    kind="marketplace",
+    notes="Console API market prices: per GPU model, providers' best bids, weighted by capacity.",
+)
