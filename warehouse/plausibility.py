@@ -153,8 +153,8 @@ def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
 def _repeated(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
     groups: dict[tuple[Any, ...], list[MarketOffer]] = defaultdict(list)
     for o in offers:
-        groups[(o.scrape_id, o.price, o.currency, o.price_unit, o.price_per)].append(o)
-    for (_, price, currency, unit, per), members in groups.items():
+        groups[(o.provider, o.scrape_id, o.price, o.currency, o.price_unit, o.price_per)].append(o)
+    for (_, _, price, currency, unit, per), members in groups.items():
         models = {o.gpu_id or f"name:{o.gpu_name}" for o in members}
         if len(models) < REPEAT_MIN_GPUS:
             continue
