@@ -143,6 +143,10 @@ def load_seeds(con: duckdb.DuckDBPyConnection, seeds_dir: Path = SEEDS_DIR) -> d
         "insert or replace into fx_rates values (date '1970-01-01', 'USD', 1, 'seed:identity')"
     )
     counts["fx_rates"] = len(fx_rows) + 1
+    from warehouse.fx import load_ecb_history  # fx uses bulk_insert from this module
+
+    # The ECB's own rates for every working day (skipped when this file is already stored).
+    counts["fx_rates_ecb_history"] = load_ecb_history(con).stored
 
     from warehouse.facts import load_fact_seeds  # facts uses bulk_insert from this module
 

