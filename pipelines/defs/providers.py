@@ -72,7 +72,7 @@ def _check_results(
     for codes in (suspect or {}).values():
         for code in codes:
             reason_counts[code] = reason_counts.get(code, 0) + 1
-    metadata: dict[str, dict[str, object]] = {
+    metadata: dict[str, dict[str, str | int]] = {
         "gpus_resolve": {"unresolved_gpus": ", ".join(unresolved or [])},
         "prices_plausible": {
             "suspect_offers": len(suspect or {}),
