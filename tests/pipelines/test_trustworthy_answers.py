@@ -69,9 +69,7 @@ def test_runpod_mig_1g_24gb_slice_is_24_gb_not_96(client):
 
 
 def test_vast_h100_mib_report_does_not_replace_the_datasheet_80_gb(client):
-    h100 = _items(
-        client, provider="vast", gpu=["h100-sxm", "h100-pcie"], include_suspect="true"
-    )
+    h100 = _items(client, provider="vast", gpu=["h100-sxm", "h100-pcie"], include_suspect="true")
     assert h100
     for item in h100:
         assert item["vram_gb_per_gpu"] == item["vram_gb_usable"] == 80
