@@ -12,14 +12,15 @@ Rules (each a ``Reason.code``):
 ``below_market`` / ``above_market``
     For each canonical GPU, pricing kind and kind of product (instances and serverless tiers
     apart: per-second serverless billing costs more per GPU-hour by design), every *provider*
-    contributes the median of its own
-    offers' USD per GPU-hour (so a marketplace with 100 listings counts once). An offer is
-    compared with the median of the *other* providers' medians, needing at least
-    ``MIN_OTHER_PROVIDERS`` (3) of them: below ``LOW_FACTOR`` (1/4) of it or above
-    ``HIGH_FACTOR`` (10x) is suspect. Real same-GPU prices across providers spread by about 3x
-    (a marketplace's cheapest RTX 4090 vs a hyperscaler's on-demand one); placeholder and unit
-    errors sit far outside that. The high side is wider because big clouds' list prices are
-    legitimately several times a neocloud's.
+    contributes the median of its own offers' USD per GPU-hour (so a marketplace with 100
+    listings counts once). An offer is compared with the *other* providers' medians, needing at
+    least ``MIN_OTHER_PROVIDERS`` (3) of them: below ``LOW_FACTOR`` (1/4) of their lower
+    quartile, or above ``HIGH_FACTOR`` (10x) of their median, is suspect. The low side looks
+    at the cheap end of the market on purpose: same-GPU prices are bimodal (hyperscalers list
+    an A100 at 3-4x a neocloud, a marketplace sits below both), so a quarter of the overall
+    median would flag real marketplace bargains, while a quarter of the cheap end only catches
+    placeholders and unit errors (cents read as dollars, a month read as an hour). The high
+    side is wider because big clouds' list prices are legitimately several times a neocloud's.
 ``repeated_price``
     One exact quoted price (amount, currency, unit, basis) given in one scrape to at least
     ``REPEAT_MIN_GPUS`` (4) different GPU models whose datasheet memory differs by
@@ -51,7 +52,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from statistics import median
+from statistics import median, quantiles
 from typing import Any
 
 import duckdb
@@ -138,16 +139,28 @@ def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
         others = [m for p, m in market.items() if p != o.provider]
         if len(others) < MIN_OTHER_PROVIDERS:
             continue
-        reference = median(others)
-        ratio = o.usd_per_gpu_hour / reference
-        where = (
-            f"{o.usd_per_gpu_hour:.4f} USD/GPU-h is {ratio:.3g}x the median "
-            f"{reference:.4f} of {len(others)} other providers' {o.gpu_id} {o.pricing} prices"
-        )
-        if ratio < LOW_FACTOR:
-            yield o.offer_id, Reason("below_market", where)
-        elif ratio > HIGH_FACTOR:
-            yield o.offer_id, Reason("above_market", where)
+        cheap_end = quantiles(others, n=4, method="inclusive")[0]
+        middle = median(others)
+        price = o.usd_per_gpu_hour
+        market = f"{len(others)} other providers' {o.gpu_id} {o.pricing} prices"
+        if price < cheap_end * LOW_FACTOR:
+            yield (
+                o.offer_id,
+                Reason(
+                    "below_market",
+                    f"{price:.4f} USD/GPU-h is {price / cheap_end:.3g}x the lower quartile "
+                    f"{cheap_end:.4f} of {market}",
+                ),
+            )
+        elif price > middle * HIGH_FACTOR:
+            yield (
+                o.offer_id,
+                Reason(
+                    "above_market",
+                    f"{price:.4f} USD/GPU-h is {price / middle:.3g}x the median "
+                    f"{middle:.4f} of {market}",
+                ),
+            )
 
 
 def _repeated(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
