@@ -233,3 +233,24 @@ def test_runpod_050_placeholder_feeds_no_market_history(client):
     buckets = body.get("items") or body.get("buckets")
     assert buckets
     assert all(b["min_usd_per_gpu_hour"] > 0.5 for b in buckets)
+
+
+def test_suspect_prices_and_memory_reports_turn_warn_checks_yellow_not_red():
+    import dagster as dg
+
+    from pipelines.defs.providers import _check_results
+
+    results = {
+        r.check_name: r
+        for r in _check_results(
+            "runpod",
+            [],
+            suspect={"1x NVIDIA H200 NVL community on_demand 0.5 USD": ["repeated_price"]},
+            vram_mismatches=["vbm-72c-480gb-gh200-gpu: GH200 reported 480 GB, datasheet 96 GB"],
+        )
+    }
+    for name in ("prices_plausible", "vram_matches_datasheet"):
+        assert results[name].passed is False
+        assert results[name].severity == dg.AssetCheckSeverity.WARN
+    assert results["prices_plausible"].metadata["suspect_offers"].value == 1
+    assert results["non_empty"].passed and results["no_price_jumps"].passed
