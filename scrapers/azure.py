@@ -3,8 +3,11 @@
 Live: ``GET https://prices.azure.com/api/retail/prices`` (no auth) with
 ``api-version=2023-01-01-preview``, ``meterRegion='primary'`` and an OData ``$filter`` for
 Consumption prices of the GPU VM families (armSkuName containing ``Standard_NC``, ``_ND``,
-``_NG`` or ``_NV``). Pages are followed through ``NextPageLink`` until it is null, with a hard
-page cap. Docs: https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices
+``_NG`` or ``_NV``). Pages are followed through ``NextPageLink``: a null, empty or missing link
+ends paging (the documented last page says ``"NextPageLink": null``); any other value must be an
+https URL on the prices host, else ``SchemaDriftError``. Every page must carry an ``Items`` list
+(drift otherwise), and ``MAX_PAGES`` caps the walk with a ``FetchError`` that says the cap was hit.
+Docs: https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices
 
 Known layouts:
 
@@ -15,7 +18,9 @@ Known layouts:
 The price API names SKUs but not GPUs, so GPU model, GPU count, VRAM, vCPUs and RAM come from
 the VM size table below (``_SERIES``), one row per series citing its Microsoft Learn page. An
 in-scope row whose SKU is not in the table raises ``SchemaDriftError`` naming the SKU, so the
-table gets extended instead of the row being guessed.
+table gets extended instead of the row being guessed. Sizes that the price list carries but
+Microsoft Learn does not document (ND H100 v5 and ND A100 v4 variants) are in the table only with
+the facts their series page fixes (GPU model, 8 GPUs per VM) and ``None`` for the rest.
 
 Row rules, applied in this order (exclusions are counted by ``parse_with_exclusions``):
 
@@ -23,6 +28,9 @@ Row rules, applied in this order (exclusions are counted by ``parse_with_exclusi
    whole 1- or 3-year term although ``unitOfMeasure`` still says "1 Hour" (see the documented
    sample response), which an ``Offer`` cannot express without converting units here. The live
    query asks for ``priceType eq 'Consumption'`` only, so these appear only in other captures.
+   A row without ``type`` cannot be told from one and raises (``lacks ... type``): that is how
+   another tool's processed table (region/skuName/pricePerHour rows, reservation totals possibly
+   mixed in) fails instead of becoming hourly offers.
    ``DevTestConsumption`` -> excluded (``dev_test``): Dev/Test subscription rates, not retail.
    Any other ``type`` raises.
 2. ``unitOfMeasure`` must be "1 Hour" on every Consumption row: the price is per VM (instance)
@@ -67,6 +75,7 @@ from scrapers.parsing import decimal, gb_from_gib, json_body
 
 PROVIDER_SLUG = "azure"
 PRICES_URL = "https://prices.azure.com/api/retail/prices"
+_PRICES_HOST = httpx.URL(PRICES_URL).host
 HOMEPAGE = "https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"
 API_VERSION = "2023-01-01-preview"
 TOKEN_ENV = None
@@ -103,9 +112,11 @@ _LEARN = "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-acc
 
 @dataclass(frozen=True, slots=True)
 class _VmSize:
-    gpu_count: Decimal  # a fraction for partitioned GPUs (NVadsA10_v5, NVv4, NGads V620)
-    vcpus: int
-    ram_gib: int  # Microsoft Learn states VM memory in GiB
+    # a fraction for partitioned GPUs (NVadsA10_v5, NC A10 v4, NVads V710 v5, NVv4, NGads V620):
+    # the share of one whole GPU, as other providers' shared GPUs are modelled
+    gpu_count: Decimal
+    vcpus: int | None  # None: size not documented (variants below)
+    ram_gib: int | None  # Microsoft Learn states VM memory in GiB; None: not documented
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +166,20 @@ _SERIES: dict[str, _VmSeries] = {
         _LEARN + "nccadsh100v5-series",
         {"Standard_NCC40ads_H100_v5": _VmSize(_n(1), 40, 320)},
     ),
+    "NC_A10_v4": _VmSeries(
+        # No Microsoft Learn size page for NC A10 v4 was found. Shares: 16 vCPUs per whole A10,
+        # as gpuhunt's azure provider scales its VRAM (24 GB x min(1, vCPUs/16)) and as Azure's
+        # resource-SKU capabilities (the generated AKS size list in microsoft/aspire,
+        # AksNodeVmSizes.cs: 1, 1, 2 GPUs rounded up; 100, 200, 400 GB memory) agree.
+        "NVIDIA A10",
+        _n(24),
+        "https://aspire.dev/reference/api/csharp/aspire.hosting.azure.kubernetes/standardncadsa10v4/",
+        {
+            "Standard_NC8ads_A10_v4": _VmSize(_HALF, 8, 100),
+            "Standard_NC16ads_A10_v4": _VmSize(_n(1), 16, 200),
+            "Standard_NC32ads_A10_v4": _VmSize(_n(2), 32, 400),
+        },
+    ),
     "NCasT4_v3": _VmSeries(
         "NVIDIA T4",
         _n(16),
@@ -195,11 +220,52 @@ _SERIES: dict[str, _VmSeries] = {
         _LEARN + "ndh100v5-series",
         {"Standard_ND96isr_H100_v5": _VmSize(_n(8), 96, 1900)},
     ),
+    "ND_H100_v5 variants": _VmSeries(
+        # Sizes the Retail Prices API lists under the ND H100 v5 products ("NDsr H100 v5",
+        # "NDsrf H100 v5", "NDsH100v5", "NDsfH100v5") that the series page does not table (it
+        # lists ND96isr only). What the page fixes for every ND H100 v5 VM: 8 H100 SXM 80GB.
+        # vCPUs: the size name's number (Azure naming convention, vm-naming-conventions);
+        # memory: undocumented. ARM names as spelled in public SKU tables, not guessed.
+        "NVIDIA H100 SXM 80GB",
+        _n(80),
+        _LEARN + "ndh100v5-series",
+        {
+            "Standard_ND96is_H100_v5": _VmSize(_n(8), 96, None),
+            "Standard_ND96isrf_H100_v5": _VmSize(_n(8), 96, None),
+            "Standard_ND96is_flex_H100_v5": _VmSize(_n(8), 96, None),
+            "Standard_ND96is_noIB_H100_v5": _VmSize(_n(8), 96, None),
+        },
+    ),
+    "ND_A100_v4 variants": _VmSeries(
+        # Priced under "NDasr A100 v4" beside ND96asr_v4, at the same prices in the 2025-06
+        # capture; the series page tables ND96asr_v4 only (8 A100 40GB).
+        "NVIDIA A100 SXM4 40GB",
+        _n(40),
+        _LEARN + "ndasra100v4-series",
+        {"Standard_ND96asr_A100_v4": _VmSize(_n(8), 96, None)},
+    ),
+    "NDm_A100_v4 variants": _VmSeries(
+        # Priced under "NDamsr A100 v4" beside ND96amsr_A100_v4 (same price in the 2025-06
+        # capture); the series page tables ND96amsr only (8 A100 80GB).
+        "NVIDIA A100 SXM4 80GB",
+        _n(80),
+        _LEARN + "ndma100v4-series",
+        {"Standard_ND96ams_A100_v4": _VmSize(_n(8), 96, None)},
+    ),
     "ND_H200_v5": _VmSeries(
         "NVIDIA H200",
         _n(141),  # 1128 GB accelerator memory over 8 GPUs
         _LEARN + "ndh200v5-series",
         {"Standard_ND96isr_H200_v5": _VmSize(_n(8), 96, 1850)},
+    ),
+    "ND_GB200_v6": _VmSeries(
+        # 4 Blackwell GPUs per VM (two Grace CPUs, NVLink 5); the host spec gives 192 GiB per GPU
+        # and the size table 192 under "Accelerator-Memory (GB)" for the 4-GPU size, i.e. per GPU
+        # here (unlike H100 v5's 640 total). 128 vCPUs, 900 GiB.
+        "NVIDIA GB200",
+        _n(192),
+        _LEARN + "nd-gb200-v6-series",
+        {"Standard_ND128isr_NDR_GB200_v6": _VmSize(_n(4), 128, 900)},
     ),
     "ND_MI300X_v5": _VmSeries(
         "AMD Instinct MI300X",
@@ -224,6 +290,20 @@ _SERIES: dict[str, _VmSeries] = {
             "Standard_NV36ads_A10_v5": _VmSize(_n(1), 36, 440),
             "Standard_NV36adms_A10_v5": _VmSize(_n(1), 36, 880),
             "Standard_NV72ads_A10_v5": _VmSize(_n(2), 72, 880),
+        },
+    ),
+    "NVads_V710_v5": _VmSeries(
+        # Accelerators tab: 1/6, 1/3, 1/2, 1, 1 GPU with 4, 8, 12, 24, 24 GB, so a whole V710
+        # is 24 GB here (the page's figure, not AMD's board total). Memory: the host spec's GiB.
+        "AMD Radeon PRO V710",
+        _n(24),
+        _LEARN + "nvadsv710-v5-series",
+        {
+            "Standard_NV4ads_V710_v5": _VmSize(_SIXTH, 4, 16),
+            "Standard_NV8ads_V710_v5": _VmSize(_THIRD, 8, 32),
+            "Standard_NV12ads_V710_v5": _VmSize(_HALF, 12, 64),
+            "Standard_NV24ads_V710_v5": _VmSize(_n(1), 24, 128),
+            "Standard_NV28adms_V710_v5": _VmSize(_n(1), 28, 160),
         },
     ),
     "NVv3": _VmSeries(
@@ -266,17 +346,21 @@ _SIZES: dict[str, tuple[_VmSeries, _VmSize]] = {
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """GET every page of GPU VM Consumption prices, following ``NextPageLink`` until null.
+    """GET every page of GPU VM Consumption prices, following ``NextPageLink`` to the last page.
 
-    No auth (``token`` is ignored). Raises ``FetchError`` when a request fails or more than
-    ``MAX_PAGES`` pages come back, ``SchemaDriftError`` when a page is not a known layout.
+    No auth (``token`` is ignored). Raises ``FetchError`` when a request fails or the
+    ``MAX_PAGES`` cap is hit with a further page announced, ``SchemaDriftError`` when a page is
+    not a known layout, lacks ``Items``, or links somewhere other than the prices API.
     """
     responses: list[RawResponse] = []
     url: str | None = PRICES_URL
     params: dict[str, str] | None = QUERY_PARAMS
     while url is not None:
         if len(responses) == MAX_PAGES:
-            raise FetchError(f"GET {PRICES_URL}: still a NextPageLink after {MAX_PAGES} pages")
+            raise FetchError(
+                f"GET {PRICES_URL}: page cap MAX_PAGES={MAX_PAGES} hit; page {MAX_PAGES} still "
+                f"links to {url}"
+            )
         response = http.get(client, url, params=params)
         responses.append(response)
         # NextPageLink is a complete URL (filter and $skip included): follow it as given.
@@ -310,15 +394,23 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
 
 
 def _next_page_link(response: RawResponse) -> str | None:
+    """The next page's URL; None on the last page (link null, empty or not sent at all)."""
     body = json_body(response)
     if isinstance(body, list):  # the bare items layout has no paging
         return None
-    if not isinstance(body, dict) or "Items" not in body:
+    if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
         raise SchemaDriftError(f"{response.url}: expected the retail prices envelope with Items")
     link = body.get("NextPageLink")
-    if link is not None and not isinstance(link, str):
+    if link is None:
+        return None
+    if not isinstance(link, str):
         raise SchemaDriftError(f"{response.url}: NextPageLink is not a URL: {link!r}")
-    return link or None
+    if not link.strip():
+        return None
+    next_url = httpx.URL(link.strip())
+    if next_url.scheme != "https" or next_url.host != _PRICES_HOST:
+        raise SchemaDriftError(f"{response.url}: NextPageLink leaves the prices API: {link!r}")
+    return str(next_url)
 
 
 def _page_items(response: RawResponse) -> tuple[list[Any], str | None]:
@@ -388,8 +480,8 @@ def _parse_item(
         gpu_name=series.gpu_name,
         gpu_count=size.gpu_count,
         vram_gb_reported=series.vram_gb_per_gpu,
-        vcpus=Decimal(size.vcpus),
-        ram_gb=gb_from_gib(size.ram_gib),
+        vcpus=None if size.vcpus is None else Decimal(size.vcpus),
+        ram_gb=None if size.ram_gib is None else gb_from_gib(size.ram_gib),
         pricing=PricingModel.SPOT if spot else PricingModel.ON_DEMAND,
         price=price,
         currency=_currency(item, envelope_currency, response, index),
