@@ -20,9 +20,14 @@ Known layouts, each recognised explicitly from the response content (anything el
 - ``cloud API instance-types``: ``{"data": {<name>: {"instance_type": {...},
   "regions_with_capacity_available": [...]}}}``.
 
-Documented exclusion rules (the only rows that produce no offer):
-- a row priced "CONTACT SALES" has no public price;
-- an API instance type with ``specs.gpus == 0`` is not a GPU SKU.
+Documented exclusion rules (the only rows that produce no offer; counted by
+``parse_with_exclusions``, keyed by rule):
+- a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, e.g. "CONTACT
+  SALES") is counted under that marker, in the tab panels and the 2024 flat table;
+- ``unpriced_cell``: a tab-panel price cell that is empty or only a dash ("-", "–", "—"): the
+  live 4x/2x/1x panels list some plans without a price. One such row never fails the page;
+  any other non-price text still raises ``SchemaDriftError``;
+- ``no_gpu``: an API instance type with ``specs.gpus == 0`` is not a GPU SKU.
 
 Units: RAM and storage are printed in GiB/TiB (and once in TB) and stored as decimal GB; VRAM is
 stored as printed (GB). Prices stay as printed: per GPU-hour or per instance-hour, USD. The API's
@@ -32,8 +37,8 @@ stored as printed (GB). Prices stay as printed: per GPU-hour or per instance-hou
 from __future__ import annotations
 
 import base64
-import logging
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -73,7 +78,8 @@ SLUG = "lambda"
 CURRENCY = "USD"
 GLOBAL_REGION = "global"
 
-_log = logging.getLogger(__name__)
+# Tab-panel price cells that mean "no price listed" (the unpriced_cell rule).
+_UNPRICED_CELLS = frozenset({"", "-", "\u2013", "\u2014"})
 
 _TAB_HEADERS = ("", "VRAM/GPU", "VCPUS", "RAM", "STORAGE", "PRICE/GPU/HR")
 _2023_ON_DEMAND_HEADERS = ("GPUS", "VRAM PER GPU", "VCPUS", "RAM", "STORAGE", "PRICE")
@@ -137,25 +143,31 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     a response that yields no offers. Byte-identical bodies are parsed once: replay answers every
     request of one scrape with the same capture.
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        parsed = _parse_response(response)
+        parsed = _parse_response(response, excluded)
         if not parsed:
             raise SchemaDriftError(f"{response.url}: no offers found")
         offers.extend(parsed)
-    return ensure_unique(offers)
+    return ensure_unique(offers), excluded
 
 
-def _parse_response(response: RawResponse) -> list[Offer]:
+def _parse_response(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     if response.body.lstrip()[:1] == b"{":
-        return _parse_api(json_body(response), response.fetched_at)
+        return _parse_api(json_body(response), response.fetched_at, excluded)
     tree = html_body(response)
     if tree.css_first('[role="tabpanel"]') is not None:
-        return _parse_tabs(tree, response.fetched_at)
+        return _parse_tabs(tree, response.fetched_at, excluded)
     if any(_headers(table) == _2023_ON_DEMAND_HEADERS for table in tree.css("table")):
         return _parse_2023(tree, response.fetched_at)
     if "PRICE/GPU/HR" in (tree.body.text() if tree.body else "").upper():
-        return _parse_flat_table(response)
+        return _parse_flat_table(response, excluded)
     raise SchemaDriftError(
         f"{response.url}: unknown layout (no pricing tab panels, no 2023 on-demand table, "
         "no PRICE/GPU/HR table)"
@@ -165,7 +177,9 @@ def _parse_response(response: RawResponse) -> list[Offer]:
 # --- lambda.ai/pricing, tab panels (2026) -------------------------------------------------------
 
 
-def _parse_tabs(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
+def _parse_tabs(
+    tree: LexborHTMLParser, observed_at: datetime, excluded: Counter[str]
+) -> list[Offer]:
     tab_labels = {
         tab.attributes.get("id"): tab.text(strip=True) for tab in tree.css('[role="tab"]')
     }
@@ -191,6 +205,14 @@ def _parse_tabs(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
             }
             if tuple(cells) != _TAB_HEADERS[1:]:
                 raise SchemaDriftError(f"{plan!r} row cells changed: {list(cells)}")
+            price_text = cells["PRICE/GPU/HR"]
+            marker = no_price_marker(price_text)
+            if marker is not None:
+                excluded[marker] += 1
+                continue
+            if " ".join(price_text.split()) in _UNPRICED_CELLS:
+                excluded["unpriced_cell"] += 1
+                continue
             vram = gb_from_size(cells["VRAM/GPU"])
             offers.append(
                 _offer(
@@ -201,7 +223,7 @@ def _parse_tabs(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
                     vcpus=_integer(cells["VCPUS"], f"{plan} vCPUs"),
                     ram_gb=gb_from_size(cells["RAM"]),
                     storage_gb=gb_from_size(cells["STORAGE"]),
-                    price=_fullmatch(_PRICE_BARE, cells["PRICE/GPU/HR"], f"{plan} price"),
+                    price=_fullmatch(_PRICE_BARE, price_text, f"{label} {plan} price"),
                     price_per=PricePer.GPU,
                     source_url=PRICING_URL,
                     observed_at=observed_at,
@@ -213,7 +235,7 @@ def _parse_tabs(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
 # --- lambdalabs.com/service/gpu-cloud, one flat table (2024) ------------------------------------
 
 
-def _parse_flat_table(response: RawResponse) -> list[Offer]:
+def _parse_flat_table(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     """Rows read with ``html_tables``: the 2024 capture starts inside the table, and a tree
     builder would drop its ``<tr>``/``<td>``. Column order (the header row is cut from the
     capture): name, VRAM/GPU, vCPUs, RAM, STORAGE, PRICE/GPU/HR; each cell's format is checked."""
@@ -229,8 +251,9 @@ def _parse_flat_table(response: RawResponse) -> list[Offer]:
             name_match = _FLAT_ROW_NAME.fullmatch(name)
             if name_match is None:
                 raise SchemaDriftError(f"gpu-cloud row {name!r} is not 'On-demand|Reserved Nx GPU'")
-            if no_price_marker(price_text):
-                _log.info("lambda: %r has no public price (%s); not an offer", name, price_text)
+            marker = no_price_marker(price_text)
+            if marker is not None:
+                excluded[marker] += 1
                 continue
             if name_match["kind"] != "On-demand":
                 raise SchemaDriftError(f"{name!r} has a price but no known term")
@@ -351,7 +374,7 @@ def _parse_2023_reserved(table: LexborNode, observed_at: datetime) -> Iterator[O
 # --- Cloud API: GET /api/v1/instance-types -------------------------------------------------------
 
 
-def _parse_api(payload: Any, observed_at: datetime) -> list[Offer]:
+def _parse_api(payload: Any, observed_at: datetime, excluded: Counter[str]) -> list[Offer]:
     """One offer per region with capacity; a type with capacity nowhere keeps its list price
     as one ``global`` offer (the price is the same in every region)."""
     data = require(payload.get("data") if isinstance(payload, dict) else None, "API 'data'")
@@ -373,7 +396,7 @@ def _parse_api(payload: Any, observed_at: datetime) -> list[Offer]:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (cents, gpus, vcpus)):
             raise SchemaDriftError(f"API instance type {key!r}: price/gpus/vcpus not integers")
         if gpus == 0:
-            _log.info("lambda: API type %r has no GPU; not a GPU offer", name)
+            excluded["no_gpu"] += 1
             continue
         if not isinstance(regions, list):
             raise SchemaDriftError(f"API instance type {key!r}: regions is not a list")

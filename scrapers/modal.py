@@ -11,12 +11,31 @@ raises ``SchemaDriftError``.
 Each tier is billed per GPU while a function runs: one serverless offer per tier, price per GPU,
 region "global". The CPU and memory rows of the panel are not GPU prices and are not read.
 ``gpu_name`` is the tier name, except where ``DEFAULT_GPU_NAMES`` names the exact part of an
-A100/H100 tier (the tier name stays in ``instance_type``).
+A100/H100 tier (the tier name stays in ``instance_type``). Tier names are read generically:
+the 2025-09+ labels ("Nvidia RTX PRO 6000", "Nvidia A10", the rename of "A10G" in Modal's GPU
+docs) become ``modal-rtx-pro-6000`` / ``modal-a10`` with the printed name as ``gpu_name``.
+
+Sandboxes: Modal bills Sandboxes at their own rates (its docs: "Sandbox resources and
+pricing"; the Sandbox CPU rate is not the Function rate), so a Sandbox price is not the GPU
+function price this scraper publishes. Decision: Sandbox prices are excluded and counted, not
+parsed as their own instance type, because no capture of that section exists to say whether
+its GPU rows are full prices or multipliers. A Sandbox section is recognised in document
+order: an ``<h1>``-``<h4>`` heading or a ``<p>`` heading whose text starts with "Sandbox" opens
+it, the next ``<h1>``-``<h4>`` without that word closes it. The Function "GPU Tasks" heading
+is the one outside such a section and must be unique.
+
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+
+- ``sandbox_price``: each ``div.line-item`` row listed under a "GPU Tasks" heading inside a
+  Sandbox section, or in the element right after a "Sandbox..." ``<p>`` heading;
+- a GPU row whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``) is counted
+  under that marker. Any other unreadable row still raises ``SchemaDriftError``.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -33,7 +52,7 @@ from scrapers.base import (
     RawResponse,
     SchemaDriftError,
 )
-from scrapers.parsing import html_body, money, node_text
+from scrapers.parsing import html_body, money, no_price_marker, node_text
 
 PROVIDER_SLUG = "modal"
 PRICING_URL = "https://modal.com/pricing"
@@ -43,6 +62,8 @@ GPU_SECTION_HEADING = "GPU Tasks"
 ROW_SELECTOR = "div.line-item"
 PRICE_SELECTOR = "p.price"
 INSTANCE_TYPE_PREFIX = "modal-"
+SANDBOX_WORD = "sandbox"
+SECTION_TAGS = frozenset({"h1", "h2", "h3", "h4"})
 # The unit span's text with whitespace removed and lower-cased -> the price unit.
 UNITS: dict[str, PriceUnit] = {
     "/sec": PriceUnit.SECOND,
@@ -77,19 +98,52 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     Raises ``SchemaDriftError`` when the "GPU Tasks" section, a row's name, price or unit is
     missing or unknown, when a tier appears twice, and when a page yields no GPU row.
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many rows each documented exclusion rule dropped."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in responses:
-        offers.extend(_parse_pricing_page(response))
-    return offers
+        found = _parse_pricing_page(response, excluded)
+        if not found:
+            raise SchemaDriftError(f"{response.url}: no priced GPU row under GPU Tasks")
+        offers.extend(found)
+    return offers, excluded
 
 
-def _parse_pricing_page(response: RawResponse) -> list[Offer]:
+def _sections(response: RawResponse) -> tuple[list[Any], list[Any]]:
+    """(Function "GPU Tasks" headings, Sandbox headings whose next element lists rows)."""
     tree = html_body(response)
-    headings = [p for p in tree.css("p") if node_text(p) == GPU_SECTION_HEADING]
+    if tree.body is None:
+        raise SchemaDriftError(f"{response.url}: empty page")
+    functions: list[Any] = []
+    sandbox: list[Any] = []
+    in_sandbox = False
+    for node in tree.body.traverse():
+        if node.tag in SECTION_TAGS:
+            in_sandbox = node_text(node).lower().startswith(SANDBOX_WORD)
+        elif node.tag == "p":
+            text = node_text(node)
+            if text == GPU_SECTION_HEADING:
+                (sandbox if in_sandbox else functions).append(node)
+            elif text.lower().startswith(SANDBOX_WORD):
+                in_sandbox = True
+                sandbox.append(node)
+    return functions, sandbox
+
+
+def _parse_pricing_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
+    headings, sandbox = _sections(response)
     if len(headings) != 1:
         raise SchemaDriftError(
             f"{response.url}: expected one {GPU_SECTION_HEADING!r} heading, found {len(headings)}"
         )
+    for heading in sandbox:
+        listed = _next_element(heading)
+        if listed is not None and listed.tag == "div":
+            excluded["sandbox_price"] += len(listed.css(ROW_SELECTOR))
     section = _next_element(headings[0])
     if section is None or section.tag != "div":
         raise SchemaDriftError(f"{response.url}: no list of GPU rows after {GPU_SECTION_HEADING!r}")
@@ -99,7 +153,9 @@ def _parse_pricing_page(response: RawResponse) -> list[Offer]:
     offers: list[Offer] = []
     seen: set[str] = set()
     for row in rows:
-        offer = _parse_row(row, response)
+        offer = _parse_row(row, response, excluded)
+        if offer is None:
+            continue
         if offer.instance_type in seen:
             raise SchemaDriftError(f"{response.url}: GPU tier {offer.instance_type!r} listed twice")
         seen.add(offer.instance_type)
@@ -115,12 +171,16 @@ def _next_element(node: Any) -> Any:
     return sibling
 
 
-def _parse_row(row: Any, response: RawResponse) -> Offer:
+def _parse_row(row: Any, response: RawResponse, excluded: Counter[str]) -> Offer | None:
     name_node = row.css_first("p")
     price_node = row.css_first(PRICE_SELECTOR)
     if name_node is None or price_node is None or name_node is price_node:
         raise SchemaDriftError(f"{response.url}: GPU row without a name and a price: {row.html}")
     name = node_text(name_node)
+    marker = no_price_marker(node_text(price_node))
+    if marker is not None:
+        excluded[marker] += 1
+        return None
     unit_node = price_node.css_first("span")
     if unit_node is None:
         raise SchemaDriftError(f"{response.url}: {name}: price without a unit")

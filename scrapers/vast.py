@@ -13,6 +13,8 @@ Known layouts:
   ``instance_type`` = ``offer-<id>`` (Vast's own offer id), region = ``geolocation`` ("Texas,
   US"; ``unknown`` when absent). ``dph_total`` -> on-demand, ``min_bid`` (the lowest accepted
   bid for an interruptible rental) -> spot. Both are USD per hour for the whole offer.
+  A ``min_bid`` of 0 is a valid field value (the offer states no bid floor), not a price of
+  zero: the on-demand offer is kept and the spot offer is counted under ``zero_min_bid``.
 - **Reduced offers** (the recorded capture): a bare array of ``{gpu_name, gpu_ram, num_gpus,
   dph_total}`` with no id and no location. Identical rows are distinct offers (different
   machines at the same price) and cannot be told apart, so ``instance_type`` is
@@ -21,6 +23,12 @@ Known layouts:
   is kept. Region is ``unknown``; only the on-demand price exists.
 
 Offers are per instance (``price_per`` instance) for ``num_gpus`` GPUs; VRAM is per GPU.
+
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+
+- ``zero_min_bid``: a full offer whose ``min_bid`` is 0 yields no spot offer (see above).
+  A negative ``min_bid``, and a ``dph_total`` that is absent or not positive, still raise
+  ``SchemaDriftError``: an on-demand offer without a price is not an offer.
 """
 
 from __future__ import annotations
@@ -81,20 +89,27 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from the full ``{"offers": [...]}`` shape or the reduced bare array.
 
     Raises ``SchemaDriftError`` when the body is neither shape, an offer lacks a field the
-    shape requires or has a non-positive price, or there are no offers at all.
+    shape requires or has a non-positive on-demand price (or a negative ``min_bid``), or there
+    are no offers at all.
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many prices each documented exclusion rule dropped."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         document = json_body(response)
         if isinstance(document, dict) and isinstance(document.get("offers"), list):
-            offers.extend(_parse_full(document["offers"], response))
+            offers.extend(_parse_full(document["offers"], response, excluded))
         elif isinstance(document, list):
             offers.extend(_parse_reduced(document, response))
         else:
             raise SchemaDriftError(f"{response.url}: neither an 'offers' list nor an offer array")
     if not offers:
         raise SchemaDriftError("no offers found")
-    return ensure_unique(offers)
+    return ensure_unique(offers), excluded
 
 
 def _field(offer: dict[str, Any], name: str) -> Any:
@@ -116,7 +131,7 @@ def _optional(offer: dict[str, Any], name: str) -> Decimal | None:
     return decimal(value) if value is not None else None
 
 
-def _parse_full(rows: list[Any], response: RawResponse) -> list[Offer]:
+def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     offers = []
     for row in rows:
         if not isinstance(row, dict):
@@ -140,10 +155,15 @@ def _parse_full(rows: list[Any], response: RawResponse) -> list[Offer]:
         offers.append(
             Offer(**common, pricing=PricingModel.ON_DEMAND, price=_positive(row, "dph_total"))
         )
-        if row.get("min_bid") is not None:
-            offers.append(
-                Offer(**common, pricing=PricingModel.SPOT, price=_positive(row, "min_bid"))
-            )
+        if row.get("min_bid") is None:
+            continue
+        min_bid = decimal(row["min_bid"])
+        if min_bid == 0:
+            excluded["zero_min_bid"] += 1
+        elif min_bid < 0:
+            raise SchemaDriftError(f"offer {row.get('id', '?')}: min_bid is {min_bid}")
+        else:
+            offers.append(Offer(**common, pricing=PricingModel.SPOT, price=min_bid))
     return offers
 
 

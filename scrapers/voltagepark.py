@@ -15,8 +15,9 @@ so offers carry ``price_per`` gpu and ``gpu_count`` = the smallest rentable coun
 Rules:
 
 - an on-demand card ("On-demand" heading, any case) -> one ``on_demand`` offer;
-- a card whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``) is counted
-  under that marker;
+- a card whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, or one of
+  this page's own ``CARD_NO_PRICE_MARKERS`` such as "Contact for pricing") is counted under
+  that marker, whatever the card's kind: one unpriced card never fails the page;
 - ``reserve_card``: a priced card whose heading says "Reserve" (e.g. "Long-Term Reserve") is
   counted, not emitted: the page states no term in months, which a reserved offer needs;
 - any other priced card raises ``SchemaDriftError`` (a plan kind this scraper does not know);
@@ -57,6 +58,9 @@ CARD_BODY_CLASSES = ("pricing11_divider", "pricing11_feature-list")  # mark a re
 CARD_FEATURE_CLASS = "pricing11_feature"
 PRICE_SUFFIX = "/hr"
 ON_DEMAND_PREFIX = "on-demand"
+# Price headings this page uses for "no public price", beside parsing.NO_PRICE_MARKERS.
+# Matched whole, case- and space-insensitive, like those.
+CARD_NO_PRICE_MARKERS = frozenset({"contact for pricing"})
 RESERVE_WORD = "reserve"
 
 _GPU_RANGE = re.compile(r"\b(?P<low>\d+)\s*-\s*(?P<high>\d+)\s+(?P<gpu>.+?)\s+GPUs\b")
@@ -129,6 +133,11 @@ def _cards(response: RawResponse) -> list[_Card]:
     return cards
 
 
+def _no_price_marker(text: str) -> str | None:
+    normalised = " ".join(text.split()).lower()
+    return no_price_marker(text) or (normalised if normalised in CARD_NO_PRICE_MARKERS else None)
+
+
 def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> Offer | None:
     heading = node_text(card.heading)
     if not card.has_body:
@@ -141,7 +150,7 @@ def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> O
             f"{response.url}: plan card {heading!r} has {len(card.prices)} price headings"
         )
     text = card.prices[0]
-    marker = no_price_marker(text)
+    marker = _no_price_marker(text)
     if marker is not None:
         excluded[marker] += 1
         return None

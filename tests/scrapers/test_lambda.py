@@ -93,6 +93,54 @@ def test_2026_01_every_tab_panel_present_is_parsed() -> None:
     assert by_name["8x NVIDIA H100 SXM (80 GB)"].gpu_count == 8
 
 
+def _with_panel(label_index: int, price_changes: dict[bytes, bytes]) -> bytes:
+    """The real 2026-01 page plus a copy of its 8x panel relabelled as another tab's panel
+    (in memory), with some of the copy's price cells rewritten."""
+    body = CAPTURE_2026.read_bytes()
+    start = body.index(b'<div role="tabpanel"')
+    end = body.index(b"</table>", start) + len(b"</table>")
+    panel = (
+        body[start:end]
+        .replace(b"tabpanel-0", f"tabpanel-{label_index}".encode())
+        .replace(b'"tab-0"', f'"tab-{label_index}"'.encode())
+    )
+    for old, new in price_changes.items():
+        cell = b'<td data-label="PRICE/GPU/HR*">' + old + b"</td>"
+        assert panel.count(cell) == 1, old
+        panel = panel.replace(cell, b'<td data-label="PRICE/GPU/HR*">' + new + b"</td>")
+    return body[:end] + b"</div>" + panel
+
+
+@pytest.mark.parametrize(
+    ("tab", "label", "cell", "rule"),
+    [
+        (3, "1x", b"", "unpriced_cell"),
+        (2, "2x", b" &#8211; ", "unpriced_cell"),
+        (1, "4x", b"-", "unpriced_cell"),
+        (3, "1x", b"Contact Sales", "contact sales"),
+    ],
+)
+def test_2026_unpriced_cell_in_a_smaller_tab_is_counted_not_drift(
+    tab: int, label: str, cell: bytes, rule: str
+) -> None:
+    # Regression: one unpriced row in the 1x/2x/4x panels failed the whole page.
+    body = _with_panel(tab, {b"$2.99": cell})
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2026, body)])
+    by_name = _by_name(offers)
+    assert excluded == {rule: 1}
+    assert len(offers) == 5 + 4
+    assert f"{label} NVIDIA H100 SXM (80 GB)" not in by_name
+    assert by_name["8x NVIDIA H100 SXM (80 GB)"].price == Decimal("2.99")
+    assert by_name[f"{label} NVIDIA B200 SXM6 (180 GB)"].price == Decimal("4.99")
+    assert by_name[f"{label} NVIDIA B200 SXM6 (180 GB)"].gpu_count == int(label[0])
+
+
+def test_2026_other_text_in_a_price_cell_is_still_drift() -> None:
+    body = _with_panel(3, {b"$2.99": b"from $2"})
+    with pytest.raises(SchemaDriftError, match="1x NVIDIA H100 SXM price"):
+        lambda_cloud.parse([_raw(CAPTURE_2026, body)])
+
+
 def test_2026_01_agrees_with_the_2026_02_parsed_page() -> None:
     # Cross-check only: another tool's parse of the same page a month later. The 8x rows are
     # the ones whose vCPU counts match the 8x panel; their per-GPU prices must agree.
@@ -119,6 +167,7 @@ def test_2024_11_flat_table_prices_read_off_the_page() -> None:
     by_name = _by_name(offers)
     # 18 rows; "Reserved 8x NVIDIA H100 SXM" says CONTACT SALES: no public price, no offer.
     assert len(offers) == 17
+    assert lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2024)])[1] == {"contact sales": 1}
     assert all(o.pricing is PricingModel.ON_DEMAND for o in offers)
     assert all(o.source_url == "https://lambdalabs.com/service/gpu-cloud" for o in offers)
     assert all(o.price_per is PricePer.GPU for o in offers)  # "$2.99 / GPU / hr"
@@ -307,6 +356,8 @@ def test_api_instance_types_one_offer_per_region_with_capacity() -> None:
         ("gpu_8x_h100_sxm5", "us-west-2"),
         ("gpu_1x_a10", "global"),  # no capacity anywhere: its list price, once
     }  # cpu_4x_general has no GPU: excluded by rule
+    excluded = lambda_cloud.parse_with_exclusions([_api_raw(_doc_shaped_instance_types())])[1]
+    assert excluded == {"no_gpu": 1}
     h100 = by_key[("gpu_8x_h100_sxm5", "us-east-1")]
     assert h100.price == Decimal("23.92")  # 2392 cents per instance-hour
     assert h100.price_per is PricePer.INSTANCE

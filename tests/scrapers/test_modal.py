@@ -108,6 +108,72 @@ def test_tier_listed_twice_raises() -> None:
         modal.parse([_raw(body)])
 
 
+def test_new_tier_labels_rtx_pro_6000_and_a10_are_read() -> None:
+    # Modal's GPU docs now list A10 (was A10G) and RTX-PRO-6000; relabel two real rows.
+    body = (
+        CAPTURE.read_bytes()
+        .replace(b">Nvidia A10G<", b">Nvidia A10<")
+        .replace(b">Nvidia L40S<", b">Nvidia RTX PRO 6000<")
+    )
+    offers = _by_type(modal.parse([_raw(body)]))
+    assert len(offers) == 9
+    assert (offers["modal-a10"].gpu_name, offers["modal-a10"].price) == (
+        "Nvidia A10",
+        Decimal("0.000306"),
+    )
+    pro = offers["modal-rtx-pro-6000"]
+    assert (pro.gpu_name, pro.price, pro.vram_gb_reported) == (
+        "Nvidia RTX PRO 6000",
+        Decimal("0.000542"),
+        None,
+    )
+
+
+def _gpu_rows() -> bytes:
+    """The real capture's GPU Tasks row list (heading + div), as a block to copy."""
+    body = CAPTURE.read_bytes()
+    start = body.index(b'<p class="font-medium text-lg mb-2">GPU Tasks</p>')
+    end = body.index(b'<hr class="my-5', start)
+    return body[start:end]
+
+
+def _with_after_memory(block: bytes) -> bytes:
+    body = CAPTURE.read_bytes()
+    at = body.index(b"/ GiB / sec</span></p>")
+    at = body.index(b"</div>", at) + len(b"</div>")
+    return body[:at] + block + body[at:]
+
+
+def test_sandbox_section_with_its_own_gpu_tasks_is_excluded_and_counted() -> None:
+    # Constructed: a Sandboxes section after the Function prices, with its own "GPU Tasks"
+    # list at other prices. The Function offers are unchanged; each Sandbox row is counted.
+    sandbox_rows = _gpu_rows().replace(b"$0.00", b"$0.01")
+    body = _with_after_memory(b'<h3 class="marketing-h4">Sandboxes</h3> ' + sandbox_rows)
+    offers, excluded = modal.parse_with_exclusions([_raw(body)])
+    assert excluded == {"sandbox_price": 9}
+    assert offers == modal.parse([_raw()])
+
+
+def test_sandbox_paragraph_heading_rows_are_excluded_and_counted() -> None:
+    rows = _gpu_rows().split(b"</p>", 1)[1].replace(b"$0.00", b"$0.02")
+    body = _with_after_memory(b'<p class="font-medium text-lg mb-2">Sandbox GPUs</p>' + rows)
+    offers, excluded = modal.parse_with_exclusions([_raw(body)])
+    assert excluded == {"sandbox_price": 9}
+    assert [o.price for o in offers] == [o.price for o in modal.parse([_raw()])]
+
+
+def test_unpriced_gpu_row_is_counted_and_a_second_function_list_is_drift() -> None:
+    body = CAPTURE.read_bytes().replace(
+        b'$0.001736 <span class="text-light-green/60">/ sec</span>', b"Contact us"
+    )
+    offers, excluded = modal.parse_with_exclusions([_raw(body)])
+    assert excluded == {"contact us": 1}
+    assert "modal-b200" not in _by_type(offers) and len(offers) == 8
+    # A second GPU Tasks list outside any Sandbox section is not guessed at.
+    with pytest.raises(SchemaDriftError, match="expected one 'GPU Tasks' heading, found 2"):
+        modal.parse([_raw(_with_after_memory(_gpu_rows()))])
+
+
 def test_fetch_gets_the_pricing_page() -> None:
     body = CAPTURE.read_bytes()
     requests: list[httpx.Request] = []

@@ -137,6 +137,29 @@ def test_full_offer_without_location_or_bid() -> None:
     assert (offer.region, offer.pricing) == ("unknown", PricingModel.ON_DEMAND)
 
 
+def test_min_bid_of_zero_keeps_the_offer_and_counts_the_missing_spot_price() -> None:
+    # Regression: a min_bid of 0 failed the whole provider ("min_bid is 0"). It is a valid
+    # value (no bid floor), not a free spot rental: on-demand stays, spot is counted.
+    offers, excluded = vast.parse_with_exclusions(
+        [_full(_offer(1, min_bid=0), _offer(2, min_bid=0.0), _offer(3))]
+    )
+    assert [(o.instance_type, o.pricing) for o in offers] == [
+        ("offer-1", PricingModel.ON_DEMAND),
+        ("offer-2", PricingModel.ON_DEMAND),
+        ("offer-3", PricingModel.ON_DEMAND),
+        ("offer-3", PricingModel.SPOT),
+    ]
+    assert all(o.price > 0 for o in offers)
+    assert excluded == {"zero_min_bid": 2}
+
+
+def test_negative_min_bid_and_zero_on_demand_price_are_drift() -> None:
+    with pytest.raises(SchemaDriftError, match=r"min_bid is -0\.1"):
+        vast.parse([_full(_offer(1, min_bid=-0.1))])
+    with pytest.raises(SchemaDriftError, match="dph_total is 0"):
+        vast.parse([_full(_offer(1, dph_total=0))])
+
+
 def test_full_offer_without_id_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="missing 'id'"):
         vast.parse([_full(_offer(7, id=None))])

@@ -84,6 +84,25 @@ def test_unknown_priced_plan_is_schema_drift_and_contact_sales_is_counted() -> N
     assert excluded == {"contact sales": 1, "truncated_card": 1}
 
 
+def test_contact_for_pricing_card_is_counted_not_drift() -> None:
+    # Regression: a "Contact for pricing" card failed the whole page ("is not per hour").
+    body = CARDS_2025_07.read_bytes()
+    assert body.count(b"$2.49/hr") == 1
+    body = body.replace(b"$2.49/hr", b"Contact  for Pricing")
+    offers, excluded = voltagepark.parse_with_exclusions([_raw(body)])
+    assert [(o.instance_type, o.price) for o in offers] == [
+        ("On-Demand, Ethernet", Decimal("1.99"))
+    ]
+    assert excluded == {"contact for pricing": 1, "truncated_card": 1}
+
+
+def test_every_card_unpriced_is_still_drift() -> None:
+    body = CARDS_2025_07.read_bytes()
+    body = body.replace(b"$2.49/hr", b"Contact for pricing").replace(b"$1.99/hr", b"Contact sales")
+    with pytest.raises(SchemaDriftError, match="no on-demand plan card with a price"):
+        voltagepark.parse([_raw(body)])
+
+
 def test_fetch_requests_the_live_pricing_page() -> None:
     seen: list[httpx.Request] = []
 
