@@ -18,6 +18,15 @@ Known layouts:
 In replay every request is answered with the same capture, so the same entries arrive once per
 request: identical offers for one instance type and region are kept once, different ones raise.
 
+Regions: ``fetch`` asks for every region in ``REGIONS``. A region whose price file answers
+HTTP 404 (AWS publishes no file for it) is skipped; so is a region that fails in any other way
+once an earlier region has answered (the host works: the failure is that region's). Each skip
+is logged as a warning on this module's logger and listed by ``fetch_with_skips``; the skipped
+region's response is simply not returned, so its offers are absent from the scrape and the
+other regions' offers are published. A failure before any region has answered means the host
+itself is failing and fails the provider at once (all regions share one host: trying the
+other 21, each with retries, would only delay the same error), as does no region answering.
+
 Rows: only GPU instances. An entry whose ``Instance Family`` is "GPU instance" or whose family
 (``p5`` of ``p5.48xlarge``) is in ``_FAMILIES`` must be known down to its size, else
 ``SchemaDriftError`` naming it, so the table gets extended. Other entries (CPU, FPGA, Trainium
@@ -27,6 +36,7 @@ and Inferentia instances) are excluded (``not_gpu``), as are entries with pre-in
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -39,6 +49,7 @@ import httpx
 
 from scrapers import http
 from scrapers.base import (
+    FetchError,
     Offer,
     PricePer,
     PriceUnit,
@@ -93,13 +104,18 @@ _STORAGE = re.compile(
     r"^(?P<disks>\d+) x (?P<size>[\d,]+)(?: (?P<unit>GB|TB))?(?: NVMe)?(?: SSD| HDD)?$"
 )
 _MEMORY = re.compile(r"^(?P<gib>[\d,.]+) GiB$")
+# ``http.request`` fails a non-retryable status at once with "<METHOD> <url>: HTTP <status>"
+_HTTP_STATUS = re.compile(r": HTTP (?P<status>\d{3})$")
+MISSING_REGION_STATUS = 404
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class _Family:
     gpu_name: str
     vram_gb_per_gpu: Decimal  # per GPU as AWS documents it (its "GiB" are the vendor's "GB")
-    gpus_by_size: Mapping[str, int]
+    gpus_by_size: Mapping[str, int | Decimal]  # a fraction: the instance's share of one GPU
     doc_url: str
 
 
@@ -123,7 +139,36 @@ _SMALL_1_MID_4_BIG_8 = {
 # https://aws.amazon.com/blogs/compute/amazon-ec2-p4d-instances-deep-dive/), P5 is 8 H100s with
 # 80 GB HBM3 each and 900 GB/s NVSwitch (SXM5; only the SXM part has HBM3 at 80 GB), P3/P3dn
 # are V100 SXM2 modules on NVLink, P5e/P5en are H200 (SXM, the part AWS names H200).
+#
+# G6f/Gr6f are fractional L4 instances: each size gets a fixed share of one L4 (an NVIDIA vGPU
+# profile: L4-3Q on g6f.large/xlarge, L4-6Q on g6f.2xlarge, L4-12Q on g6f.4xlarge and
+# gr6f.4xlarge, i.e. 3/6/12 of the L4's 24 GB). ``gpu_count`` is that share (0.125, 0.25,
+# 0.5), as for GCP's G4 shares; ``vram_gb_per_gpu`` stays the whole L4's 24 GB. G7 is the
+# RTX PRO 4500 Blackwell Server Edition (32 GB GDDR7 per GPU), G7e the RTX PRO 6000 Blackwell
+# Server Edition (96 GB); both 1 GPU up to 8xlarge, then 2 / 4 / 8 at 12x / 24x / 48xlarge.
+# Sources: the accelerated-computing specs (INSTANCE_SPECS_URL) and the family pages on each
+# row (https://aws.amazon.com/ec2/instance-types/g6/, .../g7/, .../g7e/).
+_SHARES_OF_ONE_L4 = {
+    "large": Decimal("0.125"),
+    "xlarge": Decimal("0.125"),
+    "2xlarge": Decimal("0.25"),
+    "4xlarge": Decimal("0.5"),
+}
+_G7_SIZES = {
+    "2xlarge": 1,
+    "4xlarge": 1,
+    "8xlarge": 1,
+    "12xlarge": 2,
+    "24xlarge": 4,
+    "48xlarge": 8,
+}
 _FAMILIES: dict[str, _Family] = {
+    "g7e": _Family(
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition", Decimal(96), _G7_SIZES, _TYPES + "g7e/"
+    ),
+    "g7": _Family(
+        "NVIDIA RTX PRO 4500 Blackwell Server Edition", Decimal(32), _G7_SIZES, _TYPES + "g7/"
+    ),
     "p6-b300": _Family("NVIDIA B300", Decimal("268.5"), {"48xlarge": 8}, _TYPES + "p6/"),
     "p6-b200": _Family("NVIDIA B200", Decimal(179), {"48xlarge": 8}, _TYPES + "p6/"),
     "p5en": _Family("NVIDIA H200", Decimal(141), {"48xlarge": 8}, _TYPES + "p5/"),
@@ -141,6 +186,8 @@ _FAMILIES: dict[str, _Family] = {
     "g6e": _Family("NVIDIA L40S", Decimal(48), _SMALL_1_MID_4_BIG_8, _TYPES + "g6e/"),
     "g6": _Family("NVIDIA L4", Decimal(24), _SMALL_1_MID_4_BIG_8, _TYPES + "g6/"),
     "gr6": _Family("NVIDIA L4", Decimal(24), {"4xlarge": 1, "8xlarge": 1}, _TYPES + "g6/"),
+    "g6f": _Family("NVIDIA L4", Decimal(24), _SHARES_OF_ONE_L4, _TYPES + "g6/"),
+    "gr6f": _Family("NVIDIA L4", Decimal(24), {"4xlarge": Decimal("0.5")}, _TYPES + "g6/"),
     "g5": _Family("NVIDIA A10G", Decimal(24), _SMALL_1_MID_4_BIG_8, _TYPES + "g5/"),
     "g5g": _Family(
         "NVIDIA T4G",
@@ -192,9 +239,35 @@ def region_url(region_name: str) -> str:
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """GET the on-demand Linux price file of every region in ``REGIONS``, one request each.
 
-    No auth (``token`` is ignored). Raises ``FetchError`` when any request fails.
+    No auth (``token`` is ignored). Skipped regions (see the module docstring) are logged as
+    warnings and their responses left out. Raises ``FetchError`` when the first request to
+    answer fails for any reason other than HTTP 404, or when no region answers at all.
     """
-    return [http.get(client, region_url(name)) for name in REGIONS]
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the skipped regions: region code -> the one-line ``FetchError`` text."""
+    responses: list[RawResponse] = []
+    skipped: dict[str, str] = {}
+    for name, code in REGIONS.items():
+        try:
+            responses.append(http.get(client, region_url(name)))
+        except FetchError as exc:
+            if not responses and not _is_missing_region(exc):
+                raise
+            skipped[code] = str(exc)
+            _log.warning("aws: region %s skipped, its offers are not in this scrape: %s", code, exc)
+    if not responses:
+        raise FetchError(f"AWS EC2 price files: no region answered ({len(skipped)} skipped)")
+    return responses, skipped
+
+
+def _is_missing_region(exc: FetchError) -> bool:
+    match = _HTTP_STATUS.search(str(exc))
+    return match is not None and int(match["status"]) == MISSING_REGION_STATUS
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:

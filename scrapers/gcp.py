@@ -3,7 +3,10 @@
 Two sources, both parsed; replay answers every request with one capture, so ``parse`` tells
 them apart per response by content:
 
-- **GPU pricing page** (always fetched, no auth): ``GET https://cloud.google.com/compute/gpus-pricing``.
+- **Accelerator-optimized pricing page** (always fetched, no auth): ``GET
+  https://cloud.google.com/products/compute/pricing/accelerator-optimized`` (the "View prices"
+  link of the Accelerator-optimized family on https://cloud.google.com/compute/all-pricing;
+  compute/gpus-pricing lists per-GPU prices only, no machine-type tables).
   Its machine-type tables ("Machine type | GPU | Components | Price (USD) | ...") give one
   offer per accelerator-optimized machine type (``a3-highgpu-8g``, ``g2-standard-4``) and
   pricing column, priced per instance per hour. The tables show one region at a time: the
@@ -12,7 +15,9 @@ them apart per response by content:
   A100 "running in Americas" SKU ($2.933908, 2025-06 capture) + the A2 12 vCPU / 85 GiB
   us-central1 rate ($0.739477); in us-east4 the A100 alone costs $3.101559926.
 - **Cloud Billing Catalog API** (only when ``GCP_API_KEY`` is set):
-  ``GET https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=...&pageSize=5000``,
+  ``GET https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?pageSize=5000``
+  with the key in the ``X-Goog-Api-Key`` header (never in the URL, which is archived;
+  https://cloud.google.com/docs/authentication/api-keys-use),
   following ``nextPageToken`` (as ``pageToken``) with a hard page cap. Docs:
   https://cloud.google.com/billing/docs/reference/rest/v1/services.skus/list . Every GPU SKU
   is a price per GPU per hour: one offer per GPU model, location and pricing model.
@@ -47,6 +52,11 @@ dropped them, so the region then comes from the description's location via
 locations with no public region id ("Phoenix", "Alabama", ...) keep the location, slugged
 (``americas``, ``phoenix``). An unknown location raises.
 
+A page that yields no machine-type price is drift when it is the only source; when the SKU
+list answered with GPU prices it is counted (``page_without_prices``) and logged as a warning,
+and the SKU offers are published. Likewise, with a key, a page that cannot be fetched is logged
+and skipped when the SKU pages answer.
+
 Page rules: series heading rows ("A3 High") are skipped; DWS Flex-start, DWS Calendar Mode and
 Compute Flexible CUD columns are not emitted (``page_dws`` / ``page_flex_cud`` count their
 prices): flexible CUDs are spend-based and would give a second 12/36-month reserved price for
@@ -57,6 +67,7 @@ non-price text raises.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -89,12 +100,13 @@ from scrapers.parsing import (
 
 PROVIDER_SLUG = "gcp"
 HOMEPAGE = "https://cloud.google.com/compute/gpus-pricing"
-PRICING_PAGE_URL = "https://cloud.google.com/compute/gpus-pricing"
+PRICING_PAGE_URL = "https://cloud.google.com/products/compute/pricing/accelerator-optimized"
 COMPUTE_ENGINE_SERVICE = "6F81-5844-456A"
 SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_ENGINE_SERVICE}/skus"
 SKU_PAGE_SIZE = 5000  # the API's maximum and default page size
 MAX_SKU_PAGES = 40  # Compute Engine has tens of thousands of SKUs: ~10 pages at 5000
 TOKEN_ENV = "GCP_API_KEY"
+API_KEY_HEADER = "X-Goog-Api-Key"
 PAGE_REGION = "us-central1"  # the pricing page's default region selection (Iowa)
 PAGE_CURRENCY = "USD"
 
@@ -165,6 +177,8 @@ _SPOT_ATTACHMENT = "Spot Preemptible"
 _DWS_FLEX_ATTACHMENT = "DWS Defined Duration"
 _VRAM_IN_NAME = re.compile(r"\b(\d+)GB\b")
 
+_log = logging.getLogger(__name__)
+
 # Pricing page: column headings (prefix match) -> what the column holds.
 _PAGE_REQUIRED_COLUMNS = ("Machine type", "GPU", "Components")
 _PAGE_PRICE_COLUMNS: dict[str, tuple[PricingModel, int | None]] = {
@@ -226,23 +240,33 @@ SKU_GPU_NAMES: dict[str, str] = {
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """GET the GPU pricing page and, when ``token`` (an API key) is set, every SKU page.
+    """GET the accelerator-optimized pricing page and, when ``token`` (an API key) is set,
+    every SKU page.
 
     Without a key only the page is fetched (the page alone is a complete scrape for one
-    region), so a missing key never fails the provider. The key travels as the ``key`` query
-    parameter, as the Catalog API documents, and is removed from the recorded URL. Raises
-    ``FetchError`` when a request fails or ``MAX_SKU_PAGES`` pages still end in a page token.
+    region), so a missing key never fails the provider. The key travels in the
+    ``X-Goog-Api-Key`` header, never in the URL. With a key, a page that cannot be fetched is
+    logged and left out when the SKU pages answer. Raises ``FetchError`` when the page fails
+    without a key, when a SKU request fails, or when ``MAX_SKU_PAGES`` pages still end in a
+    page token.
     """
-    responses = [http.get(client, PRICING_PAGE_URL)]
+    try:
+        responses = [http.get(client, PRICING_PAGE_URL)]
+    except FetchError as exc:
+        if not token:
+            raise
+        _log.warning("gcp: pricing page skipped, SKU prices only: %s", exc)
+        responses = []
     if not token:
         return responses
+    headers = {API_KEY_HEADER: token}
     page_token: str | None = None
     for _ in range(MAX_SKU_PAGES):
-        params: dict[str, str | int] = {"key": token, "pageSize": SKU_PAGE_SIZE}
+        params: dict[str, str | int] = {"pageSize": SKU_PAGE_SIZE}
         if page_token:
             params["pageToken"] = page_token
-        response = http.get(client, SKUS_URL, params=params)
-        responses.append(_without_key(response))
+        response = http.get(client, SKUS_URL, params=params, headers=headers)
+        responses.append(response)
         page_token = _next_page_token(response)
         if not page_token:
             return responses
@@ -266,11 +290,12 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     excluded: Counter[str] = Counter()
     sku_offers: list[Offer] = []
     sku_responses = 0
+    empty_pages: list[str] = []
     for response in distinct_bodies(responses):
         if response.body.lstrip()[:1] == b"<":
             found = _parse_pricing_page(response, excluded)
             if not found:
-                raise SchemaDriftError(f"{response.url}: no machine-type prices on the GPU page")
+                empty_pages.append(response.url)
             offers.extend(found)
         else:
             sku_responses += 1
@@ -279,24 +304,18 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     # One API page may hold no GPU SKU at all; the SKU list as a whole must.
     if sku_responses and not sku_offers:
         raise SchemaDriftError("Cloud Billing SKUs: no priced GPU SKU in any response")
+    if empty_pages:
+        if not sku_offers:
+            raise SchemaDriftError(f"{empty_pages[0]}: no machine-type prices on the GPU page")
+        excluded["page_without_prices"] += len(empty_pages)
+        _log.warning(
+            "gcp: no machine-type prices on %s; publishing the SKU prices only", empty_pages[0]
+        )
     offers.extend(sku_offers)
     return ensure_unique(offers), excluded
 
 
 # --- fetch helpers ------------------------------------------------------------------------
-
-
-def _without_key(response: RawResponse) -> RawResponse:
-    """The response with the API key removed from its URL (the URL is archived)."""
-    url = str(httpx.URL(response.url).copy_remove_param("key"))
-    return RawResponse(
-        url=url,
-        method=response.method,
-        status=response.status,
-        content_type=response.content_type,
-        body=response.body,
-        fetched_at=response.fetched_at,
-    )
 
 
 def _next_page_token(response: RawResponse) -> str | None:

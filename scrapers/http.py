@@ -51,6 +51,7 @@ SENSITIVE_HEADERS = frozenset(
     {
         "authorization",
         "proxy-authorization",
+        "x-goog-api-key",
         "cookie",
         "api-key",
         "api_key",

@@ -3,7 +3,7 @@ Dagster event log, the run's log output or an error message.
 
 Every provider that takes a token runs live (through ``pipelines.run.run_ingest``, Dagster
 logging at DEBUG) against a mock transport, with a recognisable secret in its token variable:
-RunPod (Bearer header), GCP (``key`` query parameter), DataCrunch (OAuth client credentials,
+RunPod (Bearer header), GCP (``X-Goog-Api-Key`` header), DataCrunch (OAuth client credentials,
 then a Bearer access token), Lambda (HTTP Basic), Hyperstack (``api_key`` header), Vast and
 Vultr (Bearer). Two servers: one that accepts the credentials, and one that rejects every
 credentialed request with HTTP 401 and an error page quoting the URL and the headers back.
@@ -194,4 +194,6 @@ def test_credentials_appear_nowhere(
         (where, secret) for where, text in places.items() for secret in SECRETS if secret in text
     ]
     assert leaks == []
-    assert "key=REDACTED" in places["warehouse tables"], "GCP's SKU URL is stored, redacted"
+    # GCP's key travels in the X-Goog-Api-Key header: the stored SKU URLs carry no key at all
+    assert "cloudbilling.googleapis.com" in places["warehouse tables"]
+    assert "skus?key=" not in places["warehouse tables"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from dataclasses import replace
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 from scrapers import aws, http
-from scrapers.base import PricePer, PriceUnit, PricingModel, SchemaDriftError
+from scrapers.base import FetchError, PricePer, PriceUnit, PricingModel, SchemaDriftError
 from tests.conftest import SNAPSHOTS, raw_from_capture
 
 CAPTURE = SNAPSHOTS / "aws" / "c2026-09_ec2-ondemand-pricing-page_json_gpu_7regions.json"
@@ -209,3 +210,160 @@ def test_fetch_requests_every_region_once() -> None:
     assert "authorization" not in requests[0].headers
     assert requests[0].headers["user-agent"] == http.USER_AGENT
     assert len(aws.parse(responses)) == 51
+
+
+# --- new families (entries built from the capture's g6e.xlarge entry) ---------------------
+
+
+def _with_entries(types: dict[str, tuple[str, str]]) -> bytes:
+    """The capture plus one us-east-1 entry per instance type: (vCPU, Memory), price 1.0."""
+    data = _capture()
+    entries = data[VIRGINIA]["regions"][VIRGINIA]
+    template = entries["g6e xlarge US East N. Virginia Linux"]
+    for instance_type, (vcpus, memory) in types.items():
+        entry = dict(template)
+        entry.update(
+            {"Instance Type": instance_type, "vCPU": vcpus, "Memory": memory, "price": "1.0"}
+        )
+        entry["Storage"] = "EBS only"
+        entries[f"{instance_type} US East N. Virginia Linux"] = entry
+    return json.dumps(data).encode()
+
+
+def test_fractional_l4_families_are_shares_of_one_gpu() -> None:
+    body = _with_entries(
+        {
+            "g6f.large": ("2", "8 GiB"),
+            "g6f.2xlarge": ("8", "32 GiB"),
+            "g6f.4xlarge": ("16", "64 GiB"),
+            "gr6f.4xlarge": ("16", "128 GiB"),
+        }
+    )
+    offers = aws.parse([_raw(body)])
+    shares = {
+        o.instance_type: (o.gpu_name, o.gpu_count, o.vram_gb_reported)
+        for o in offers
+        if o.instance_type.startswith(("g6f.", "gr6f."))
+    }
+    assert shares == {
+        "g6f.large": ("NVIDIA L4", Decimal("0.125"), 24),
+        "g6f.2xlarge": ("NVIDIA L4", Decimal("0.25"), 24),
+        "g6f.4xlarge": ("NVIDIA L4", Decimal("0.5"), 24),
+        "gr6f.4xlarge": ("NVIDIA L4", Decimal("0.5"), 24),
+    }
+    assert all(o.storage_gb is None for o in offers if o.instance_type.startswith("g6f."))
+
+
+def test_g7_and_g7e_are_rtx_pro_server_editions() -> None:
+    body = _with_entries(
+        {
+            "g7.2xlarge": ("8", "32 GiB"),
+            "g7.48xlarge": ("192", "768 GiB"),
+            "g7e.12xlarge": ("48", "512 GiB"),
+        }
+    )
+    offers = aws.parse([_raw(body)])
+    g7 = _offer(offers, "g7.48xlarge", "us-east-1")
+    assert (g7.gpu_name, g7.gpu_count, g7.vram_gb_reported) == (
+        "NVIDIA RTX PRO 4500 Blackwell Server Edition",
+        8,
+        32,
+    )
+    assert _offer(offers, "g7.2xlarge", "us-east-1").gpu_count == 1
+    g7e = _offer(offers, "g7e.12xlarge", "us-east-1")
+    assert (g7e.gpu_name, g7e.gpu_count, g7e.vram_gb_reported) == (
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        2,
+        96,
+    )
+
+
+def test_unknown_size_of_a_new_family_is_drift() -> None:
+    with pytest.raises(SchemaDriftError, match=r"unknown size g6f\.8xlarge"):
+        aws.parse([_raw(_with_entries({"g6f.8xlarge": ("32", "128 GiB")}))])
+
+
+# --- multi-region fetch: one region missing or failing ------------------------------------
+
+OHIO = "US East (Ohio)"
+
+
+def _fetch(handler, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    with (
+        caplog.at_level(logging.WARNING, logger="scrapers.aws"),
+        http.make_client(httpx.MockTransport(handler)) as client,
+    ):
+        return aws.fetch_with_skips(client, None)
+
+
+def test_region_answering_404_is_skipped_and_reported(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = CAPTURE.read_bytes()
+    missing = aws.region_url(OHIO)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == missing:
+            return httpx.Response(404, text="Not Found")
+        return httpx.Response(200, content=body, headers={"content-type": "application/json"})
+
+    responses, skipped = _fetch(handler, caplog, monkeypatch)
+    assert len(responses) == len(aws.REGIONS) - 1
+    assert missing not in {r.url for r in responses}
+    assert list(skipped) == ["us-east-2"]
+    assert "HTTP 404" in skipped["us-east-2"]
+    assert any("us-east-2" in r.getMessage() for r in caplog.records)
+    assert len(aws.parse(responses)) == 51  # the other regions' offers are all there
+
+
+def test_first_region_answering_404_is_skipped_too(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = CAPTURE.read_bytes()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == aws.region_url(VIRGINIA):
+            return httpx.Response(404)
+        return httpx.Response(200, content=body)
+
+    responses, skipped = _fetch(handler, caplog, monkeypatch)
+    assert list(skipped) == ["us-east-1"] and len(responses) == len(aws.REGIONS) - 1
+
+
+def test_later_region_failing_after_retries_is_skipped(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = CAPTURE.read_bytes()
+    calls: Counter[str] = Counter()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls[str(request.url)] += 1
+        if str(request.url) == aws.region_url(OHIO):
+            return httpx.Response(503)
+        return httpx.Response(200, content=body)
+
+    responses, skipped = _fetch(handler, caplog, monkeypatch)
+    assert calls[aws.region_url(OHIO)] == http.MAX_ATTEMPTS
+    assert "HTTP 503" in skipped["us-east-2"] and len(responses) == len(aws.REGIONS) - 1
+
+
+def test_first_region_failing_fails_the_provider(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: Counter[str] = Counter()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls[str(request.url)] += 1
+        return httpx.Response(500)
+
+    with pytest.raises(FetchError, match="HTTP 500"):
+        _fetch(handler, caplog, monkeypatch)
+    assert list(calls.values()) == [http.MAX_ATTEMPTS]  # the host is down: no other region
+
+
+def test_no_region_answering_fails_the_provider(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(FetchError, match="no region answered"):
+        _fetch(lambda request: httpx.Response(404), caplog, monkeypatch)

@@ -370,8 +370,11 @@ def test_fetch_with_key_follows_next_page_token() -> None:
     assert all(r.method == "GET" for r in requests)
     first, second = requests[1].url, requests[2].url
     assert first.copy_with(query=None) == httpx.URL(gcp.SKUS_URL)
-    assert dict(first.params) == {"key": API_KEY, "pageSize": "5000"}
-    assert dict(second.params) == {"key": API_KEY, "pageSize": "5000", "pageToken": "page-2"}
+    # the key travels in the X-Goog-Api-Key header, never in the (archived) URL
+    assert dict(first.params) == {"pageSize": "5000"}
+    assert dict(second.params) == {"pageSize": "5000", "pageToken": "page-2"}
+    assert requests[1].headers["x-goog-api-key"] == requests[2].headers["x-goog-api-key"] == API_KEY
+    assert "x-goog-api-key" not in requests[0].headers  # not sent to the pricing page
     # the key never reaches the recorded responses
     assert all(API_KEY not in r.url for r in responses)
     assert responses[2].url == f"{gcp.SKUS_URL}?pageSize=5000&pageToken=page-2"
@@ -394,3 +397,67 @@ def test_fetch_stops_at_the_page_cap() -> None:
 
     with http.make_client(httpx.MockTransport(handler)) as client, pytest.raises(FetchError):
         gcp.fetch(client, API_KEY)
+
+
+# --- live readiness: the page URL, an empty page beside a good SKU answer ------------------
+
+
+def test_page_url_is_the_accelerator_optimized_pricing_page() -> None:
+    assert gcp.PRICING_PAGE_URL == (
+        "https://cloud.google.com/products/compute/pricing/accelerator-optimized"
+    )
+
+
+_L4_SKUS = {
+    "skus": [_sku("Nvidia L4 GPU running in Americas", "0", 560040200, ["us-central1"])],
+    "nextPageToken": "",
+}
+_EMPTY_PAGE = b"<!doctype html><html><body><h1>Pricing</h1><p>No tables.</p></body></html>"
+
+
+def test_empty_page_with_a_good_sku_answer_publishes_the_skus(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "cloud.google.com":
+            return httpx.Response(200, content=_EMPTY_PAGE)
+        return httpx.Response(200, json=_L4_SKUS)
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses = gcp.fetch(client, API_KEY)
+    with caplog.at_level("WARNING", logger="scrapers.gcp"):
+        offers, excluded = gcp.parse_with_exclusions(responses)
+    assert [(o.region, o.price, o.price_per) for o in offers] == [
+        ("us-central1", Decimal("0.5600402"), PricePer.GPU)
+    ]
+    assert excluded["page_without_prices"] == 1
+    assert any("no machine-type prices" in r.getMessage() for r in caplog.records)
+
+
+def test_empty_page_without_sku_answer_is_still_drift() -> None:
+    with pytest.raises(SchemaDriftError, match="no machine-type prices"):
+        gcp.parse([_page_raw(_EMPTY_PAGE)])
+
+
+def test_page_404_with_a_key_keeps_the_sku_prices(caplog: pytest.LogCaptureFixture) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "cloud.google.com":
+            return httpx.Response(404, text="Not Found")
+        return httpx.Response(200, json=_L4_SKUS)
+
+    with (
+        caplog.at_level("WARNING", logger="scrapers.gcp"),
+        http.make_client(httpx.MockTransport(handler)) as client,
+    ):
+        responses = gcp.fetch(client, API_KEY)
+    assert [r.url for r in responses] == [f"{gcp.SKUS_URL}?pageSize=5000"]
+    assert len(gcp.parse(responses)) == 1
+    assert any("HTTP 404" in r.getMessage() for r in caplog.records)
+
+
+def test_page_404_without_a_key_fails_the_provider() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404)
+
+    with http.make_client(httpx.MockTransport(handler)) as client, pytest.raises(FetchError):
+        gcp.fetch(client, None)
