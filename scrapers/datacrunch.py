@@ -1,23 +1,49 @@
 """DataCrunch (now "Verda"): instance prices from the public API or the products page.
 
-Sources, chosen by ``fetch``:
+DataCrunch renamed itself Verda; its API is ``https://api.verda.com/v1`` ("Verda Cloud
+(formerly DataCrunch) API", https://api.verda.com/v1/docs; the Verda Python SDK's default
+``base_url``, github.com/DataCrunch-io/datacrunch-python ``verda/verda.py``). The slug stays
+``datacrunch`` (the snapshots folder).
 
-- **API** (when credentials are given): OAuth2 client credentials, ``POST /v1/oauth2/token``
-  with ``{"grant_type": "client_credentials", "client_id", "client_secret"}``, then
-  ``GET /v1/instance-types?currency=usd`` with ``Authorization: Bearer <access_token>``. No
-  pagination: the endpoint returns one JSON array. The shape (``instance_type``,
-  ``price_per_hour`` and ``spot_price`` as strings, ``dynamic_price``, ``currency``, and
-  ``cpu``/``gpu``/``memory``/``gpu_memory``/``storage`` objects with ``number_of_cores``,
-  ``number_of_gpus`` and ``size_in_gigabytes``) is the one in DataCrunch's own Python SDK
-  (github.com/DataCrunch-io/datacrunch-python, ``instance_types.py`` and its unit test).
-  ``gpu_memory.size_in_gigabytes`` is the instance total; it is divided by the GPU count.
-- **Products page** (no credentials): https://datacrunch.io/products has one table per GPU
-  model with the columns "Instance name, GPU model, GPU, CPU, RAM, VRAM, P2P, On demand price,
-  Dynamic price, Spot price". VRAM is the instance total there too (checked against the
-  per-GPU figure in the GPU model name). Prices are per instance-hour ("$29.10/h").
+Sources, tried in this order by ``fetch``:
+
+1. **Open API listing**: ``GET /v1/instance-types?currency=usd`` with no credentials. Verda's
+   docs say every request needs an access token "except for a few open endpoints". That this is
+   one of them is second-hand: a third-party probe (2026-09) reports that
+   https://api.verda.com/v1/openapi.json declares it with ``security: []`` and that
+   ``?currency=usd`` answered HTTP 200 without a token (it also reports ``dynamic_price`` as
+   deprecated: its absence is the ``no_dynamic_price`` exclusion below); a Terraform example
+   says "The current list of instance types is public: curl -s
+   https://api.verda.com/v1/instance-types". gpuhunt's ``verda`` provider uses the SDK, which
+   always authenticates, so it is no evidence either way. Used when it answers 2xx with a JSON
+   array.
+2. **OAuth API** (only when credentials are given): OAuth2 client credentials, ``POST
+   /v1/oauth2/token`` with ``{"grant_type": "client_credentials", "client_id",
+   "client_secret"}``, then the same listing with ``Authorization: Bearer <access_token>``.
+3. **Products page** (no credentials): https://datacrunch.io/products.
+
+The next source is tried only when the open listing gives a definite "not for you" answer: a
+4xx status (401/403: the endpoint is no longer open; 404: moved), or a 2xx that is not a JSON
+array (a login page). A timeout, refused connection or 5xx after retries raises ``FetchError``
+instead: an outage is reported, not hidden behind a fallback that would also double the load.
+Rejected credentials (OAuth 4xx) raise too, never fall back to the page: a configured key that
+stopped working must be seen.
+
+API shape: no pagination, one JSON array. ``instance_type``, ``price_per_hour`` and
+``spot_price`` as strings, ``dynamic_price``, ``currency``, and
+``cpu``/``gpu``/``memory``/``gpu_memory``/``storage`` objects with ``number_of_cores``,
+``number_of_gpus`` and ``size_in_gigabytes``, as in DataCrunch's own Python SDK
+(github.com/DataCrunch-io/datacrunch-python, ``instance_types.py`` and its unit test).
+``gpu_memory.size_in_gigabytes`` is the instance total; it is divided by the GPU count.
+
+Products page: one table per GPU model with the columns "Instance name, GPU model, GPU, CPU,
+RAM, VRAM, P2P, On demand price, Dynamic price, Spot price". VRAM is the instance total there too
+(checked against the per-GPU figure in the GPU model name). Prices are per instance-hour
+("$29.10/h").
 
 The token is ``"<client_id>:<client_secret>"``, from ``$DATACRUNCH_CREDENTIALS``.
-Only the instance-types response is returned for archiving, never the token response.
+Only the instance-types response (or the page) is returned for archiving, never the token
+response or a refused open-listing attempt.
 
 Pricing models: on-demand -> ``on_demand``; spot -> ``spot``; the "dynamic price" (a
 non-interruptible price that DataCrunch re-sets daily) -> ``dynamic``, its own pricing kind
@@ -54,11 +80,14 @@ from scrapers.base import (
 from scrapers.parsing import Cell, decimal, html_tables, json_body, money_at, no_price_marker
 
 PRODUCTS_URL = "https://datacrunch.io/products"
-HOMEPAGE = "https://datacrunch.io"
-API_BASE = "https://api.datacrunch.io/v1"
+HOMEPAGE = "https://verda.com"
+API_BASE = "https://api.verda.com/v1"
 TOKEN_URL = f"{API_BASE}/oauth2/token"
 INSTANCE_TYPES_URL = f"{API_BASE}/instance-types"
 INSTANCE_TYPES_PARAMS = {"currency": "usd"}
+# ``scrapers.http`` reports a non-retryable error status as "<METHOD> <url>: HTTP <status>"; a
+# 4xx there means "not open to us", the cue to try the next source.
+_CLIENT_ERROR = re.compile(r": HTTP 4\d\d$")
 # Optional: the page works without credentials. One variable holds "<client_id>:<client_secret>".
 TOKEN_ENV = "DATACRUNCH_CREDENTIALS"
 
@@ -77,14 +106,42 @@ _INTEGER = re.compile(r"^\d+$")
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """Instance types from the API when ``token`` ("client_id:client_secret") is given, else
-    the products page. Raises ``FetchError`` (also for a malformed token or a token response
-    without an access token)."""
-    if token is None:
-        return [http.get(client, PRODUCTS_URL)]
+    """The open instance-types listing; else, with ``token`` ("client_id:client_secret"), the
+    OAuth-authenticated listing; else the products page (the order and its reasons are in the
+    module docstring).
+
+    Raises ``FetchError`` for a malformed token (before any request), an unreachable or failing
+    API (no fallback on outages), rejected credentials, or a token response without an access
+    token.
+    """
+    credentials = _credentials(token) if token else None
+    listing = _open_listing(client)
+    if listing is not None:
+        return [listing]
+    if credentials is not None:
+        return [_oauth_listing(client, *credentials)]
+    return [http.get(client, PRODUCTS_URL)]
+
+
+def _credentials(token: str) -> tuple[str, str]:
     client_id, sep, client_secret = token.partition(":")
     if not sep or not client_id or not client_secret:
         raise FetchError(f"{TOKEN_URL}: DataCrunch token must be '<client_id>:<client_secret>'")
+    return client_id, client_secret
+
+
+def _open_listing(client: httpx.Client) -> RawResponse | None:
+    """The keyless listing, or None when the API answers that it is not open to us."""
+    try:
+        response = http.get(client, INSTANCE_TYPES_URL, params=INSTANCE_TYPES_PARAMS)
+    except FetchError as exc:
+        if _CLIENT_ERROR.search(str(exc)):
+            return None
+        raise
+    return response if response.body.lstrip()[:1] == b"[" else None
+
+
+def _oauth_listing(client: httpx.Client, client_id: str, client_secret: str) -> RawResponse:
     auth = http.post(
         client,
         TOKEN_URL,
@@ -99,14 +156,12 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
         access_token = json_body(auth)["access_token"]
     except (SchemaDriftError, KeyError, TypeError):
         raise FetchError(f"POST {TOKEN_URL}: response carries no access_token") from None
-    return [
-        http.get(
-            client,
-            INSTANCE_TYPES_URL,
-            params=INSTANCE_TYPES_PARAMS,
-            headers={"Authorization": f"Bearer {access_token}"},
-        )
-    ]
+    return http.get(
+        client,
+        INSTANCE_TYPES_URL,
+        params=INSTANCE_TYPES_PARAMS,
+        headers={"Authorization": f"Bearer {access_token}"},
+    )
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
@@ -294,7 +349,7 @@ PROVIDER = Provider(
     token_env=TOKEN_ENV,
     kind="cloud",
     notes=(
-        "API /v1/instance-types when DATACRUNCH_CLIENT_ID and DATACRUNCH_CLIENT_SECRET are set "
-        "(token 'id:secret'), else the products page"
+        "api.verda.com /v1/instance-types: the open listing, else with DATACRUNCH_CREDENTIALS "
+        "('client_id:client_secret') via OAuth, else the products page"
     ),
 )

@@ -1,10 +1,14 @@
 """RunPod: per-GPU hourly prices of Pods (Secure Cloud, Community Cloud, spot, savings plans).
 
-Live source: ``POST https://api.runpod.io/graphql`` with a ``gpuTypes`` query, authenticated with
-the API key from ``RUNPOD_API_KEY``. RunPod documents the key as an ``api_key`` query parameter
+Live source: ``POST https://api.runpod.io/graphql`` with a ``gpuTypes`` query. The query needs no
+key: gpuhunt's RunPod provider posts its ``gpuTypes`` queries (securePrice, communityPrice, the
+spot and savings-plan prices, secureCloud/communityCloud) to this endpoint with no credentials
+(github.com/dstackai/gpuhunt, ``src/gpuhunt/providers/runpod.py``, ``_make_request``). When
+``RUNPOD_API_KEY`` is set the key is sent too, so a rejected key fails the scrape instead of being
+ignored. RunPod documents the key as an ``api_key`` query parameter
 (https://docs.runpod.io/sdks/graphql/configurations); we send it as ``Authorization: Bearer``
 instead, which the API also accepts (the 2025-06 captures were fetched that way), so the key never
-lands in the recorded URL. One request, no pagination. No key -> ``MissingTokenError``.
+lands in the recorded URL. One request, no pagination.
 
 Known layouts, each recognised from the response content (anything else raises
 ``SchemaDriftError``):
@@ -38,7 +42,10 @@ Documented rules (the only prices that produce no offer):
   newest earlier observation of the same price that had a flag. The live query always asks
   for the flags;
 - ``oneWeekPrice`` (a 1-week savings plan) is not emitted: ``reserved_term_months`` is a whole
-  number of months and a week would be misreported as a month;
+  number of months and a week would be misreported as a month. Captures that carry it parse as
+  before; the live query no longer asks for it, since it is the one field of ours that gpuhunt's
+  keyless queries do not ask for, and one field refused to a keyless caller would fail the
+  whole GraphQL request;
 - ``lowestPrice`` without a cloud filter is the Community price (in the 2023 capture every
   non-null ``uninterruptablePrice`` equals ``communityPrice`` and every ``minimumBidPrice``
   equals ``communitySpotPrice``), so it is read only where the community fields are absent
@@ -73,7 +80,6 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import http
 from scrapers.base import (
-    MissingTokenError,
     Offer,
     PricePer,
     PriceUnit,
@@ -113,7 +119,6 @@ query GpuTypes {
     communityPrice
     secureSpotPrice
     communitySpotPrice
-    oneWeekPrice
     oneMonthPrice
     threeMonthPrice
     sixMonthPrice
@@ -163,24 +168,14 @@ _MIG_ID = re.compile(r"^(?P<gpu>\S.*?) MIG (?P<slices>\d+)g\.(?P<gb>\d+)gb$")
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """POST the ``gpuTypes`` GraphQL query with ``token`` as Bearer credentials.
+    """POST the ``gpuTypes`` GraphQL query; with ``token`` (``RUNPOD_API_KEY``) as Bearer
+    credentials when one is set, with no ``Authorization`` header otherwise.
 
-    Raises ``MissingTokenError`` without a token (RunPod's API needs a key) and ``FetchError``
-    (via ``scrapers.http``) when the API cannot be reached or rejects the key.
+    Raises ``FetchError`` (via ``scrapers.http``) when the API cannot be reached or rejects the
+    key (a set but rejected key is not retried without it: a wrong key should be seen).
     """
-    if not token:
-        raise MissingTokenError(
-            f"RunPod's GraphQL API needs an API key: set {TOKEN_ENV} "
-            "(console -> Settings -> API Keys, read-only is enough)"
-        )
-    return [
-        http.post(
-            client,
-            GRAPHQL_URL,
-            json={"query": GPU_TYPES_QUERY},
-            headers={"Authorization": f"Bearer {token}"},
-        )
-    ]
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    return [http.post(client, GRAPHQL_URL, json={"query": GPU_TYPES_QUERY}, headers=headers)]
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
@@ -565,8 +560,8 @@ PROVIDER = Provider(
     homepage="https://www.runpod.io",
     fetch=fetch,
     parse=parse,
-    token_env=TOKEN_ENV,
-    token_required=True,
+    token_env=TOKEN_ENV,  # optional: the gpuTypes query works without a key
+    token_required=False,
     kind="cloud",
     notes="GraphQL gpuTypes; Secure/Community on-demand, spot and savings plans per GPU-hour.",
 )

@@ -37,6 +37,7 @@ HOSTS = {
     "api.runpod.io": "runpod",
     "cloud.google.com": "gcp",
     "cloudbilling.googleapis.com": "gcp:skus",
+    "api.verda.com": "datacrunch",
     "console.vast.ai": "vast",
     "api.vultr.com": "vultr",
     "www.hyperstack.cloud": "hyperstack",

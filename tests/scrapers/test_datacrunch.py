@@ -198,68 +198,141 @@ def test_api_unexpected_envelope_is_schema_drift() -> None:
         datacrunch.parse([_api({"instance_types": _api_items()})])
 
 
-def test_fetch_without_token_gets_the_products_page() -> None:
-    seen: list[httpx.Request] = []
+# --- live fetch: which source, in which order ---------------------------------------------------
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(200, content=PAGE_2025_08.read_bytes())
+LISTING_URL = "https://api.verda.com/v1/instance-types?currency=usd"
+TOKEN_RESPONSE = {
+    "access_token": "access-123",
+    "refresh_token": "refresh-456",
+    "scope": "cloud-api-v1",
+    "token_type": "Bearer",
+    "expires_in": 3600,
+}
 
-    with http.make_client(httpx.MockTransport(handler)) as client:
-        responses = datacrunch.fetch(client, None)
-    assert [(r.method, str(r.url)) for r in seen] == [("GET", datacrunch.PRODUCTS_URL)]
-    assert seen[0].headers["User-Agent"] == http.USER_AGENT
-    assert "Authorization" not in seen[0].headers
+
+class Server:
+    """Answers like Verda: the open listing with ``listing`` (a status, or the items), the OAuth
+    token endpoint, the authenticated listing, and the products page."""
+
+    def __init__(self, listing: int | bytes, oauth_status: int = 200) -> None:
+        self.listing = listing
+        self.oauth_status = oauth_status
+        self.seen: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        if request.url.path == "/v1/oauth2/token":
+            if self.oauth_status != 200:
+                return httpx.Response(self.oauth_status, json={"code": "unauthorized_request"})
+            return httpx.Response(200, json=TOKEN_RESPONSE)
+        if request.url.path == "/v1/instance-types":
+            if "authorization" in request.headers:
+                return httpx.Response(200, json=_api_items())
+            if isinstance(self.listing, int):
+                return httpx.Response(self.listing, json={"code": "unauthorized_request"})
+            return httpx.Response(200, content=self.listing)
+        if str(request.url) == datacrunch.PRODUCTS_URL:
+            return httpx.Response(200, content=PAGE_2025_08.read_bytes())
+        return httpx.Response(404)
+
+    def requests(self) -> list[tuple[str, str, str | None]]:
+        return [(r.method, str(r.url), r.headers.get("authorization")) for r in self.seen]
+
+
+def _fetch(server: Server, token: str | None) -> list[RawResponse]:
+    with http.make_client(httpx.MockTransport(server)) as client:
+        return datacrunch.fetch(client, token)
+
+
+def test_api_host_is_verda() -> None:
+    # DataCrunch is now Verda: "Verda Cloud (formerly DataCrunch) API", https://api.verda.com/v1
+    assert datacrunch.API_BASE == "https://api.verda.com/v1"
+    assert datacrunch.TOKEN_URL == "https://api.verda.com/v1/oauth2/token"
+    assert datacrunch.INSTANCE_TYPES_URL == "https://api.verda.com/v1/instance-types"
+    assert datacrunch.PROVIDER.token_required is False
+
+
+@pytest.mark.parametrize("token", [None, "client-id:client-secret"])
+def test_fetch_open_listing_first_without_credentials(token: str | None) -> None:
+    server = Server(listing=json.dumps(_api_items()).encode())
+    responses = _fetch(server, token)
+    # One keyless request, even when credentials are set: they are not needed.
+    assert server.requests() == [("GET", LISTING_URL, None)]
+    assert server.seen[0].headers["User-Agent"] == http.USER_AGENT
+    assert b"client-secret" not in server.seen[0].content
+    assert [r.url for r in responses] == [LISTING_URL]
+    offers = datacrunch.parse(responses)
+    assert len(offers) == 4
+    assert {o.source_url for o in offers} == {LISTING_URL}
+
+
+@pytest.mark.parametrize("refusal", [401, 403, 404, b"<html><body>Log in</body></html>"])
+def test_fetch_without_token_falls_back_to_the_products_page(refusal: int | bytes) -> None:
+    server = Server(listing=refusal)
+    responses = _fetch(server, None)
+    assert server.requests() == [
+        ("GET", LISTING_URL, None),
+        ("GET", datacrunch.PRODUCTS_URL, None),
+    ]
+    assert [r.url for r in responses] == [datacrunch.PRODUCTS_URL]  # the refusal is not archived
     assert len(datacrunch.parse(responses)) == 12
 
 
-def test_fetch_with_token_uses_oauth_then_instance_types() -> None:
-    seen: list[httpx.Request] = []
-    items = _api_items()
+@pytest.mark.parametrize("refusal", [401, b"{}"])
+def test_fetch_with_token_uses_oauth_when_the_listing_is_not_open(refusal: int | bytes) -> None:
+    server = Server(listing=refusal)
+    responses = _fetch(server, "client-id:client-secret")
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        if request.url.path == "/v1/oauth2/token":
-            return httpx.Response(
-                200,
-                json={
-                    "access_token": "access-123",
-                    "refresh_token": "refresh-456",
-                    "scope": "cloud-api-v1",
-                    "token_type": "Bearer",
-                    "expires_in": 3600,
-                },
-            )
-        return httpx.Response(200, json=items)
-
-    with http.make_client(httpx.MockTransport(handler)) as client:
-        responses = datacrunch.fetch(client, "client-id:client-secret")
-
-    token_request, types_request = seen
-    assert token_request.method == "POST"
-    assert str(token_request.url) == datacrunch.TOKEN_URL
+    assert server.requests() == [
+        ("GET", LISTING_URL, None),
+        ("POST", datacrunch.TOKEN_URL, None),
+        ("GET", LISTING_URL, "Bearer access-123"),
+    ]
+    token_request = server.seen[1]
     assert json.loads(token_request.content) == {
         "grant_type": "client_credentials",
         "client_id": "client-id",
         "client_secret": "client-secret",
     }
-    assert types_request.method == "GET"
-    assert str(types_request.url) == f"{datacrunch.INSTANCE_TYPES_URL}?currency=usd"
-    assert types_request.headers["Authorization"] == "Bearer access-123"
-    assert all(r.headers["User-Agent"] == http.USER_AGENT for r in seen)
+    assert all(r.headers["User-Agent"] == http.USER_AGENT for r in server.seen)
     # Only the price data is handed on for archiving, never the token response.
     assert len(responses) == 1
     assert b"access-123" not in responses[0].body
     assert len(datacrunch.parse(responses)) == 4
 
 
+def test_fetch_with_rejected_credentials_fails_without_page_fallback() -> None:
+    # A configured key that stopped working must be seen, not papered over by the page.
+    server = Server(listing=401, oauth_status=401)
+    with pytest.raises(FetchError, match="oauth2/token: HTTP 401"):
+        _fetch(server, "client-id:client-secret")
+    assert [m for m, *_ in server.requests()] == ["GET", "POST"]
+    assert datacrunch.PRODUCTS_URL not in {u for _, u, _ in server.requests()}
+
+
+@pytest.mark.parametrize("token", [None, "client-id:client-secret"])
+def test_fetch_listing_outage_is_reported_not_hidden(
+    token: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)  # retry backoff, not waited for
+    server = Server(listing=503)
+    with pytest.raises(FetchError, match=f"HTTP 503 after {http.MAX_ATTEMPTS} attempts"):
+        _fetch(server, token)
+    # Retried on the listing only: neither OAuth nor the page is tried during an outage.
+    assert server.requests() == [("GET", LISTING_URL, None)] * http.MAX_ATTEMPTS
+
+
 def test_fetch_with_malformed_token_or_token_response_fails() -> None:
+    seen: list[httpx.Request] = []
+
     def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
         return httpx.Response(200, json={"error": "nope"})
 
     with http.make_client(httpx.MockTransport(handler)) as client:
         with pytest.raises(FetchError, match="client_id>:<client_secret"):
             datacrunch.fetch(client, "no-colon")
+        assert seen == []  # a malformed token fails before any request
         with pytest.raises(FetchError, match="no access_token"):
             datacrunch.fetch(client, "id:secret")
 
@@ -268,7 +341,11 @@ def test_replay_of_every_capture_parses() -> None:
     captures = discover(SNAPSHOTS, ["datacrunch"])["datacrunch"]
     assert [c.path.name for c in captures] == [PAGE_2025_08.name]
     for capture in captures:
-        with http.make_client(ReplayTransport(capture)) as client:
+        transport = ReplayTransport(capture)
+        with http.make_client(transport) as client:
             offers = datacrunch.parse(datacrunch.fetch(client, None))
         assert len(offers) == 12
         assert all(o.observed_at == capture.captured_at for o in offers)
+        # The page answers the open listing too; it is not an array, so the page is fetched.
+        assert [str(r.url) for r in transport.requests] == [LISTING_URL, datacrunch.PRODUCTS_URL]
+        assert {o.source_url for o in offers} == {datacrunch.PRODUCTS_URL}

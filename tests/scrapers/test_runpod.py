@@ -15,7 +15,7 @@ import pytest
 
 from scrapers import http, runpod
 from scrapers.base import (
-    MissingTokenError,
+    FetchError,
     Offer,
     PricePer,
     PriceUnit,
@@ -384,27 +384,58 @@ def test_unknown_page_is_drift() -> None:
 # --- live fetch: request shape --------------------------------------------------------------------
 
 
-def test_fetch_without_token_raises_missing_token_and_sends_nothing() -> None:
-    requests: list[httpx.Request] = []
-    transport = httpx.MockTransport(lambda r: requests.append(r) or httpx.Response(500))
-    with (
-        http.make_client(transport) as client,
-        pytest.raises(MissingTokenError, match="RUNPOD_API_KEY"),
-    ):
-        runpod.fetch(client, None)
-    assert requests == []
-
-
-def test_fetch_posts_the_gpu_types_query_with_bearer_auth() -> None:
-    requests: list[httpx.Request] = []
-
+def _recording_client(requests: list[httpx.Request]) -> httpx.Client:
     def handler(request: httpx.Request) -> httpx.Response:
         requests.append(request)
         return httpx.Response(
             200, headers={"content-type": "application/json"}, content=ENVELOPE_2026_09.read_bytes()
         )
 
-    with http.make_client(httpx.MockTransport(handler)) as client:
+    return http.make_client(httpx.MockTransport(handler))
+
+
+def test_provider_does_not_require_a_key() -> None:
+    assert runpod.PROVIDER.token_env == "RUNPOD_API_KEY"
+    assert runpod.PROVIDER.token_required is False
+
+
+@pytest.mark.parametrize("token", [None, ""])
+def test_fetch_without_key_posts_the_query_with_no_authorization(token: str | None) -> None:
+    # gpuhunt posts its gpuTypes queries to the same endpoint with no credentials.
+    requests: list[httpx.Request] = []
+    with _recording_client(requests) as client:
+        responses = runpod.fetch(client, token)
+
+    assert len(requests) == 1
+    request = requests[0]
+    assert (request.method, str(request.url)) == ("POST", "https://api.runpod.io/graphql")
+    assert "authorization" not in request.headers
+    assert "api_key" not in str(request.url)
+    assert request.headers["content-type"] == "application/json"
+    assert request.headers["user-agent"] == http.USER_AGENT
+    query = json.loads(request.content)["query"]
+    assert {"secureCloud", "communityCloud"} <= set(query.split())  # flags for placeholders
+    assert len(runpod.parse(responses)) == 88
+
+
+def test_fetch_with_rejected_key_fails_and_does_not_retry_without_it() -> None:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(401, text="unauthorized")
+
+    with (
+        http.make_client(httpx.MockTransport(handler)) as client,
+        pytest.raises(FetchError, match="HTTP 401"),
+    ):
+        runpod.fetch(client, "rp_wrong")
+    assert [r.headers.get("authorization") for r in requests] == ["Bearer rp_wrong"]
+
+
+def test_fetch_with_key_posts_the_gpu_types_query_with_bearer_auth() -> None:
+    requests: list[httpx.Request] = []
+    with _recording_client(requests) as client:
         responses = runpod.fetch(client, "rp_secret")
 
     assert len(requests) == 1
@@ -423,8 +454,10 @@ def test_fetch_posts_the_gpu_types_query_with_bearer_auth() -> None:
     asked = {
         "id", "displayName", "memoryInGb", "maxGpuCount", "secureCloud", "communityCloud",
         "securePrice", "communityPrice", "secureSpotPrice", "communitySpotPrice",
-        "oneWeekPrice", "oneMonthPrice", "threeMonthPrice", "sixMonthPrice",
+        "oneMonthPrice", "threeMonthPrice", "sixMonthPrice",
     }  # fmt: skip
     assert asked <= captured_keys
     assert all(field in query.split() for field in asked)
+    # Not emitted, and not in gpuhunt's keyless queries: not asked for.
+    assert "oneWeekPrice" not in query
     assert len(runpod.parse(responses)) == 88
