@@ -130,12 +130,17 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
 
 
 GPUS_SQL = "select * from gpus order by vendor, gpu_id"
-PROVIDERS_SQL = "select * from provider_status order by provider"
+# excluded_rows is stored as JSON text (reason -> rows); served as an object
+_PROVIDER_STATUS = (
+    "select * replace (from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows)"
+    " from provider_status"
+)
+PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"
 HEALTH_SQL = "select count(*) as offers, count(distinct provider) as providers from current_offers"
 
 
 # --- provider facts and serverless platforms (GET /providers/{slug}, GET /serverless) ---------
-PROVIDER_STATUS_SQL = "select * from provider_status where provider = ?"
+PROVIDER_STATUS_SQL = f"{_PROVIDER_STATUS} where provider = ?"
 PROVIDER_FACTS_SQL = "select * from provider_facts where provider = ?"
 KNOWN_PROVIDERS_SQL = """
     select provider from provider_status

@@ -268,6 +268,18 @@ class ProviderStatus(msgspec.Struct):
         str | None,
         msgspec.Meta(description="live, recorded (replayed capture) or curated; null: no offers"),
     ]
+    excluded_row_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Rows the newest successful scrape's parser recognised as not offers"
+        ),
+    ]
+    excluded_rows: Annotated[
+        dict[str, int],
+        msgspec.Meta(
+            description="Those rows per reason, e.g. 'contact sales', 'no_gpu', 'unknown_family'"
+        ),
+    ]
     stale: Annotated[
         bool,
         msgspec.Meta(

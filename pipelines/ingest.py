@@ -79,6 +79,8 @@ class ScrapeOutcome:
     vram_mismatches: list[str] = field(default_factory=list)  # served at datasheet memory
     # plausibility screen (warehouse.plausibility): offer description -> reason codes
     suspect: dict[str, list[str]] = field(default_factory=dict)
+    # rows the parser recognised as not offers, per reason (stored in scrape_exclusions)
+    excluded: dict[str, int] = field(default_factory=dict)
 
 
 def sessions_for(
@@ -205,7 +207,7 @@ def run_session(
         if fetch_error is not None:
             return _failed(con, provider, session, sid, fetch_error, scrub)
         try:
-            offers = provider.parse(responses)
+            offers, excluded = provider.parse_report(responses)
             rows, validation = prepare(con, [o.model_dump() for o in offers])
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
@@ -241,6 +243,7 @@ def run_session(
                 observed_at=observed_at,
                 rows=rows,
                 observed_precision=session.observed_precision,
+                exclusions=excluded,
             )
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
@@ -259,6 +262,7 @@ def run_session(
         history,
         unresolved_gpus=sorted(set(validation.unresolved_gpus)),
         vram_mismatches=validation.vram_mismatches,
+        excluded=dict(sorted(excluded.items())),
         suspect={
             _describe(by_id[offer_id]): [r.code for r in reasons]
             for offer_id, reasons in verdicts.items()

@@ -180,6 +180,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=None,
     kind="marketplace",
     notes="Console API market prices: per GPU model, providers' best bids, weighted by capacity.",

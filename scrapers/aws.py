@@ -429,6 +429,7 @@ PROVIDER = Provider(
     homepage=PRICING_PAGE_URL,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="On-demand Linux prices of GPU instance families, one request per region.",

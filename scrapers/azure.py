@@ -537,6 +537,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="Linux pay-as-you-go and Spot; reservations, Windows and low-priority rows excluded.",

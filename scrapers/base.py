@@ -8,6 +8,7 @@ and returns the raw responses; ``parse`` is a pure function of those recorded by
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -138,6 +139,8 @@ class Offer(BaseModel):
 
 FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
 ParseFn = Callable[[Sequence[RawResponse]], list[Offer]]
+# The offers, and the rows left out per reason ("contact for pricing", "no_gpu", ...).
+ExclusionParseFn = Callable[[Sequence[RawResponse]], tuple[list[Offer], Counter[str]]]
 
 
 @dataclass(frozen=True)
@@ -154,3 +157,12 @@ class Provider:
     kind: str = "cloud"  # "cloud", "marketplace" or "serverless"
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    # parse, also counting the rows it recognised as not offers (the pipeline stores the counts
+    # per scrape); a module without one excludes nothing it does not raise on
+    parse_with_exclusions: ExclusionParseFn | None = None
+
+    def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+        """Offers plus the rows left out per reason. Raises what ``parse`` raises."""
+        if self.parse_with_exclusions is not None:
+            return self.parse_with_exclusions(responses)
+        return self.parse(responses), Counter()

@@ -377,6 +377,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="HTML pricing page; 2023 GPU component table and current per-region instance tables",

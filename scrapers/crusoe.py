@@ -296,6 +296,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="HTML pricing page; table (2025-05) and GPU list (2025-12, 2026) layouts",

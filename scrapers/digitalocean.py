@@ -366,6 +366,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="GPU Droplets pricing page; the sizes API instead when DIGITALOCEAN_TOKEN is set.",

@@ -206,6 +206,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="marketplace",
     notes="Server Auction GPU servers, one offer per server; EUR net, hourly rate capped monthly.",

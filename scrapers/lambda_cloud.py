@@ -509,6 +509,7 @@ PROVIDER = Provider(
     homepage="https://lambda.ai",
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="Pricing page always; Cloud API instance types too when LAMBDA_API_KEY is set.",

@@ -204,6 +204,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="marketplace",
     notes="VAST_API_KEY is optional. Offers are the cheapest LIMIT verified on-demand offers.",

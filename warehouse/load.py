@@ -290,11 +290,13 @@ def commit_scrape(
     observed_at: datetime,
     rows: Sequence[Mapping[str, Any]],
     observed_precision: str = "second",
+    exclusions: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
     """Write observations and history for a validated scrape, and mark it successful, atomically.
 
     ``observed_precision`` ("second", "minute", "day", "month") says how much of ``observed_at``
-    is known: a capture dated only to a month is observed at the month's first instant."""
+    is known: a capture dated only to a month is observed at the month's first instant.
+    ``exclusions`` (reason -> rows the parser left out) are stored with the scrape."""
     con.execute("begin transaction")
     try:
         bulk_insert(
@@ -311,6 +313,13 @@ def commit_scrape(
         )
         changes = apply_history(
             con, scrape_id=scrape_id, provider=provider, observed_at=observed_at
+        )
+        excluded = sorted((reason, n) for reason, n in (exclusions or {}).items() if n > 0)
+        bulk_insert(
+            con,
+            "scrape_exclusions",
+            ["scrape_id", "provider", "reason", "row_count"],
+            [[scrape_id, provider, reason, n] for reason, n in excluded],
         )
         con.execute(
             "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"

@@ -36,6 +36,12 @@ CHECKS = (
         "datasheet (warning: the datasheet figure is served, the report kept as vram_gb_reported)",
     ),
     (
+        "rows_recognised",
+        "Every row the parser left out is a known kind of non-offer (warning when it names an "
+        "unknown family, SKU or GPU: the known offers are still published; the counts per "
+        "reason are stored in scrape_exclusions and served by GET /providers/{slug})",
+    ),
+    (
         "no_price_jumps",
         "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
         "against its current price; else the scrape is quarantined (table quarantined_offers)",
@@ -47,7 +53,11 @@ def asset_key(slug: str) -> dg.AssetKey:
     return dg.AssetKey([GROUP, slug])
 
 
-WARN_CHECKS = frozenset({"gpus_resolve", "prices_plausible", "vram_matches_datasheet"})
+WARN_CHECKS = frozenset(
+    {"gpus_resolve", "prices_plausible", "vram_matches_datasheet", "rows_recognised"}
+)
+# exclusion reasons that mean "a row this parser does not know" (a new family, SKU or GPU)
+UNKNOWN_ROW_PREFIX = "unknown"
 
 
 def _check_results(
@@ -56,6 +66,7 @@ def _check_results(
     unresolved: list[str] | None = None,
     suspect: dict[str, list[str]] | None = None,
     vram_mismatches: list[str] | None = None,
+    excluded: dict[str, int] | None = None,
 ) -> list[dg.AssetCheckResult]:
     joined = " ".join(errors)
     failed = {
@@ -66,6 +77,7 @@ def _check_results(
         "gpus_resolve": bool(unresolved),
         "prices_plausible": bool(suspect),
         "vram_matches_datasheet": bool(vram_mismatches),
+        "rows_recognised": any(r.startswith(UNKNOWN_ROW_PREFIX) for r in excluded or {}),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
     reason_counts: dict[str, int] = {}
@@ -81,6 +93,10 @@ def _check_results(
                 f"{offer} ({', '.join(codes)})"
                 for offer, codes in list((suspect or {}).items())[:10]
             ),
+        },
+        "rows_recognised": {
+            "excluded_rows": sum((excluded or {}).values()),
+            "by_reason": ", ".join(f"{k}: {v}" for k, v in sorted((excluded or {}).items())),
         },
         "vram_matches_datasheet": {
             "mismatches": len(vram_mismatches or []),
@@ -146,6 +162,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
             unresolved,
             suspect=served.suspect if served else None,
             vram_mismatches=served.vram_mismatches if served else None,
+            excluded=served.excluded if served else None,
         )
         if failures:
             # Report which check went red before failing the step: the check turns red in the

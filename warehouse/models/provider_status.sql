@@ -1,6 +1,7 @@
 -- provider_status: freshness and health per provider.
 -- Grain: one row per provider that has ever been scraped.
--- Depends on: scrapes, current_offers; variable stale_before.
+-- Depends on: scrapes, scrape_exclusions, current_offers; variable stale_before.
+-- excluded_rows: what the newest successful scrape's parser left out, per reason (JSON object).
 create or replace table provider_status as
 with per_provider as (
     select
@@ -14,6 +15,24 @@ with per_provider as (
     from scrapes
     where status <> 'running'
     group by provider
+),
+
+newest_success as (
+    select provider, arg_max(scrape_id, observed_at) as scrape_id
+    from scrapes
+    where status = 'success'
+    group by provider
+),
+
+exclusions as (
+    select
+        n.provider,
+        sum(e.row_count)::integer as excluded_row_count,
+        to_json(map(list(e.reason order by e.reason), list(e.row_count order by e.reason)))::varchar
+            as excluded_rows
+    from newest_success as n
+    inner join scrape_exclusions as e on n.scrape_id = e.scrape_id
+    group by n.provider
 ),
 
 offer_counts as (
@@ -40,9 +59,12 @@ select
     c.newest_price_observed_at,
     c.newest_price_age_days,
     c.data_origin,
+    coalesce(x.excluded_row_count, 0) as excluded_row_count,
+    coalesce(x.excluded_rows, '{}') as excluded_rows,
     -- stale: no successful scrape finished since the freshness cut-off (variable set by
     -- warehouse.derive.rebuild, GPUPRICES_STALE_AFTER_HOURS); never succeeded counts as stale
     coalesce(p.last_success_at < getvariable('stale_before'), true) as stale
 from per_provider as p
 left join offer_counts as c using (provider)
+left join exclusions as x using (provider)
 order by provider;
