@@ -247,9 +247,7 @@ def run_session(
             )
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
-        verdicts = plausibility.screen_scrape(
-            con, scrape_id=sid, provider=provider.slug, observed_at=observed_at, rows=rows
-        )
+        verdicts = plausibility.screen_scrape(con, scrape_id=sid, provider=provider.slug, rows=rows)
     by_id = {r["offer_id"]: r for r in rows}
     return ScrapeOutcome(
         provider.slug,

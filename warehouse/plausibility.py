@@ -245,41 +245,36 @@ def _flags(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
 
 # --- warehouse side -------------------------------------------------------------------------
 
-_CURRENT_SQL = """
-    select offer_id, scrape_id, provider, instance_type, region, pricing, gpu_id, gpu_name,
-           gpu_count, vram_gb_per_gpu, price, currency, price_unit, price_per,
-           price_per_hour_usd, offered, serverless
-    from current_offers
-"""
-
-_CURRENT_COLUMNS = frozenset(
-    [
-        "offer_id",
-        "scrape_id",
-        "provider",
-        "instance_type",
-        "region",
-        "pricing",
-        "gpu_id",
-        "gpu_name",
-        "gpu_count",
-        "vram_gb_per_gpu",
-        "price",
-        "currency",
-        "price_unit",
-        "price_per",
-        "price_per_hour_usd",
-        "offered",
-        "serverless",
-    ]
+# What the screen reads of current_offers (also: the columns a build must have to be read).
+_MARKET_COLUMNS = (
+    "offer_id",
+    "scrape_id",
+    "provider",
+    "instance_type",
+    "region",
+    "pricing",
+    "gpu_id",
+    "gpu_name",
+    "gpu_count",
+    "vram_gb_per_gpu",
+    "price",
+    "currency",
+    "price_unit",
+    "price_per",
+    "price_per_hour_usd",
+    "offered",
+    "serverless",
+    "observed_at",
 )
+_CURRENT_SQL = f"select {', '.join(_MARKET_COLUMNS)} from current_offers"  # code constants
 
 # The newest earlier flag of each (offer, price) that the screened scrapes do not flag.
 _EARLIER_FLAGS_SQL = """
     select o.offer_id, o.price, arg_max(o.offered, o.observed_at) as offered
     from observations as o
-    where o.offered is not null and o.offer_id in (select unnest(?))
-      and o.observed_at < ?
+    inner join (select unnest(?) as offer_id, unnest(?) as observed_before) as c
+        on o.offer_id = c.offer_id
+    where o.offered is not null and o.observed_at < c.observed_before
     group by o.offer_id, o.price
 """
 
@@ -317,15 +312,18 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 
 
 def _earlier_flags(
-    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]], before: datetime
+    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
 ) -> dict[tuple[str, Decimal], bool]:
-    unflagged = [r["offer_id"] for r in rows if r.get("offered") is None]
+    """For the rows without a flag: the newest flag of the same offer and price observed before
+    the row itself, by (offer_id, price). One query for any number of scrapes."""
+    unflagged = [r for r in rows if r.get("offered") is None]
     if not unflagged:
         return {}
     return {
         (offer_id, Decimal(price)): bool(offered)
         for offer_id, price, offered in con.execute(
-            _EARLIER_FLAGS_SQL, [unflagged, before]
+            _EARLIER_FLAGS_SQL,
+            [[r["offer_id"] for r in unflagged], [r["observed_at"] for r in unflagged]],
         ).fetchall()
     }
 
@@ -382,25 +380,9 @@ def screen_current(con: duckdb.DuckDBPyConnection, *, now: datetime | None = Non
     """
     now = now or datetime.now(UTC)
     rows = _rows(con, _CURRENT_SQL)
-    earlier = _earlier_flags_per_scrape(con, rows)
+    earlier = _earlier_flags(con, rows)
     offers = [_market_offer(r, earlier) for r in rows]
     return _store(con, offers, screen(offers), now)
-
-
-def _earlier_flags_per_scrape(
-    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
-) -> dict[tuple[str, Decimal], bool]:
-    """Earlier flags for current offers: observations before each offer's own scrape."""
-    by_scrape: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for r in rows:
-        by_scrape[r["scrape_id"]].append(r)
-    out: dict[tuple[str, Decimal], bool] = {}
-    for sid, members in by_scrape.items():
-        row = con.execute("select observed_at from scrapes where scrape_id = ?", [sid]).fetchone()
-        if row is None or row[0] is None:
-            continue
-        out.update(_earlier_flags(con, members, row[0]))
-    return out
 
 
 def screen_scrape(
@@ -408,7 +390,6 @@ def screen_scrape(
     *,
     scrape_id: str,
     provider: str,
-    observed_at: datetime,
     rows: Sequence[Mapping[str, Any]],
     store: bool = True,
 ) -> dict[str, list[Reason]]:
@@ -426,7 +407,7 @@ def screen_scrape(
         ).fetchall()
     }
     # no derived build yet, or one from before migration 0005 (upgrade): no market to compare
-    if built >= _CURRENT_COLUMNS:
+    if built >= set(_MARKET_COLUMNS):
         others = [r for r in _rows(con, _CURRENT_SQL) if r["provider"] != provider]
         market = [_market_offer(r, {}) for r in others]
     gpus = {
@@ -441,7 +422,7 @@ def screen_scrape(
         }
         for r in rows
     ]
-    earlier = _earlier_flags(con, own_rows, observed_at)
+    earlier = _earlier_flags(con, own_rows)
     own = [_market_offer(r, earlier) for r in own_rows]
     verdicts = {k: v for k, v in screen([*market, *own]).items() if k in {o.offer_id for o in own}}
     if store:

@@ -63,32 +63,28 @@ def price_jump_factor(env: Mapping[str, str] = os.environ) -> Decimal:
     return factor
 
 
+def _non_negative_setting(env: Mapping[str, str], name: str, default: float, unit: str) -> float:
+    """A finite number >= 0 from ``env[name]`` (``unit`` names it in errors), else ``default``."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingError(f"{name}={raw!r} is not a number of {unit}") from None
+    if not value >= 0 or value == float("inf"):
+        raise SettingError(f"{name}={raw!r} must be a finite number >= 0")
+    return value
+
+
 def stale_after_hours(env: Mapping[str, str] = os.environ) -> float:
     """Hours after its last successful scrape finished that a provider counts as stale."""
-    raw = env.get(STALE_AFTER_ENV, "").strip()
-    if not raw:
-        return DEFAULT_STALE_AFTER_HOURS
-    try:
-        hours = float(raw)
-    except ValueError:
-        raise SettingError(f"{STALE_AFTER_ENV}={raw!r} is not a number of hours") from None
-    if not hours >= 0 or hours == float("inf"):
-        raise SettingError(f"{STALE_AFTER_ENV}={raw!r} must be a finite number >= 0")
-    return hours
+    return _non_negative_setting(env, STALE_AFTER_ENV, DEFAULT_STALE_AFTER_HOURS, "hours")
 
 
 def offer_stale_after_days(env: Mapping[str, str] = os.environ) -> float:
     """Days after its ``observed_at`` that an offer's price counts as stale (default 30)."""
-    raw = env.get(OFFER_STALE_AFTER_ENV, "").strip()
-    if not raw:
-        return DEFAULT_OFFER_STALE_AFTER_DAYS
-    try:
-        days = float(raw)
-    except ValueError:
-        raise SettingError(f"{OFFER_STALE_AFTER_ENV}={raw!r} is not a number of days") from None
-    if not days >= 0 or days == float("inf"):
-        raise SettingError(f"{OFFER_STALE_AFTER_ENV}={raw!r} must be a finite number >= 0")
-    return days
+    return _non_negative_setting(env, OFFER_STALE_AFTER_ENV, DEFAULT_OFFER_STALE_AFTER_DAYS, "days")
 
 
 def stale_before(now: datetime | None = None, hours: float | None = None) -> datetime:

@@ -1,7 +1,8 @@
 -- provider_status: freshness and health per provider.
 -- Grain: one row per provider that has ever been scraped.
 -- Depends on: scrapes, scrape_exclusions, current_offers; variable stale_before.
--- excluded_rows: what the newest successful scrape's parser left out, per reason (JSON object).
+-- excluded_rows: what the parser of the scrape each provider is served from left out, per
+-- reason (JSON object).
 create or replace table provider_status as
 with per_provider as (
     select
@@ -17,11 +18,11 @@ with per_provider as (
     group by provider
 ),
 
-newest_success as (
-    select provider, arg_max(scrape_id, observed_at) as scrape_id
-    from scrapes
-    where status = 'success'
-    group by provider
+-- the scrape each provider is served from (current_offers' rule: its newest success)
+served_scrape as (
+    select distinct provider, scrape_id
+    from current_offers
+    where price_source = 'scrape'
 ),
 
 exclusions as (
@@ -30,7 +31,7 @@ exclusions as (
         sum(e.row_count)::integer as excluded_row_count,
         to_json(map(list(e.reason order by e.reason), list(e.row_count order by e.reason)))::varchar
             as excluded_rows
-    from newest_success as n
+    from served_scrape as n
     inner join scrape_exclusions as e on n.scrape_id = e.scrape_id
     group by n.provider
 ),
