@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -137,6 +137,44 @@ class Offer(BaseModel):
         return self
 
 
+# Exclusion reasons for rows the parser does not know start with this prefix, then the kind
+# and the provider's name for the row: "unknown_family g9x", "unknown_sku 1x Z100", ...
+UNKNOWN_ROW_PREFIX = "unknown"
+
+
+def unknown_row(kind: str, name: str) -> str:
+    """The exclusion reason for a row of an unknown ``kind`` (family, sku, gpu, ...) named ``name``."""
+    return f"{UNKNOWN_ROW_PREFIX}_{kind} {name}"
+
+
+def unknown_rows(excluded: Counter[str] | dict[str, int]) -> dict[str, int]:
+    """The exclusions that are rows this parser does not know, by reason."""
+    return {r: n for r, n in excluded.items() if r.startswith(UNKNOWN_ROW_PREFIX)}
+
+
+def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
+    """The drift rule: one unknown row never fails a provider; its page's structure being gone does.
+
+    Raises ``SchemaDriftError`` when no known offer is left, or when more than half of the GPU rows
+    are unknown. Rows are counted at the grain the parser reads them: a known row is one distinct
+    (instance type, region) among the offers (its on-demand and spot prices are one row), an
+    unknown row is one count of an ``unknown_*`` exclusion. (Missing tables or JSON keys raise in
+    the parser itself, before this rule.)
+    """
+    known = len({(offer.instance_type, offer.region) for offer in offers})
+    unknown = unknown_rows(excluded)
+    unknown_count = sum(unknown.values())
+    names = ", ".join(sorted(unknown)[:10])
+    if known == 0:
+        detail = f"; {unknown_count} unknown rows: {names}" if unknown else ""
+        raise SchemaDriftError(f"no known offer in the response{detail}")
+    if unknown_count > known:
+        raise SchemaDriftError(
+            f"{unknown_count} of {unknown_count + known} GPU rows are unknown (more than half):"
+            f" {names}"
+        )
+
+
 FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
 ParseFn = Callable[[Sequence[RawResponse]], list[Offer]]
 # The offers, and the rows left out per reason ("contact for pricing", "no_gpu", ...).
@@ -162,7 +200,14 @@ class Provider:
     parse_with_exclusions: ExclusionParseFn | None = None
 
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-        """Offers plus the rows left out per reason. Raises what ``parse`` raises."""
+        """Offers plus the rows left out per reason (the pipeline's entry point).
+
+        Raises what ``parse`` raises, and ``SchemaDriftError`` under the drift rule of
+        ``check_structure`` (no known offer, or more than half of the GPU rows unknown).
+        """
         if self.parse_with_exclusions is not None:
-            return self.parse_with_exclusions(responses)
-        return self.parse(responses), Counter()
+            offers, excluded = self.parse_with_exclusions(responses)
+        else:
+            offers, excluded = self.parse(responses), Counter()
+        check_structure(offers, excluded)
+        return offers, excluded

@@ -11,7 +11,7 @@ import dagster as dg
 
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import scrape_provider
-from scrapers.base import Provider
+from scrapers.base import Provider, unknown_rows
 from scrapers.registry import PROVIDERS
 
 GROUP = "providers"
@@ -56,8 +56,6 @@ def asset_key(slug: str) -> dg.AssetKey:
 WARN_CHECKS = frozenset(
     {"gpus_resolve", "prices_plausible", "vram_matches_datasheet", "rows_recognised"}
 )
-# exclusion reasons that mean "a row this parser does not know" (a new family, SKU or GPU)
-UNKNOWN_ROW_PREFIX = "unknown"
 
 
 def _check_results(
@@ -77,7 +75,7 @@ def _check_results(
         "gpus_resolve": bool(unresolved),
         "prices_plausible": bool(suspect),
         "vram_matches_datasheet": bool(vram_mismatches),
-        "rows_recognised": any(r.startswith(UNKNOWN_ROW_PREFIX) for r in excluded or {}),
+        "rows_recognised": bool(unknown_rows(excluded or {})),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
     reason_counts: dict[str, int] = {}
@@ -96,6 +94,7 @@ def _check_results(
         },
         "rows_recognised": {
             "excluded_rows": sum((excluded or {}).values()),
+            "unknown_rows": ", ".join(sorted(unknown_rows(excluded or {}))),
             "by_reason": ", ".join(f"{k}: {v}" for k, v in sorted((excluded or {}).items())),
         },
         "vram_matches_datasheet": {
