@@ -130,9 +130,11 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
 
 
 GPUS_SQL = "select * from gpus order by vendor, gpu_id"
-# excluded_rows is stored as JSON text (reason -> rows); served as an object
+# excluded_rows and skipped_parts are stored as JSON text; served as objects
 _PROVIDER_STATUS = (
-    "select * replace (from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows)"
+    "select * replace ("
+    "from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows,"
+    " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts)"
     " from provider_status"
 )
 PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"

@@ -277,8 +277,20 @@ class ProviderStatus(msgspec.Struct):
     excluded_rows: Annotated[
         dict[str, int],
         msgspec.Meta(
-            description="Those rows per reason, e.g. 'contact sales', 'no_gpu', 'unknown_family'"
+            description="Those rows per reason, e.g. 'contact sales', 'no_gpu'; a row the parser"
+            " does not know is 'unknown_<kind> <name>' (e.g. 'unknown_family g9x')"
         ),
+    ]
+    skipped_part_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Parts of that scrape's fetch that failed alone (an AWS region, a page of"
+            " a paged API); the rest was published"
+        ),
+    ]
+    skipped_parts: Annotated[
+        dict[str, str],
+        msgspec.Meta(description="Those parts: part (e.g. 'region ap-east-2') -> its error"),
     ]
     stale: Annotated[
         bool,

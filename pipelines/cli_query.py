@@ -185,7 +185,7 @@ def run_status(args: argparse.Namespace) -> int:
         title=f"snapshot {info.snapshot_id}, published {_age(info.as_of, now)}",
         title_justify="left",
     )
-    counts = ("offers", "suspect", "stale", "excluded")
+    counts = ("offers", "suspect", "stale", "excluded", "parts skipped")
     for name in (
         "provider",
         "last run",
@@ -216,6 +216,7 @@ def run_status(args: argparse.Namespace) -> int:
             str(row["suspect_offer_count"]),
             str(row["stale_offer_count"]),
             str(row["excluded_row_count"]),
+            str(row["skipped_part_count"]),
             error[:MAX_ERROR_CHARS] + ("…" if len(error) > MAX_ERROR_CHARS else ""),
         )
     console.print(table)

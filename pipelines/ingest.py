@@ -81,6 +81,8 @@ class ScrapeOutcome:
     suspect: dict[str, list[str]] = field(default_factory=dict)
     # rows the parser recognised as not offers, per reason (stored in scrape_exclusions)
     excluded: dict[str, int] = field(default_factory=dict)
+    # parts of a multi-request fetch that failed alone: part -> one-line error (the rest loaded)
+    skipped_parts: dict[str, str] = field(default_factory=dict)
 
 
 def sessions_for(
@@ -160,10 +162,11 @@ def run_session(
     recorder = _Recorder()
     client = scraper_http.make_client(session.transport, throttle=throttle, on_response=recorder)
     responses = []
+    skipped: dict[str, str] = {}
     fetch_error: BaseException | None = None
     try:
         with client:
-            responses = provider.fetch(client, token)
+            responses, skipped = provider.fetch_report(client, token)
     except MissingTokenError as exc:
         with warehouse.connect() as con:
             record_skip(con, provider=provider.slug, run_id=run_id, reason=_one_line(exc))
@@ -174,6 +177,7 @@ def run_session(
     fetched = [(r, scraper_http.fetched_at(r)) for r in recorder.responses]
     observed_at = min((t for _, t in fetched), default=datetime.now(UTC))
     scrub = _Scrubber(token, [r.request for r in recorder.responses])
+    skipped = {part: scrub.text(error) for part, error in sorted(skipped.items())}
     with warehouse.connect() as con:
         records = [
             FetchRecord(
@@ -244,6 +248,7 @@ def run_session(
                 rows=rows,
                 observed_precision=session.observed_precision,
                 exclusions=excluded,
+                skipped_parts=skipped,
             )
         except Exception as exc:
             return _failed(con, provider, session, sid, exc, scrub)
@@ -261,6 +266,7 @@ def run_session(
         unresolved_gpus=sorted(set(validation.unresolved_gpus)),
         vram_mismatches=validation.vram_mismatches,
         excluded=dict(sorted(excluded.items())),
+        skipped_parts=skipped,
         suspect={
             _describe(by_id[offer_id]): [r.code for r in reasons]
             for offer_id, reasons in verdicts.items()

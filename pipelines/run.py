@@ -158,6 +158,15 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
             if have_current
             else {}
         )
+        # the parts of this run's fetches that failed alone (an AWS region, a page)
+        skipped_parts = dict(
+            con.execute(
+                "select k.provider, string_agg(k.part, ', ' order by k.part)"
+                " from scrape_skipped_parts as k inner join scrapes as s using (scrape_id)"
+                " where s.run_id = ? group by k.provider",
+                [report.run_id],
+            ).fetchall()
+        )
     by_provider = {r[0]: r for r in rows}
     for slug in slugs:
         row = by_provider.get(slug)
@@ -194,6 +203,8 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
             when = f"observed {observed_at:%Y-%m-%d}" if observed_at else "unchanged"
             if slug in unknown_gpus:
                 when += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
+            if slug in skipped_parts:
+                when += f"; warning: not fetched: {skipped_parts[slug]}"
             report.providers.append(
                 ProviderLine(slug, "ok", scrapes, current.get(slug, offers or 0), when)
             )

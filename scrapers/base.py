@@ -143,7 +143,7 @@ UNKNOWN_ROW_PREFIX = "unknown"
 
 
 def unknown_row(kind: str, name: str) -> str:
-    """The exclusion reason for a row of an unknown ``kind`` (family, sku, gpu, ...) named ``name``."""
+    """The exclusion reason for a row of unknown ``kind`` (family, sku, gpu, ...) named ``name``."""
     return f"{UNKNOWN_ROW_PREFIX}_{kind} {name}"
 
 
@@ -177,6 +177,9 @@ def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
 
 FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
 ParseFn = Callable[[Sequence[RawResponse]], list[Offer]]
+# fetch, plus the parts of a multi-request fetch that failed on their own (one region, one page
+# after the first): part name -> one-line error. The rest is published; the parts are reported.
+PartialFetchFn = Callable[[httpx.Client, "str | None"], tuple[list[RawResponse], dict[str, str]]]
 # The offers, and the rows left out per reason ("contact for pricing", "no_gpu", ...).
 ExclusionParseFn = Callable[[Sequence[RawResponse]], tuple[list[Offer], Counter[str]]]
 
@@ -198,6 +201,17 @@ class Provider:
     # parse, also counting the rows it recognised as not offers (the pipeline stores the counts
     # per scrape); a module without one excludes nothing it does not raise on
     parse_with_exclusions: ExclusionParseFn | None = None
+    # fetch, also listing the parts that failed on their own (see PartialFetchFn); a module
+    # without one fails the whole fetch on any failed request
+    fetch_with_skips: PartialFetchFn | None = None
+
+    def fetch_report(
+        self, client: httpx.Client, token: str | None
+    ) -> tuple[list[RawResponse], dict[str, str]]:
+        """The responses, and the parts skipped because they failed alone (the pipeline's entry)."""
+        if self.fetch_with_skips is not None:
+            return self.fetch_with_skips(client, token)
+        return self.fetch(client, token), {}
 
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
         """Offers plus the rows left out per reason (the pipeline's entry point).

@@ -291,12 +291,14 @@ def commit_scrape(
     rows: Sequence[Mapping[str, Any]],
     observed_precision: str = "second",
     exclusions: Mapping[str, int] | None = None,
+    skipped_parts: Mapping[str, str] | None = None,
 ) -> dict[str, int]:
     """Write observations and history for a validated scrape, and mark it successful, atomically.
 
     ``observed_precision`` ("second", "minute", "day", "month") says how much of ``observed_at``
     is known: a capture dated only to a month is observed at the month's first instant.
-    ``exclusions`` (reason -> rows the parser left out) are stored with the scrape."""
+    ``exclusions`` (reason -> rows the parser left out) and ``skipped_parts`` (part -> the error
+    of a request that failed alone) are stored with the scrape."""
     con.execute("begin transaction")
     try:
         bulk_insert(
@@ -320,6 +322,12 @@ def commit_scrape(
             "scrape_exclusions",
             ["scrape_id", "provider", "reason", "row_count"],
             [[scrape_id, provider, reason, n] for reason, n in excluded],
+        )
+        bulk_insert(
+            con,
+            "scrape_skipped_parts",
+            ["scrape_id", "provider", "part", "error"],
+            [[scrape_id, provider, p, err] for p, err in sorted((skipped_parts or {}).items())],
         )
         con.execute(
             "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"

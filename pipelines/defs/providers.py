@@ -42,6 +42,12 @@ CHECKS = (
         "reason are stored in scrape_exclusions and served by GET /providers/{slug})",
     ),
     (
+        "fetch_complete",
+        "Every request of a multi-request fetch answered (warning when one part failed alone, "
+        "e.g. an AWS region answering 404 or page 3 of a paged API: the rest is published, the "
+        "missing parts are listed here and stored in scrape_skipped_parts)",
+    ),
+    (
         "no_price_jumps",
         "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
         "against its current price; else the scrape is quarantined (table quarantined_offers)",
@@ -54,7 +60,13 @@ def asset_key(slug: str) -> dg.AssetKey:
 
 
 WARN_CHECKS = frozenset(
-    {"gpus_resolve", "prices_plausible", "vram_matches_datasheet", "rows_recognised"}
+    {
+        "gpus_resolve",
+        "prices_plausible",
+        "vram_matches_datasheet",
+        "rows_recognised",
+        "fetch_complete",
+    }
 )
 
 
@@ -65,6 +77,7 @@ def _check_results(
     suspect: dict[str, list[str]] | None = None,
     vram_mismatches: list[str] | None = None,
     excluded: dict[str, int] | None = None,
+    skipped_parts: dict[str, str] | None = None,
 ) -> list[dg.AssetCheckResult]:
     joined = " ".join(errors)
     failed = {
@@ -76,6 +89,7 @@ def _check_results(
         "prices_plausible": bool(suspect),
         "vram_matches_datasheet": bool(vram_mismatches),
         "rows_recognised": bool(unknown_rows(excluded or {})),
+        "fetch_complete": bool(skipped_parts),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
     reason_counts: dict[str, int] = {}
@@ -96,6 +110,10 @@ def _check_results(
             "excluded_rows": sum((excluded or {}).values()),
             "unknown_rows": ", ".join(sorted(unknown_rows(excluded or {}))),
             "by_reason": ", ".join(f"{k}: {v}" for k, v in sorted((excluded or {}).items())),
+        },
+        "fetch_complete": {
+            "skipped_parts": len(skipped_parts or {}),
+            "parts": "; ".join(f"{p}: {e}" for p, e in sorted((skipped_parts or {}).items())),
         },
         "vram_matches_datasheet": {
             "mismatches": len(vram_mismatches or []),
@@ -162,6 +180,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
             suspect=served.suspect if served else None,
             vram_mismatches=served.vram_mismatches if served else None,
             excluded=served.excluded if served else None,
+            skipped_parts=served.skipped_parts if served else None,
         )
         if failures:
             # Report which check went red before failing the step: the check turns red in the

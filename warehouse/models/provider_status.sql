@@ -1,8 +1,10 @@
 -- provider_status: freshness and health per provider.
 -- Grain: one row per provider that has ever been scraped.
--- Depends on: scrapes, scrape_exclusions, current_offers; variable stale_before.
+-- Depends on: scrapes, scrape_exclusions, scrape_skipped_parts, current_offers; variable
+-- stale_before.
 -- excluded_rows: what the parser of the scrape each provider is served from left out, per
--- reason (JSON object).
+-- reason (JSON object). skipped_parts: the parts of that scrape's fetch that failed alone
+-- (a region, a page), part -> error (JSON object); the served data lacks their offers.
 create or replace table provider_status as
 with per_provider as (
     select
@@ -36,6 +38,17 @@ exclusions as (
     group by n.provider
 ),
 
+skipped as (
+    select
+        n.provider,
+        count(*)::integer as skipped_part_count,
+        to_json(map(list(k.part order by k.part), list(k.error order by k.part)))::varchar
+            as skipped_parts
+    from served_scrape as n
+    inner join scrape_skipped_parts as k on n.scrape_id = k.scrape_id
+    group by n.provider
+),
+
 offer_counts as (
     select
         provider,
@@ -62,10 +75,13 @@ select
     c.data_origin,
     coalesce(x.excluded_row_count, 0) as excluded_row_count,
     coalesce(x.excluded_rows, '{}') as excluded_rows,
+    coalesce(k.skipped_part_count, 0) as skipped_part_count,
+    coalesce(k.skipped_parts, '{}') as skipped_parts,
     -- stale: no successful scrape finished since the freshness cut-off (variable set by
     -- warehouse.derive.rebuild, GPUPRICES_STALE_AFTER_HOURS); never succeeded counts as stale
     coalesce(p.last_success_at < getvariable('stale_before'), true) as stale
 from per_provider as p
 left join offer_counts as c using (provider)
 left join exclusions as x using (provider)
+left join skipped as k using (provider)
 order by provider;
