@@ -139,6 +139,11 @@ _PROVIDER_STATUS = (
 )
 PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"
 HEALTH_SQL = "select count(*) as offers, count(distinct provider) as providers from current_offers"
+HEALTH_ORIGINS_SQL = """
+    select data_origin, count(*) as offers, count(distinct provider) as providers,
+           min(age_days) as newest_age_days, max(age_days) as oldest_age_days
+    from current_offers group by data_origin order by data_origin
+"""
 
 
 # --- provider facts and serverless platforms (GET /providers/{slug}, GET /serverless) ---------

@@ -308,12 +308,31 @@ class ProviderList(msgspec.Struct):
     as_of: datetime
 
 
+class OriginCounts(msgspec.Struct):
+    offers: int
+    providers: int
+    newest_age_days: Annotated[
+        float | None, msgspec.Meta(description="Age in days of the newest price of this origin")
+    ]
+    oldest_age_days: Annotated[
+        float | None, msgspec.Meta(description="Age in days of the oldest price of this origin")
+    ]
+
+
 class Health(msgspec.Struct):
     status: Annotated[str, msgspec.Meta(description="ok, or no_snapshot")]
     snapshot_id: str | None
     as_of: datetime | None
     offers: int
     providers: int
+    by_origin: Annotated[
+        dict[str, OriginCounts],
+        msgspec.Meta(
+            description="Current offers by where they come from: live (fetched), recorded (a"
+            " replayed capture or the recorded offers shipped with gpuprices, at their capture"
+            " date) or curated (seed tiers); per provider: GET /providers"
+        ),
+    ] = {}
 
 
 class ErrorBody(msgspec.Struct):

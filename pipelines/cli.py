@@ -13,6 +13,11 @@ from pathlib import Path
 from pipelines import cli_exports, cli_history, cli_query
 from warehouse.paths import HOME_ENV, Paths
 
+# ingest's exit codes (README "Exit codes"): 0 every provider ok; 1 a provider failed (its last
+# good or recorded data is served, the snapshot was published); 2 bad arguments; 3 nothing
+# was published
+EXIT_PROVIDER_FAILED = 1
+EXIT_NOTHING_PUBLISHED = 3
 REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
 
 
@@ -51,8 +56,16 @@ def _ingest(args: argparse.Namespace) -> int:
     _prepare_dagster_home(paths)
     fallback = args.fallback_replay or os.environ.get("GPUPRICES_FALLBACK_REPLAY_DIR") or None
     if fallback is not None and not Path(fallback).is_dir():
-        print(f"error: fallback replay directory {fallback} does not exist", file=sys.stderr)
-        return 2
+        # a fresh clone without the captures beside it: the live fetches still run, and a
+        # provider that fails falls back to the recorded offers that ship with the project
+        print(
+            f"note: no captures at {fallback}; a provider whose live fetch fails serves the "
+            "recorded offers shipped with gpuprices (dated)"
+            if not args.no_recorded_fallback
+            else f"note: no captures at {fallback}",
+            file=sys.stderr,
+        )
+        fallback = None
     try:
         parallel = args.parallel if args.parallel is not None else parallelism_from_env()
     except ValueError as exc:
@@ -67,6 +80,7 @@ def _ingest(args: argparse.Namespace) -> int:
             paths,
             replay_dir=Path(replay).resolve() if replay else None,
             fallback_replay_dir=Path(fallback).resolve() if fallback else None,
+            recorded_fallback=not args.no_recorded_fallback,
             providers=args.provider or None,
             verbose=args.verbose,
             parallel=parallel,
@@ -74,14 +88,17 @@ def _ingest(args: argparse.Namespace) -> int:
         )
     for line in report.lines():
         print(line)
+    print(report.summary())
     if report.snapshot_id:
+        origins = ", ".join(f"{n} {origin}" for origin, n in sorted(report.origins.items()))
         print(
-            f"published snapshot {report.snapshot_id} ({report.offer_count} current offers) "
-            f"under {paths.published}"
+            f"published snapshot {report.snapshot_id}: {report.offer_count} current offers"
+            f" ({origins}) under {paths.published}"
         )
     else:
         print(f"nothing published: {report.publish_error}", file=sys.stderr)
-    return 0 if report.ok else 1
+        return EXIT_NOTHING_PUBLISHED
+    return 0 if report.ok else EXIT_PROVIDER_FAILED
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -120,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="fetch live; for a provider whose live fetch fails, replay its "
         "recorded captures from DIR instead (default: $GPUPRICES_FALLBACK_REPLAY_DIR)",
+    )
+    ingest.add_argument(
+        "--no-recorded-fallback",
+        action="store_true",
+        help="do not load the recorded offers that ship with gpuprices (scrapers/recorded/, "
+        "each dated) for a provider whose live fetch fails and has no captures to replay",
     )
     ingest.add_argument(
         "--provider", metavar="SLUG", action="append", help="only this provider (repeatable)"

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import httpx
 from pydantic import ValidationError
 
 from scrapers import http as scraper_http
-from scrapers.base import FetchError, MissingTokenError, Provider, ScraperError
-from scrapers.replay import Capture, ReplayTransport, discover
+from scrapers import recorded
+from scrapers.base import FetchError, MissingTokenError, Offer, Provider, ScraperError
+from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
 from warehouse import plausibility, quality
 from warehouse.db import Warehouse, load_seeds
 from warehouse.load import (
@@ -35,10 +38,6 @@ from warehouse.load import (
 )
 from warehouse.paths import Paths
 from warehouse.recovery import recover
-
-# Replayed requests never leave the process; a placeholder stands in for a provider's token so
-# that fetch code which requires one runs unchanged (real tokens are never handed to replay).
-REPLAY_TOKEN = "replay-placeholder-token"
 
 
 @dataclass(frozen=True)
@@ -210,49 +209,72 @@ def run_session(
             )
         if fetch_error is not None:
             return _failed(con, provider, session, sid, fetch_error, scrub)
-        try:
-            offers, excluded = provider.parse_report(responses)
-            rows, validation = prepare(con, [o.model_dump() for o in offers])
-        except Exception as exc:
-            return _failed(con, provider, session, sid, exc, scrub)
-        if not validation.ok:
-            error = scrub.text("check failed: " + "; ".join(validation.problems()))
-            fail_scrape(con, sid, error)
-            return ScrapeOutcome(
-                provider.slug,
-                session.source,
-                "failed",
-                validation.offer_count,
-                error,
-                sid,
-                observed_at,
-            )
-        # A 10x move against the current price is a parser or unit bug far more often than a
-        # real change: hold the whole scrape back (see warehouse.quality).
-        factor = quality.price_jump_factor()
-        jumps = quality.price_jumps(con, provider.slug, rows, factor)
-        if jumps:
-            error = quality.quarantine(
-                con, scrape_id=sid, provider=provider.slug, jumps=jumps, factor=factor
-            )
-            fail_scrape(con, sid, error)
-            return ScrapeOutcome(
-                provider.slug, session.source, "failed", len(rows), error, sid, observed_at
-            )
-        try:
-            history = commit_scrape(
-                con,
-                scrape_id=sid,
-                provider=provider.slug,
-                observed_at=observed_at,
-                rows=rows,
-                observed_precision=session.observed_precision,
-                exclusions=excluded,
-                skipped_parts=skipped,
-            )
-        except Exception as exc:
-            return _failed(con, provider, session, sid, exc, scrub)
-        verdicts = plausibility.screen_scrape(con, scrape_id=sid, provider=provider.slug, rows=rows)
+        return _load(
+            con,
+            provider,
+            session,
+            sid,
+            observed_at,
+            lambda: provider.parse_report(responses),
+            skipped,
+            scrub,
+        )
+
+
+def _load(
+    con: duckdb.DuckDBPyConnection,
+    provider: Provider,
+    session: Session,
+    sid: str,
+    observed_at: datetime,
+    parse: Callable[[], tuple[list[Offer], Counter[str]]],
+    skipped: dict[str, str],
+    scrub: _Scrubber,
+) -> ScrapeOutcome:
+    """Parse, validate, screen and commit one started scrape (its row is 'running')."""
+    try:
+        offers, excluded = parse()
+        rows, validation = prepare(con, [o.model_dump() for o in offers])
+    except Exception as exc:
+        return _failed(con, provider, session, sid, exc, scrub)
+    if not validation.ok:
+        error = scrub.text("check failed: " + "; ".join(validation.problems()))
+        fail_scrape(con, sid, error)
+        return ScrapeOutcome(
+            provider.slug,
+            session.source,
+            "failed",
+            validation.offer_count,
+            error,
+            sid,
+            observed_at,
+        )
+    # A 10x move against the current price is a parser or unit bug far more often than a
+    # real change: hold the whole scrape back (see warehouse.quality).
+    factor = quality.price_jump_factor()
+    jumps = quality.price_jumps(con, provider.slug, rows, factor)
+    if jumps:
+        error = quality.quarantine(
+            con, scrape_id=sid, provider=provider.slug, jumps=jumps, factor=factor
+        )
+        fail_scrape(con, sid, error)
+        return ScrapeOutcome(
+            provider.slug, session.source, "failed", len(rows), error, sid, observed_at
+        )
+    try:
+        history = commit_scrape(
+            con,
+            scrape_id=sid,
+            provider=provider.slug,
+            observed_at=observed_at,
+            rows=rows,
+            observed_precision=session.observed_precision,
+            exclusions=excluded,
+            skipped_parts=skipped,
+        )
+    except Exception as exc:
+        return _failed(con, provider, session, sid, exc, scrub)
+    verdicts = plausibility.screen_scrape(con, scrape_id=sid, provider=provider.slug, rows=rows)
     by_id = {r["offer_id"]: r for r in rows}
     return ScrapeOutcome(
         provider.slug,
@@ -272,6 +294,46 @@ def run_session(
             for offer_id, reasons in verdicts.items()
         },
     )
+
+
+def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None) -> ScrapeOutcome:
+    """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
+    one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
+    same rows again is 'unchanged'."""
+    capture = recorded.capture_of(provider.slug)
+    observed_at = recorded.captured_at(provider.slug)
+    if capture is None or observed_at is None:
+        reason = f"no recorded offers for {provider.slug} ship with this version"
+        return ScrapeOutcome(provider.slug, "recorded", "skipped", error=reason)
+    session = Session(
+        "replay",
+        f"recorded offers of {capture} (shipped)",
+        observed_precision=recorded.precision_of(provider.slug),
+    )
+    sid = scrape_id(provider.slug, observed_at, [recorded.fingerprint(provider.slug)])
+    with warehouse.connect() as con:
+        if not start_scrape(
+            con,
+            scrape_id=sid,
+            provider=provider.slug,
+            run_id=run_id,
+            mode=session.mode,
+            source=session.source,
+            fetches=[],
+        ):
+            return ScrapeOutcome(
+                provider.slug, session.source, "unchanged", scrape_id=sid, observed_at=observed_at
+            )
+        return _load(
+            con,
+            provider,
+            session,
+            sid,
+            observed_at,
+            lambda: (recorded.offers(provider.slug), Counter()),
+            {},
+            _Scrubber(None, []),
+        )
 
 
 def _describe(row: Mapping[str, Any]) -> str:
@@ -320,12 +382,16 @@ def scrape_provider(
     env: Mapping[str, str] = os.environ,
     transport: httpx.BaseTransport | None = None,
     on_outcome: Callable[[ScrapeOutcome], None] | None = None,
+    recorded_fallback: bool = False,
 ) -> list[ScrapeOutcome]:
     """Every session of one provider, in order. Returns one outcome per session.
 
-    With ``fallback_replay_dir``, a live fetch that fails is followed by a replay of the
-    provider's recorded captures: the failure stays recorded (and fails the asset), and the
-    recorded data, labelled with its capture dates, is what gets served.
+    A live fetch that fails (or is skipped for lack of a token) is followed, with
+    ``fallback_replay_dir``, by a replay of the provider's captures in it; where that directory
+    is missing or holds none, and ``recorded_fallback`` is set, by the recorded offers that ship
+    with the project. The failure stays recorded (and fails the asset); the recorded data,
+    labelled with its capture dates, is served until a live fetch succeeds (a live scrape is
+    newer, so it wins).
     """
     warehouse = Warehouse(paths.warehouse)
     with warehouse.connect() as con:
@@ -352,8 +418,19 @@ def scrape_provider(
         if on_outcome is not None:
             on_outcome(outcome)
     live_failed = replay_dir is None and any(o.status in ("failed", "skipped") for o in outcomes)
-    if live_failed and fallback_replay_dir is not None:
-        for session in sessions_for(provider.slug, fallback_replay_dir):
+    fallback_sessions = (
+        sessions_for(provider.slug, fallback_replay_dir)
+        if live_failed and fallback_replay_dir is not None and fallback_replay_dir.is_dir()
+        else []
+    )
+    if live_failed and not fallback_sessions and recorded_fallback:
+        outcome = run_recorded(provider, warehouse=warehouse, run_id=run_id)
+        outcome.fallback = True
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+    if fallback_sessions:
+        for session in fallback_sessions:
             outcome = run_session(
                 provider,
                 session,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,22 +33,35 @@ class IngestReport:
     offer_count: int = 0
     publish_error: str | None = None
     live: bool = True
+    # current offers by data_origin (live, recorded, curated)
+    origins: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.snapshot_id is not None and all(p.status != "FAILED" for p in self.providers)
 
     def lines(self) -> list[str]:
+        """One short line per provider: what happened, and how many offers it now serves."""
         width = max((len(p.provider) for p in self.providers), default=8)
-        return [
-            f"{p.provider:<{width}}  {p.status:<7}  {p.offers:>5} offers  "
-            f"{p.scrapes} scrape{'s' if p.scrapes != 1 else ''}  {p.detail}".rstrip()
-            for p in self.providers
-        ]
+        return [f"{p.provider:<{width}} {p.offers:>4}  {p.detail}" for p in self.providers]
+
+    def summary(self) -> str:
+        counts = {
+            s: sum(p.status == s for p in self.providers) for s in ("ok", "FAILED", "skipped")
+        }
+        mode = "live" if self.live else "replay"
+        return (
+            f"{len(self.providers)} providers: {counts['ok']} {mode} ok, {counts['FAILED']} failed,"
+            f" {counts['skipped']} skipped"
+        )
 
 
 def _run_config(
-    paths: Paths, replay_dir: Path | None, fallback_replay_dir: Path | None, verbose: bool
+    paths: Paths,
+    replay_dir: Path | None,
+    fallback_replay_dir: Path | None,
+    verbose: bool,
+    recorded_fallback: bool = True,
 ) -> dict:
     return {
         "resources": {
@@ -56,6 +70,7 @@ def _run_config(
                     "home": str(paths.home),
                     "replay_dir": str(replay_dir) if replay_dir else "",
                     "fallback_replay_dir": str(fallback_replay_dir) if fallback_replay_dir else "",
+                    "recorded_fallback": "1" if recorded_fallback else "0",
                 }
             }
         },
@@ -68,6 +83,7 @@ def run_ingest(
     *,
     replay_dir: Path | None,
     fallback_replay_dir: Path | None = None,
+    recorded_fallback: bool = True,
     providers: Sequence[str] | None = None,
     verbose: bool = False,
     instance: dg.DagsterInstance | None = None,
@@ -83,7 +99,7 @@ def run_ingest(
 
     instance = instance or dg.DagsterInstance.get()
     slugs = list(providers) if providers else sorted(PROVIDERS)
-    config = _run_config(paths, replay_dir, fallback_replay_dir, verbose)
+    config = _run_config(paths, replay_dir, fallback_replay_dir, verbose, recorded_fallback)
     ingest = execute_ingest(
         config,
         instance,
@@ -121,6 +137,14 @@ def run_ingest(
     return report
 
 
+def short_reason(error: str) -> str:
+    """An error as the short reason a provider line gives: the host instead of the full URL,
+    no "fetch failed:" prefix (the line says "live failed"), no errno."""
+    text = re.sub(r"^(fetch|parse) failed: ", lambda m: "" if m[1] == "fetch" else "parse: ", error)
+    text = re.sub(r"\b(?:GET|POST) https?://([^/\s:]+)\S*?(:?)(?=\s|$)", r"\1\2", text)
+    return re.sub(r"\[Errno -?\d+\] ", "", text)
+
+
 def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str]) -> None:
     with Warehouse(paths.warehouse).connect() as con:
         rows = con.execute(
@@ -129,22 +153,24 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
                    count(*) as scrapes,
                    count(*) filter (where status = 'failed') as failed,
                    count(*) filter (where status = 'skipped') as skipped,
-                   arg_max(offer_count, observed_at) filter (where status = 'success') as offers,
                    arg_max(error, started_at)
                        filter (where status in ('failed', 'skipped')) as error,
                    max(observed_at) filter (where status = 'success') as observed_at,
-                   count(*) filter (where status = 'success' and mode = 'replay') as replayed
+                   count(*) filter (where status = 'success' and mode = 'replay') as replayed,
+                   bool_or(mode = 'live' and status = 'success') as live_ok
             from scrapes where run_id = ? group by provider
             """,
             [report.run_id],
         ).fetchall()
         have_current = _has_table(con, "current_offers")
         current = (
-            dict(
-                con.execute(
-                    "select provider, count(*) from current_offers group by provider"
+            {
+                provider: (n, observed)
+                for provider, n, observed in con.execute(
+                    "select provider, count(*), max(observed_at) from current_offers"
+                    " where price_source = 'scrape' group by provider"
                 ).fetchall()
-            )
+            }
             if have_current
             else {}
         )
@@ -158,6 +184,13 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
             if have_current
             else {}
         )
+        if have_current:
+            report.origins = dict(
+                con.execute(
+                    "select data_origin, count(*) from current_offers group by data_origin"
+                    " order by data_origin"
+                ).fetchall()
+            )
         # the parts of this run's fetches that failed alone (an AWS region, a page)
         skipped_parts = dict(
             con.execute(
@@ -168,47 +201,50 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
             ).fetchall()
         )
     by_provider = {r[0]: r for r in rows}
+    live = "live" if report.live else "replay"
     for slug in slugs:
+        offers, served_observed = current.get(slug, (0, None))
+        served = f"{served_observed:%Y-%m-%d}" if served_observed else None
         row = by_provider.get(slug)
         if row is None:
             # No new scrape row: every response was byte-identical to one already loaded.
-            if current.get(slug):
-                report.providers.append(ProviderLine(slug, "ok", 0, current[slug], "unchanged"))
-            else:
-                report.providers.append(
-                    ProviderLine(slug, "FAILED", 0, 0, "did not run (see `gpuprices ingest -v`)")
-                )
+            line = (
+                ProviderLine(slug, "ok", 0, offers, f"{live} ok, unchanged (observed {served})")
+                if offers
+                else ProviderLine(slug, "FAILED", 0, 0, "did not run (see `gpuprices ingest -v`)")
+            )
+            report.providers.append(line)
             continue
-        _, scrapes, failed, skipped, offers, error, observed_at, replayed = row
-        if (failed or skipped) and replayed and report.live:
-            detail = (
-                f"{error}; served from {replayed} recorded capture(s), newest captured "
-                f"{observed_at:%Y-%m-%d}"
-            )
-            # a missing token is a skip, not a failure, even when captures stand in for it
-            status = "FAILED" if failed else "skipped"
-            report.providers.append(
-                ProviderLine(slug, status, scrapes, current.get(slug, 0), detail)
-            )
+        _, scrapes, failed, skipped, error, observed_at, replayed, live_ok = row
+        reason = short_reason(error or "")
+        if report.live and not live_ok and (failed or skipped):
+            # the live fetch failed (or was skipped for lack of a token)
+            what = f"{live} failed: {reason}" if failed else f"skipped: {reason}"
+            if replayed and observed_at is not None:
+                what += f" -> recorded capture {observed_at:%Y-%m-%d}"
+            elif served:
+                what += f" -> last good data (observed {served})"
+            else:
+                what += " -> no data"
+            line = ProviderLine(slug, "FAILED" if failed else "skipped", scrapes, offers, what)
         elif failed:
-            detail = f"{error}; serving last good data ({current.get(slug, 0)} offers)"
-            report.providers.append(
-                ProviderLine(slug, "FAILED", scrapes, current.get(slug, 0), detail)
-            )
+            what = f"{live} failed: {reason}"
+            what += f" -> last good data (observed {served})" if served else " -> no data"
+            line = ProviderLine(slug, "FAILED", scrapes, offers, what)
         elif skipped == scrapes:
-            report.providers.append(
-                ProviderLine(slug, "skipped", scrapes, current.get(slug, 0), error or "")
-            )
+            line = ProviderLine(slug, "skipped", scrapes, offers, f"skipped: {reason}")
         else:
-            when = f"observed {observed_at:%Y-%m-%d}" if observed_at else "unchanged"
+            when = f"observed {observed_at:%Y-%m-%d}" if observed_at else f"unchanged ({served})"
+            if not report.live:
+                when = f"{scrapes} capture{'s' if scrapes != 1 else ''}, newest {when}"
+            what = f"{live} ok, {when}"
             if slug in unknown_gpus:
-                when += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
+                what += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
             if slug in skipped_parts:
-                when += f"; warning: not fetched: {skipped_parts[slug]}"
-            report.providers.append(
-                ProviderLine(slug, "ok", scrapes, current.get(slug, offers or 0), when)
-            )
-    report.offer_count = sum(current.values())
+                what += f"; warning: not fetched: {skipped_parts[slug]}"
+            line = ProviderLine(slug, "ok", scrapes, offers, what)
+        report.providers.append(line)
+    report.offer_count = sum(report.origins.values())
 
 
 def _has_table(con, name: str) -> bool:

@@ -152,17 +152,28 @@ def unknown_rows(excluded: Counter[str] | dict[str, int]) -> dict[str, int]:
     return {r: n for r, n in excluded.items() if r.startswith(UNKNOWN_ROW_PREFIX)}
 
 
+# a row of a known kind whose cell did not read ("unparsed_price", "unparsed_memory", ...)
+UNPARSED_ROW_PREFIX = "unparsed"
+
+
+def unrecognised_rows(excluded: Counter[str] | dict[str, int]) -> dict[str, int]:
+    """Unknown rows plus rows with a cell that did not read: what a person should look at
+    (the other reasons are known kinds of non-offer: "contact sales", CPU-only items, ...)."""
+    prefixes = (UNKNOWN_ROW_PREFIX, UNPARSED_ROW_PREFIX)
+    return {r: n for r, n in excluded.items() if r.startswith(prefixes)}
+
+
 def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
     """The drift rule: one unknown row never fails a provider; its page's structure being gone does.
 
     Raises ``SchemaDriftError`` when no known offer is left, or when more than half of the GPU rows
-    are unknown. Rows are counted at the grain the parser reads them: a known row is one distinct
-    (instance type, region) among the offers (its on-demand and spot prices are one row), an
-    unknown row is one count of an ``unknown_*`` exclusion. (Missing tables or JSON keys raise in
-    the parser itself, before this rule.)
+    are unknown or unreadable. Rows are counted at the grain the parser reads them: a known row is
+    one distinct (instance type, region) among the offers (its on-demand and spot prices are one
+    row), an unrecognised row is one count of an ``unknown_*`` or ``unparsed_*`` exclusion.
+    (Missing tables or JSON keys raise in the parser itself, before this rule.)
     """
     known = len({(offer.instance_type, offer.region) for offer in offers})
-    unknown = unknown_rows(excluded)
+    unknown = unrecognised_rows(excluded)
     unknown_count = sum(unknown.values())
     names = ", ".join(sorted(unknown)[:10])
     if known == 0:
@@ -170,7 +181,8 @@ def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
         raise SchemaDriftError(f"no known offer in the response{detail}")
     if unknown_count > known:
         raise SchemaDriftError(
-            f"{unknown_count} of {unknown_count + known} GPU rows are unknown (more than half):"
+            f"{unknown_count} of {unknown_count + known} GPU rows are unknown or unreadable"
+            " (more than half):"
             f" {names}"
         )
 

@@ -17,6 +17,9 @@ import httpx
 
 from scrapers.http import CAPTURED_AT_HEADER
 
+# Replayed requests never leave the process; a placeholder stands in for a provider's token so
+# that fetch code which requires one runs unchanged (real tokens are never handed to replay).
+REPLAY_TOKEN = "replay-placeholder-token"
 NOT_A_RESPONSE_MARKERS = ("PARSED", "PROCESSED", "AGGREGATED")
 _DATE_PREFIX = re.compile(
     r"^(?P<approx>c)?(?P<y>\d{4})-(?P<m>\d{2})(?:-(?P<d>\d{2}))?"

@@ -6,7 +6,7 @@ from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode, json_response
-from api.queries import GPUS_SQL, HEALTH_SQL, PROVIDERS_SQL
+from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
 from api.store import NoSnapshot, Store
 
@@ -80,11 +80,13 @@ class HealthController(Controller):
                         "as_of": None,
                         "offers": 0,
                         "providers": 0,
+                        "by_origin": {},
                     }
                 ),
                 503,
             )
         counts = snapshot.query(HEALTH_SQL)[0]
+        by_origin = {row.pop("data_origin"): row for row in snapshot.query(HEALTH_ORIGINS_SQL)}
         return json_response(
             encode(
                 {
@@ -92,6 +94,7 @@ class HealthController(Controller):
                     "snapshot_id": snapshot.info.snapshot_id,
                     "as_of": snapshot.as_of,
                     **counts,
+                    "by_origin": by_origin,
                 }
             )
         )

@@ -11,7 +11,7 @@ import dagster as dg
 
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import scrape_provider
-from scrapers.base import Provider, unknown_rows
+from scrapers.base import Provider, unrecognised_rows
 from scrapers.registry import PROVIDERS
 
 GROUP = "providers"
@@ -38,7 +38,8 @@ CHECKS = (
     (
         "rows_recognised",
         "Every row the parser left out is a known kind of non-offer (warning when it names an "
-        "unknown family, SKU or GPU: the known offers are still published; the counts per "
+        "unknown family, SKU or GPU, or a row whose price or spec did not read (unparsed_*): "
+        "the other offers are still published; the counts per "
         "reason are stored in scrape_exclusions and served by GET /providers/{slug})",
     ),
     (
@@ -88,7 +89,7 @@ def _check_results(
         "gpus_resolve": bool(unresolved),
         "prices_plausible": bool(suspect),
         "vram_matches_datasheet": bool(vram_mismatches),
-        "rows_recognised": bool(unknown_rows(excluded or {})),
+        "rows_recognised": bool(unrecognised_rows(excluded or {})),
         "fetch_complete": bool(skipped_parts),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
@@ -108,7 +109,7 @@ def _check_results(
         },
         "rows_recognised": {
             "excluded_rows": sum((excluded or {}).values()),
-            "unknown_rows": ", ".join(sorted(unknown_rows(excluded or {}))),
+            "unrecognised_rows": ", ".join(sorted(unrecognised_rows(excluded or {}))),
             "by_reason": ", ".join(f"{k}: {v}" for k, v in sorted((excluded or {}).items())),
         },
         "fetch_complete": {
@@ -162,6 +163,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 paths=gpuprices.paths(),
                 replay_dir=replay,
                 fallback_replay_dir=gpuprices.fallback_replay(),
+                recorded_fallback=gpuprices.recorded_fallback_enabled(),
                 run_id=context.run.run_id,
                 on_outcome=lambda o: context.log.info(
                     f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"

@@ -3,7 +3,9 @@
 Both are configured from the environment when the run starts (never at import time):
 ``GPUPRICES_HOME`` (default ``~/.local/share/gpuprices``) and ``GPUPRICES_REPLAY_DIR``
 (unset = fetch the live sites), ``GPUPRICES_FALLBACK_REPLAY_DIR`` (replay a provider's
-captures when its live fetch fails), ``GPUPRICES_PUBLISH_URL`` (also publish snapshots to this
+captures when its live fetch fails), ``GPUPRICES_RECORDED_FALLBACK`` (``0`` turns off loading
+the recorded offers that ship with the project when a live fetch fails and no captures stand
+in), ``GPUPRICES_PUBLISH_URL`` (also publish snapshots to this
 fsspec URL, e.g. object storage for API replicas elsewhere). Provider tokens are read from
 each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time and never logged or
 archived.
@@ -22,6 +24,7 @@ from warehouse.paths import Paths
 
 REPLAY_ENV = "GPUPRICES_REPLAY_DIR"
 FALLBACK_REPLAY_ENV = "GPUPRICES_FALLBACK_REPLAY_DIR"
+RECORDED_FALLBACK_ENV = "GPUPRICES_RECORDED_FALLBACK"
 PUBLISH_URL_ENV = "GPUPRICES_PUBLISH_URL"  # same name as warehouse.remote.PUBLISH_URL_ENV
 
 
@@ -36,6 +39,13 @@ class GpupricesResource(dg.ConfigurableResource):
     fallback_replay_dir: str = Field(
         default="",
         description="After a live fetch fails, replay this directory's captures for that provider",
+    )
+
+    recorded_fallback: str = Field(
+        default="",
+        description="'1' / '0': after a live fetch fails and no captures stand in, load the "
+        "recorded offers that ship with the project (scrapers/recorded/offers.csv, dated); "
+        "default $GPUPRICES_RECORDED_FALLBACK, else on",
     )
 
     publish_url: str = Field(
@@ -56,6 +66,10 @@ class GpupricesResource(dg.ConfigurableResource):
     def fallback_replay(self) -> Path | None:
         value = self.fallback_replay_dir or os.environ.get(FALLBACK_REPLAY_ENV, "")
         return Path(value).expanduser().resolve() if value else None
+
+    def recorded_fallback_enabled(self) -> bool:
+        value = self.recorded_fallback or os.environ.get(RECORDED_FALLBACK_ENV, "") or "1"
+        return value.strip().lower() not in ("0", "false", "no", "off")
 
     def remote_publish_url(self) -> str | None:
         return self.publish_url or os.environ.get(PUBLISH_URL_ENV) or None
