@@ -15,23 +15,41 @@ Known layouts:
 - **merged**: ``{"<Region name>": {"regions": {"<Region name>": {...}}}, ...}`` -- several
   per-region files keyed by region (how the 7-region capture stores them).
 
-In replay every request is answered with the same capture, so the same entries arrive once per
-request: identical offers for one instance type and region are kept once, different ones raise.
+In replay every request is answered with the same capture, so the same body arrives once per
+request: a body already seen is parsed once (its exclusions are not counted again), and
+identical offers for one instance type and region from different bodies are kept once,
+different ones raise.
 
 Regions: ``fetch`` asks for every region in ``REGIONS``. A region whose price file answers
 HTTP 404 (AWS publishes no file for it) is skipped; so is a region that fails in any other way
 once an earlier region has answered (the host works: the failure is that region's). Each skip
-is logged as a warning on this module's logger and listed by ``fetch_with_skips``; the skipped
-region's response is simply not returned, so its offers are absent from the scrape and the
-other regions' offers are published. A failure before any region has answered means the host
-itself is failing and fails the provider at once (all regions share one host: trying the
-other 21, each with retries, would only delay the same error), as does no region answering.
+is logged as a warning on this module's logger and listed by ``fetch_with_skips`` as the part
+"region <code>" (``region us-east-2``) with the one-line error; the skipped region's response
+is simply not returned, so its offers are absent from the scrape and the other regions' offers
+are published. A failure before any region has answered means the host itself is failing and
+fails the provider at once (all regions share one host: trying the other 21, each with
+retries, would only delay the same error), as does no region answering.
 
-Rows: only GPU instances. An entry whose ``Instance Family`` is "GPU instance" or whose family
-(``p5`` of ``p5.48xlarge``) is in ``_FAMILIES`` must be known down to its size, else
-``SchemaDriftError`` naming it, so the table gets extended. Other entries (CPU, FPGA, Trainium
-and Inferentia instances) are excluded (``not_gpu``), as are entries with pre-installed software
-(``preinstalled_software``: a bundle price, not the instance's).
+Rows: only GPU instances. Entry rules, in this order (exclusions counted by
+``parse_with_exclusions``; an ``unknown_*`` reason names the row, so the table gets extended,
+and the other rows' offers are still published):
+
+1. Family (``p5`` of ``p5.48xlarge``) not in ``_FAMILIES`` and ``Instance Family`` not "GPU
+   instance" -> ``not_gpu`` (CPU, FPGA, Trainium and Inferentia instances).
+2. Pre-installed software -> ``preinstalled_software`` (a bundle price, not the instance's).
+3. A "GPU instance" family not in ``_FAMILIES`` -> ``unknown_family <family>``; a size not in
+   its family's sizes -> ``unknown_size <instance type>``.
+4. ``Operating System`` other than Linux -> ``unknown_os <operating system>``.
+5. ``Location`` not in ``REGIONS`` -> ``unknown_region <location>``.
+6. A price, memory, storage or vCPU value that does not read -> ``unparsed_price``,
+   ``unparsed_memory``, ``unparsed_storage``, ``unparsed_vcpus``.
+
+Structure still raises ``SchemaDriftError``: a body that is not one of the layouts above, a
+manifest in another currency, a price of 0 or less (a wrong price is rejected, never dropped:
+docs/reliability.md), an entry that is not an object or lacks one of the fields every
+entry has (``Instance Type``, ``price``, ``Location``, ...), an entry filed under another
+region than its ``Location`` (the file's region keying changed), two different offers for one
+instance type and region, and no offer at all.
 """
 
 from __future__ import annotations
@@ -57,8 +75,10 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
-from scrapers.parsing import decimal, gb_from_gib, json_body
+from scrapers.parsing import decimal, distinct_bodies, gb_from_gib, json_body
 
 PROVIDER_SLUG = "aws"
 PRICING_PAGE_URL = "https://aws.amazon.com/ec2/pricing/on-demand/"
@@ -70,11 +90,12 @@ CURRENCY = "USD"  # the file path asks for USD; a manifest naming another curren
 TOKEN_ENV = None
 INSTANCE_SPECS_URL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
 GPU_INSTANCE_FAMILY = "GPU instance"
+EBS_ONLY = "ebs only"  # the Storage value of instances without local disks, lowercased
 OPERATING_SYSTEM = "Linux"
 NO_SOFTWARE = "NA"
 
 # Pricing-file region names (the ``Location`` attribute) -> region codes. ``fetch`` asks for
-# every region listed here; parse rejects a location that is not listed.
+# every region listed here; parse excludes an entry whose location is not listed.
 REGIONS: dict[str, str] = {
     "US East (N. Virginia)": "us-east-1",
     "US East (Ohio)": "us-east-2",
@@ -249,7 +270,10 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def fetch_with_skips(
     client: httpx.Client, token: str | None
 ) -> tuple[list[RawResponse], dict[str, str]]:
-    """``fetch``, plus the skipped regions: region code -> the one-line ``FetchError`` text."""
+    """``fetch``, plus the skipped regions: "region <code>" -> the one-line ``FetchError`` text.
+
+    Raises ``FetchError`` as ``fetch`` does; a skipped region never raises.
+    """
     responses: list[RawResponse] = []
     skipped: dict[str, str] = {}
     for name, code in REGIONS.items():
@@ -258,7 +282,7 @@ def fetch_with_skips(
         except FetchError as exc:
             if not responses and not _is_missing_region(exc):
                 raise
-            skipped[code] = str(exc)
+            skipped[f"region {code}"] = str(exc)
             _log.warning("aws: region %s skipped, its offers are not in this scrape: %s", code, exc)
     if not responses:
         raise FetchError(f"AWS EC2 price files: no region answered ({len(skipped)} skipped)")
@@ -273,9 +297,10 @@ def _is_missing_region(exc: FetchError) -> bool:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers, one per GPU instance type and region: on-demand USD per instance-hour.
 
-    Raises ``SchemaDriftError`` for an unknown layout, an entry missing a field, a GPU family or
-    size missing from ``_FAMILIES``, an unknown region, two different offers for one instance
-    type and region, and when all responses together yield no offer.
+    Raises ``SchemaDriftError`` for an unknown layout, an entry missing a field, an entry filed
+    under another region, two different offers for one instance type and region, and when all
+    responses together yield no offer. Unknown GPU families, sizes and regions are excluded
+    (``unknown_*``, see the module docstring), not raised.
     """
     return parse_with_exclusions(responses)[0]
 
@@ -284,14 +309,18 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """``parse``, plus how many entries each documented exclusion rule dropped."""
     offers: dict[tuple[str, str], Offer] = {}
     excluded: Counter[str] = Counter()
-    for response in responses:
+    for response in distinct_bodies(responses):
         for region_name, entries in _region_files(response):
             for key, entry in entries.items():
                 offer = _parse_entry(key, entry, region_name, response, excluded)
                 if offer is not None:
                     _add_unique(offers, offer)
     if not offers:
-        raise SchemaDriftError("AWS EC2 on-demand prices: no GPU instance in any response")
+        unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
+        raise SchemaDriftError(
+            "AWS EC2 on-demand prices: no known GPU instance in any response"
+            + (f" (unknown rows: {unknown})" if unknown else "")
+        )
     return list(offers.values()), excluded
 
 
@@ -340,30 +369,50 @@ def _parse_entry(
     instance_type = _text(entry, "Instance Type", key, response)
     family, _, size = instance_type.partition(".")
     spec = _FAMILIES.get(family)
-    if spec is None:
-        if entry.get("Instance Family") == GPU_INSTANCE_FAMILY:
-            raise SchemaDriftError(
-                f"unknown GPU instance family {family!r} ({instance_type}): add it to _FAMILIES"
-            )
+    if spec is None and entry.get("Instance Family") != GPU_INSTANCE_FAMILY:
         excluded["not_gpu"] += 1
         return None
-    if size not in spec.gpus_by_size:
-        raise SchemaDriftError(f"unknown size {instance_type}: add it to _FAMILIES[{family!r}]")
+    # before the family and size checks: the live file lists each instance type once per
+    # software bundle, and a new family must count once per instance type, not once per bundle
     if _text(entry, "Pre Installed S/W", key, response) != NO_SOFTWARE:
         excluded["preinstalled_software"] += 1
         return None
+    if spec is None:
+        excluded[unknown_row("family", family)] += 1  # add it to _FAMILIES
+        return None
+    if size not in spec.gpus_by_size:
+        excluded[unknown_row("size", instance_type)] += 1  # add it to _FAMILIES[family]
+        return None
     operating_system = _text(entry, "Operating System", key, response)
     if operating_system != OPERATING_SYSTEM:
-        raise SchemaDriftError(f"{response.url}: {key!r} is a {operating_system} price")
+        excluded[unknown_row("os", operating_system)] += 1
+        return None
     location = _text(entry, "Location", key, response)
     if location != region_name:
         raise SchemaDriftError(f"{response.url}: {key!r} is in {location!r}, not {region_name!r}")
     region = REGIONS.get(location)
     if region is None:
-        raise SchemaDriftError(f"unknown AWS location {location!r}: add it to REGIONS")
-    price = decimal(_text(entry, "price", key, response))
-    if price <= 0:
+        excluded[unknown_row("region", location)] += 1  # add it to REGIONS
+        return None
+    price = _number(_text(entry, "price", key, response))
+    if price is None:
+        excluded["unparsed_price"] += 1
+        return None
+    if price <= 0:  # rejected, not excluded: a wrong price must fail the scrape
         raise SchemaDriftError(f"{response.url}: {instance_type} in {region}: price {price}")
+    ram_gb = _memory_gb(_text(entry, "Memory", key, response))
+    if ram_gb is None:
+        excluded["unparsed_memory"] += 1
+        return None
+    storage_text = _text(entry, "Storage", key, response)
+    storage_gb = _storage_gb(storage_text)
+    if storage_gb is None and storage_text.lower() != EBS_ONLY:
+        excluded["unparsed_storage"] += 1
+        return None
+    vcpus = _number(_text(entry, "vCPU", key, response))
+    if vcpus is None:
+        excluded["unparsed_vcpus"] += 1
+        return None
     return Offer(
         provider=PROVIDER_SLUG,
         instance_type=instance_type,
@@ -371,9 +420,9 @@ def _parse_entry(
         gpu_name=spec.gpu_name,
         gpu_count=Decimal(spec.gpus_by_size[size]),
         vram_gb_reported=spec.vram_gb_per_gpu,
-        vcpus=decimal(_text(entry, "vCPU", key, response)),
-        ram_gb=_memory_gb(_text(entry, "Memory", key, response), key, response),
-        storage_gb=_storage_gb(_text(entry, "Storage", key, response), key, response),
+        vcpus=vcpus,
+        ram_gb=ram_gb,
+        storage_gb=storage_gb,
         pricing=PricingModel.ON_DEMAND,
         price=price,
         currency=CURRENCY,
@@ -391,20 +440,27 @@ def _text(entry: dict[str, Any], field: str, key: str, response: RawResponse) ->
     return value.strip()
 
 
-def _memory_gb(text: str, key: str, response: RawResponse) -> Decimal:
-    match = _MEMORY.match(text)
-    if match is None:
-        raise SchemaDriftError(f"{response.url}: {key!r}: memory {text!r} is not 'N GiB'")
-    return gb_from_gib(match["gib"])
-
-
-def _storage_gb(text: str, key: str, response: RawResponse) -> Decimal | None:
-    """Local instance storage in GB; None for EBS-only instances (no local disks)."""
-    if text.lower() == "ebs only":
+def _number(text: str) -> Decimal | None:
+    """The text as a Decimal; None when it is not a (finite) number."""
+    try:
+        value = decimal(text)
+    except SchemaDriftError:
         return None
+    return value if value.is_finite() else None
+
+
+def _memory_gb(text: str) -> Decimal | None:
+    """Memory in GB from "N GiB"; None when the text has another form."""
+    match = _MEMORY.match(text)
+    return None if match is None else gb_from_gib(match["gib"])
+
+
+def _storage_gb(text: str) -> Decimal | None:
+    """Local instance storage in GB from "N x M GB"; None for EBS only (no local disks) and for
+    text of another form (the caller tells the two apart)."""
     match = _STORAGE.match(text)
     if match is None:
-        raise SchemaDriftError(f"{response.url}: {key!r}: storage {text!r} is not 'N x M GB'")
+        return None
     per_disk = decimal(match["size"]) * (1000 if match["unit"] == "TB" else 1)
     return Decimal(match["disks"]) * per_disk
 
@@ -430,6 +486,7 @@ PROVIDER = Provider(
     fetch=fetch,
     parse=parse,
     parse_with_exclusions=parse_with_exclusions,
+    fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="On-demand Linux prices of GPU instance families, one request per region.",

@@ -3,11 +3,25 @@
 Live: ``GET https://prices.azure.com/api/retail/prices`` (no auth) with
 ``api-version=2023-01-01-preview``, ``meterRegion='primary'`` and an OData ``$filter`` for
 Consumption prices of the GPU VM families (armSkuName containing ``Standard_NC``, ``_ND``,
-``_NG`` or ``_NV``). Pages are followed through ``NextPageLink``: a null, empty or missing link
-ends paging (the documented last page says ``"NextPageLink": null``); any other value must be an
-https URL on the prices host, else ``SchemaDriftError``. Every page must carry an ``Items`` list
-(drift otherwise), and ``MAX_PAGES`` caps the walk with a ``FetchError`` that says the cap was hit.
-Docs: https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices
+``_NG`` or ``_NV``). Docs:
+https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices
+
+Paging: pages are followed through ``NextPageLink``, which must be an https URL on the prices
+host (else ``SchemaDriftError``). The documented last page says ``"NextPageLink": null``, but
+the API has also been seen sending an empty link on pages that were not the last
+(https://learn.microsoft.com/en-us/answers/questions/1188465/azure-retail-prices-api-broken-paging,
+2023-03: "check the returned item count ... then increment the skip counter"). So a null, empty
+or missing link ends paging only on a page that is not full: a page holding exactly a page
+size of items (``FULL_PAGE_SIZES``: 1000, and 100 of the older API versions) is followed by a
+request for the same query with ``$skip`` = the items read so far, and paging ends at the
+first page holding fewer (an exactly full last page costs one extra, empty page). Every page
+must carry an ``Items`` list (drift otherwise), and ``MAX_PAGES`` caps the walk with a
+``FetchError`` that says the cap was hit.
+
+Partial fetches (``fetch_with_skips``): the first page failing fails the provider
+(``FetchError``); a page after it that fails (after retries) ends the walk and is reported as
+the skipped part "page <n>" (the pages after it cannot be reached without it), and the pages
+before it are published.
 
 Known layouts:
 
@@ -17,12 +31,15 @@ Known layouts:
 
 The price API names SKUs but not GPUs, so GPU model, GPU count, VRAM, vCPUs and RAM come from
 the VM size table below (``_SERIES``), one row per series citing its Microsoft Learn page. An
-in-scope row whose SKU is not in the table raises ``SchemaDriftError`` naming the SKU, so the
-table gets extended instead of the row being guessed. Sizes that the price list carries but
-Microsoft Learn does not document (ND H100 v5 and ND A100 v4 variants) are in the table only with
-the facts their series page fixes (GPU model, 8 GPUs per VM) and ``None`` for the rest.
+in-scope row whose SKU is not in the table is excluded as ``unknown_sku <armSkuName>``, so the
+table gets extended instead of the row being guessed, and the other SKUs are still published.
+Sizes that the price list carries but Microsoft Learn does not document (ND H100 v5 and ND A100
+v4 variants) are in the table only with the facts their series page fixes (GPU model, 8 GPUs
+per VM) and ``None`` for the rest.
 
-Row rules, applied in this order (exclusions are counted by ``parse_with_exclusions``):
+Row rules, applied in this order (exclusions are counted by ``parse_with_exclusions``; an
+``unknown_*`` reason is counted once per SKU and region, the grain of a known row, whose
+on-demand and spot items are one row):
 
 1. ``type`` ``Reservation`` -> excluded (``reservation``): its ``retailPrice`` is the total for the
    whole 1- or 3-year term although ``unitOfMeasure`` still says "1 Hour" (see the documented
@@ -32,9 +49,8 @@ Row rules, applied in this order (exclusions are counted by ``parse_with_exclusi
    another tool's processed table (region/skuName/pricePerHour rows, reservation totals possibly
    mixed in) fails instead of becoming hourly offers.
    ``DevTestConsumption`` -> excluded (``dev_test``): Dev/Test subscription rates, not retail.
-   Any other ``type`` raises.
-2. ``unitOfMeasure`` must be "1 Hour" on every Consumption row: the price is per VM (instance)
-   per hour; anything else raises.
+   Any other ``type`` -> ``unknown_type <type>``.
+2. ``serviceName`` (when sent) other than "Virtual Machines" -> ``unknown_service <name>``.
 3. ``productName`` containing "Windows" -> excluded (``windows``): we compare Linux prices (the
    Linux products are named "... Series" or "... Series Linux").
 4. ``productName`` containing "Dedicated Host" -> excluded (``dedicated_host``): a whole physical
@@ -42,8 +58,17 @@ Row rules, applied in this order (exclusions are counted by ``parse_with_exclusi
 5. ``meterName`` containing "Low Priority" -> excluded (``low_priority``): low-priority VMs are
    the legacy Azure Batch / scale-set discount that Spot replaced; mapping them to spot would
    put two different spot prices on one SKU and region.
-6. ``meterName`` or ``skuName`` containing "Spot" -> spot; else on-demand (pay-as-you-go).
-7. The SKU must be in ``_SERIES``, else ``SchemaDriftError`` naming it.
+6. The SKU must be in ``_SERIES``, else ``unknown_sku <armSkuName>``.
+7. ``unitOfMeasure`` must be "1 Hour" (the price is per VM, i.e. instance, per hour), else
+   ``unknown_unit <unit>``.
+8. ``retailPrice`` not a number -> ``unparsed_price``; 0 or less raises (a wrong price is
+   rejected, never dropped: docs/reliability.md).
+9. ``meterName`` or ``skuName`` containing "Spot" -> spot; else on-demand (pay-as-you-go).
+
+Structure still raises ``SchemaDriftError``: a body that is neither layout, an item that is not
+an object or lacks one of the fields every item has (``_REQUIRED_FIELDS``), a text field that is
+not text, a malformed currency code, two different prices for one SKU, region and pricing, and
+no offer at all.
 
 Currency: the item's ``currencyCode``, else the envelope's ``BillingCurrency``, else USD -- the
 API's default when no ``currencyCode`` is requested (ours never is); the reduced capture dropped
@@ -52,6 +77,7 @@ both fields.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +88,7 @@ import httpx
 
 from scrapers import http
 from scrapers.base import (
+    UNKNOWN_ROW_PREFIX,
     FetchError,
     Offer,
     PricePer,
@@ -70,6 +97,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import decimal, gb_from_gib, json_body
 
@@ -95,6 +124,9 @@ QUERY_PARAMS = {
     "$filter": GPU_FILTER,
 }
 MAX_PAGES = 200  # pages hold up to 1000 items; the GPU slice is far below 200k items
+# Items on a full page: 1000 (the current API versions), 100 (older ones). A full page whose
+# NextPageLink is empty is followed by $skip (see the module docstring).
+FULL_PAGE_SIZES = frozenset({100, 1000})
 HOURLY_UNIT = "1 Hour"
 DEFAULT_CURRENCY = "USD"
 _REQUIRED_FIELDS = (
@@ -108,6 +140,8 @@ _REQUIRED_FIELDS = (
 )
 
 _LEARN = "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/"
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,13 +380,28 @@ _SIZES: dict[str, tuple[_VmSeries, _VmSize]] = {
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """GET every page of GPU VM Consumption prices, following ``NextPageLink`` to the last page.
+    """GET every page of GPU VM Consumption prices, following ``NextPageLink`` (or ``$skip``
+    after a full page without a link) to the last page.
 
-    No auth (``token`` is ignored). Raises ``FetchError`` when a request fails or the
-    ``MAX_PAGES`` cap is hit with a further page announced, ``SchemaDriftError`` when a page is
-    not a known layout, lacks ``Items``, or links somewhere other than the prices API.
+    No auth (``token`` is ignored). A page after the first that fails is logged and left out
+    with the pages after it (see ``fetch_with_skips``). Raises ``FetchError`` when the first
+    request fails or the ``MAX_PAGES`` cap is hit with a further page announced,
+    ``SchemaDriftError`` when a page is not a known layout, lacks ``Items``, or links somewhere
+    other than the prices API.
+    """
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the page that failed after the first: "page <n>" -> its one-line error.
+
+    Raises what ``fetch`` raises; a failed later page never raises.
     """
     responses: list[RawResponse] = []
+    skipped: dict[str, str] = {}
+    items_read = 0
     url: str | None = PRICES_URL
     params: dict[str, str] | None = QUERY_PARAMS
     while url is not None:
@@ -361,19 +410,32 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
                 f"GET {PRICES_URL}: page cap MAX_PAGES={MAX_PAGES} hit; page {MAX_PAGES} still "
                 f"links to {url}"
             )
-        response = http.get(client, url, params=params)
+        try:
+            response = http.get(client, url, params=params)
+        except FetchError as exc:
+            if not responses:
+                raise
+            page = len(responses) + 1
+            skipped[f"page {page}"] = f"{exc}; the pages after it were not fetched"
+            _log.warning(
+                "azure: page %d failed; publishing pages 1-%d, later pages not fetched: %s",
+                page,
+                page - 1,
+                exc,
+            )
+            break
         responses.append(response)
-        # NextPageLink is a complete URL (filter and $skip included): follow it as given.
-        url, params = _next_page_link(response), None
-    return responses
+        url, params = _next_page(response, items_read)
+        items_read += _page_item_count(response)
+    return responses, skipped
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers, one per Linux GPU VM size, region and on-demand/spot: price per VM per hour.
 
-    Raises ``SchemaDriftError`` for an unknown layout, a row missing a field, an unknown row
-    ``type`` or unit, an in-scope SKU missing from the size table, two different prices for one
-    SKU/region/pricing, and when all responses together yield no offer.
+    Raises ``SchemaDriftError`` for an unknown layout, a row missing a field, two different
+    prices for one SKU/region/pricing, and when all responses together yield no offer. Unknown
+    SKUs, row types and units are excluded (``unknown_*``), not raised.
     """
     return parse_with_exclusions(responses)[0]
 
@@ -382,19 +444,54 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """``parse``, plus how many rows each documented exclusion rule dropped."""
     offers: dict[tuple[str, str, PricingModel], Offer] = {}
     excluded: Counter[str] = Counter()
+    unknown_seen: set[tuple[str, str, str]] = set()  # (reason, SKU, region)
     for response in responses:
         items, envelope_currency = _page_items(response)
         for index, item in enumerate(items):
-            offer = _parse_item(item, envelope_currency, response, excluded, index)
-            if offer is not None:
-                _add_unique(offers, offer)
+            result = _parse_item(item, envelope_currency, response, index)
+            if isinstance(result, Offer):
+                _add_unique(offers, result)
+            elif result.startswith(UNKNOWN_ROW_PREFIX):
+                key = (result, item["armSkuName"], item["armRegionName"])
+                if key not in unknown_seen:
+                    unknown_seen.add(key)
+                    excluded[result] += 1
+            else:
+                excluded[result] += 1
     if not offers:
-        raise SchemaDriftError("Azure retail prices: no Linux GPU VM prices in any response")
+        unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
+        raise SchemaDriftError(
+            "Azure retail prices: no known Linux GPU VM prices in any response"
+            + (f" (unknown rows: {unknown})" if unknown else "")
+        )
     return list(offers.values()), excluded
 
 
+def _next_page(
+    response: RawResponse, items_before: int
+) -> tuple[str | None, dict[str, str] | None]:
+    """The request after ``response`` (URL, query parameters), or (None, None) after the last
+    page. ``items_before``: the items on the pages before this one.
+
+    ``NextPageLink`` is a complete URL (filter and ``$skip`` included): it is followed as given.
+    Without one, a full page is followed by the same query with ``$skip`` = the items read.
+    """
+    link = _next_page_link(response)  # validates the page first
+    if link is not None:
+        return link, None
+    count = _page_item_count(response)
+    if isinstance(json_body(response), dict) and count in FULL_PAGE_SIZES:
+        return PRICES_URL, {**QUERY_PARAMS, "$skip": str(items_before + count)}
+    return None, None
+
+
+def _page_item_count(response: RawResponse) -> int:
+    return len(_page_items(response)[0])
+
+
 def _next_page_link(response: RawResponse) -> str | None:
-    """The next page's URL; None on the last page (link null, empty or not sent at all)."""
+    """The page's ``NextPageLink``; None when it is null, empty or not sent at all (the bare
+    items layout has no paging)."""
     body = json_body(response)
     if isinstance(body, list):  # the bare items layout has no paging
         return None
@@ -427,52 +524,45 @@ def _page_items(response: RawResponse) -> tuple[list[Any], str | None]:
 
 
 def _parse_item(
-    item: Any,
-    envelope_currency: str | None,
-    response: RawResponse,
-    excluded: Counter[str],
-    index: int,
-) -> Offer | None:
+    item: Any, envelope_currency: str | None, response: RawResponse, index: int
+) -> Offer | str:
+    """The item's offer, or the reason it is excluded (see the row rules)."""
     if not isinstance(item, dict):
         raise SchemaDriftError(f"{response.url}: item {index} is not an object")
     fields = _required(item, response, index)
     row_type = fields["type"]
     if row_type == "Reservation":
-        excluded["reservation"] += 1
-        return None
+        return "reservation"
     if row_type == "DevTestConsumption":
-        excluded["dev_test"] += 1
-        return None
+        return "dev_test"
     if row_type != "Consumption":
-        raise SchemaDriftError(f"{response.url}: item {index} has unknown type {row_type!r}")
-    if item.get("serviceName") not in (None, "Virtual Machines"):
-        raise SchemaDriftError(f"{response.url}: item {index} is not a Virtual Machines price")
-    if fields["unitOfMeasure"] != HOURLY_UNIT:
-        raise SchemaDriftError(
-            f"{response.url}: item {index} ({fields['armSkuName']}) is priced per "
-            f"{fields['unitOfMeasure']!r}, expected {HOURLY_UNIT!r}"
-        )
+        return unknown_row("type", row_type)
+    service = item.get("serviceName")
+    if service not in (None, "Virtual Machines"):
+        return unknown_row("service", str(service))
     if "Windows" in fields["productName"]:
-        excluded["windows"] += 1
-        return None
+        return "windows"
     if "Dedicated Host" in fields["productName"]:
-        excluded["dedicated_host"] += 1
-        return None
+        return "dedicated_host"
     meter = fields["meterName"]
     if "Low Priority" in meter:
-        excluded["low_priority"] += 1
-        return None
-    spot = "Spot" in meter or "Spot" in str(item.get("skuName") or "")
+        return "low_priority"
     sku = fields["armSkuName"]
     known = _SIZES.get(sku)
     if known is None:
-        raise SchemaDriftError(
-            f"unknown GPU VM size {sku} ({fields['productName']}): add its series to _SERIES"
-        )
-    series, size = known
-    price = decimal(fields["retailPrice"])
-    if price <= 0:
+        return unknown_row("sku", sku)  # add its series to _SERIES
+    if fields["unitOfMeasure"] != HOURLY_UNIT:
+        return unknown_row("unit", fields["unitOfMeasure"])
+    raw_price = fields["retailPrice"]
+    if isinstance(raw_price, bool) or not isinstance(raw_price, int | float):
+        return "unparsed_price"
+    price = decimal(raw_price)
+    if not price.is_finite():  # JSON NaN / Infinity, which Python's json module accepts
+        return "unparsed_price"
+    if price <= 0:  # rejected, not excluded: a wrong price must fail the scrape
         raise SchemaDriftError(f"{response.url}: {sku} in {fields['armRegionName']}: price {price}")
+    spot = "Spot" in meter or "Spot" in str(item.get("skuName") or "")
+    series, size = known
     return Offer(
         provider=PROVIDER_SLUG,
         instance_type=sku,
@@ -499,8 +589,6 @@ def _required(item: dict[str, Any], response: RawResponse, index: int) -> dict[s
     for name in _REQUIRED_FIELDS:
         if name != "retailPrice" and not isinstance(item[name], str):
             raise SchemaDriftError(f"{response.url}: item {index}: {name} is not text")
-    if isinstance(item["retailPrice"], bool) or not isinstance(item["retailPrice"], int | float):
-        raise SchemaDriftError(f"{response.url}: item {index}: retailPrice is not a number")
     return item
 
 
@@ -538,6 +626,7 @@ PROVIDER = Provider(
     fetch=fetch,
     parse=parse,
     parse_with_exclusions=parse_with_exclusions,
+    fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="Linux pay-as-you-go and Spot; reservations, Windows and low-priority rows excluded.",

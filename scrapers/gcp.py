@@ -26,43 +26,69 @@ Known layouts: the HTML page; an API page ``{"skus": [...], "nextPageToken": "..
 bare JSON array of SKU objects (how the reduced 2025-06 capture stores all pages, each SKU cut
 to skuId/description/pricingInfo).
 
-SKU rules, applied in this order (exclusions counted by ``parse_with_exclusions``):
+SKU rules, applied in this order (exclusions counted by ``parse_with_exclusions``; an
+``unknown_*`` reason names what is new and is counted once per GPU and location, the grain of a
+known row, whatever the number of SKUs (pricing models) behind it):
 
 1. description without "GPU" -> ``non_gpu`` (the live API lists every Compute Engine SKU).
 2. "Licensing Fee for ... (GPU cost)" -> ``license``: an OS/software fee per GPU, not a rental.
 3. The description must match ``_SKU`` ("[Commitment v1: |Reserved ]<GPU> GPU [attached to
-   <kind> VMs] [running ]in <location>[ for N Year(s)][ in Calendar Mode]"), else drift.
+   <kind> VMs] [running ]in <location>[ for N Year(s)][ in Calendar Mode]"), else
+   ``unknown_sku <description>``; so must the commitment wording ("Commitment v1:" with a term
+   in years, on no VM kind).
 4. "... in Calendar Mode" -> ``dws_calendar``; "attached to DWS Defined Duration VMs" ->
    ``dws_flex_start``: Dynamic Workload Scheduler capacity for fixed durations (days, not 12
    or 36 months), which none of on-demand/spot/reserved describes.
-5. "Reserved <GPU> in <location>" (not calendar mode) -> ``reservation_placeholder`` when the
+5. A usage unit other than "h" -> ``unknown_unit <unit>``; a price that does not read (not one
+   tiered rate, units/nanos not integers) -> ``unparsed_price``; a negative price raises (a
+   wrong price is rejected, never dropped: docs/reliability.md).
+6. "Reserved <GPU> in <location>" (not calendar mode) -> ``reservation_placeholder`` when the
    price is 0: reserved capacity is billed through the on-demand/commitment SKUs. A non-zero
-   price raises.
-6. "attached to Spot Preemptible VMs" -> spot; "Commitment v1: ... for 1/3 Year(s)" ->
-   reserved 12/36 months; plain -> on-demand. Any other attachment kind raises.
-7. Price 0 -> ``zero_price``: GCP keeps $0 SKUs for GPUs a location does not offer (V100 in
+   price -> ``unknown_reservation <description>`` (a meaning we do not know).
+7. "attached to Spot Preemptible VMs" -> spot; "Commitment v1: ... for 1/3 Year(s)" ->
+   reserved 12/36 months; plain -> on-demand. Any other attachment kind ->
+   ``unknown_vm_kind <kind>``.
+8. Price 0 -> ``zero_price``: GCP keeps $0 SKUs for GPUs a location does not offer (V100 in
    Jakarta, Warsaw, Seoul, ...).
+9. A location that is neither in ``LOCATION_REGIONS`` nor a known multi-region or unlisted
+   location (only asked when the SKU has no ``serviceRegions``) -> ``unknown_region <location>``.
 
 Money: ``unitPrice`` is ``units`` (int64 as a string) + ``nanos`` / 1e9, taken exactly as a
-Decimal (proto3 JSON omits zero fields, so a missing one is 0). The usage unit must be "h".
+Decimal (proto3 JSON omits zero fields, so a missing one is 0).
 
 Region: the SKU's ``serviceRegions`` (one offer per region) when present. The reduced capture
 dropped them, so the region then comes from the description's location via
 ``LOCATION_REGIONS``; multi-region SKU groups ("Americas", "EMEA", "APAC", "Japan") and
 locations with no public region id ("Phoenix", "Alabama", ...) keep the location, slugged
-(``americas``, ``phoenix``). An unknown location raises.
+(``americas``, ``phoenix``).
 
 A page that yields no machine-type price is drift when it is the only source; when the SKU
 list answered with GPU prices it is counted (``page_without_prices``) and logged as a warning,
-and the SKU offers are published. Likewise, with a key, a page that cannot be fetched is logged
-and skipped when the SKU pages answer.
+and the SKU offers are published.
+
+Partial fetches (``fetch_with_skips``): with a key, a pricing page that cannot be fetched while
+the SKU list answers is the skipped part "pricing page"; a SKU page after the first that fails
+ends the SKU walk and is the skipped part "SKU page <n>" (the pages after it need its
+``nextPageToken``). What was fetched is published; both are logged as warnings. The first SKU
+page failing, or the page failing without a key, fails the provider (``FetchError``).
 
 Page rules: series heading rows ("A3 High") are skipped; DWS Flex-start, DWS Calendar Mode and
 Compute Flexible CUD columns are not emitted (``page_dws`` / ``page_flex_cud`` count their
 prices): flexible CUDs are spend-based and would give a second 12/36-month reserved price for
 the same machine type. A spot cell that names the machine's spot variant instead of a price
-("g2-standard-24-spot", a page typo) is counted as ``page_spot_cell_without_price``; any other
-non-price text raises.
+("g2-standard-24-spot", a page typo) is counted as ``page_spot_cell_without_price``. The page
+names GPUs in free text (no GPU table here: a new series with a new GPU is published, and the
+alias table downstream flags a GPU name it does not resolve). Row rules: a machine type not
+shaped like ``a3-highgpu-8g`` -> ``unknown_machine_type <name>``; a GPU cell that contradicts
+``MACHINE_SERIES_GPU`` -> ``unknown_gpu <cell>`` (an empty one: ``unparsed_gpu``); a row whose
+Components cell lacks GPUs, vCPUs or memory -> ``unparsed_components``; a price cell that is
+not a price per hour -> ``unparsed_price`` (that price only; the row's other prices are kept),
+but a negative price raises.
+
+Structure still raises ``SchemaDriftError``: a response that is neither layout, a SKU without a
+description or ``pricingInfo`` / ``pricingExpression`` / ``unitPrice.currencyCode``, malformed
+``serviceRegions``, a machine-type table without its required or with an unknown column, a row
+with another number of cells than the header, duplicate offers, and no offer at all.
 """
 
 from __future__ import annotations
@@ -79,6 +105,7 @@ import httpx
 
 from scrapers import http
 from scrapers.base import (
+    UNKNOWN_ROW_PREFIX,
     FetchError,
     Offer,
     PricePer,
@@ -87,6 +114,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import (
     distinct_bodies,
@@ -194,7 +223,10 @@ _PAGE_SKIPPED_COLUMNS: dict[str, str] = {
     "Compute Flexible CUD - 3 Year": "page_flex_cud",
 }
 _MACHINE_TYPE = re.compile(r"^(?P<series>[a-z][a-z0-9]*-[a-z]+)-\d+g?$")
-_PAGE_PRICE = re.compile(r"^\$\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*/\s*1 hour$")
+# a sign before or after the "$" is read, so that a negative price is rejected, not dropped
+_PAGE_PRICE = re.compile(
+    r"^(?P<sign>-?)\$\s*(?P<sign2>-?)\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*/\s*1 hour$"
+)
 _GPUS = re.compile(r"GPUs:\s*(?P<num>\d+)(?:\s*/\s*(?P<den>\d+))?")
 _VCPUS = re.compile(r"vCPUs:\s*(?P<num>\d+)")
 _MEMORY = re.compile(r"Memory:\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>GiB|GB)\b")
@@ -239,33 +271,76 @@ SKU_GPU_NAMES: dict[str, str] = {
 }
 
 
+PAGE_PART = "pricing page"  # the skipped-part name of the accelerator-optimized page
+
+
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """GET the accelerator-optimized pricing page and, when ``token`` (an API key) is set,
     every SKU page.
 
     Without a key only the page is fetched (the page alone is a complete scrape for one
     region), so a missing key never fails the provider. The key travels in the
-    ``X-Goog-Api-Key`` header, never in the URL. With a key, a page that cannot be fetched is
-    logged and left out when the SKU pages answer. Raises ``FetchError`` when the page fails
-    without a key, when a SKU request fails, or when ``MAX_SKU_PAGES`` pages still end in a
-    page token.
+    ``X-Goog-Api-Key`` header, never in the URL. With a key, a page that cannot be fetched, and
+    a SKU page after the first that fails, are logged and left out (see ``fetch_with_skips``).
+    Raises ``FetchError`` when the page fails without a key, when the first SKU request fails,
+    or when ``MAX_SKU_PAGES`` pages still end in a page token.
     """
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the parts that failed alone: "pricing page" and "SKU page <n>" -> the
+    one-line error. Raises what ``fetch`` raises; a skipped part never raises."""
+    skipped: dict[str, str] = {}
     try:
         responses = [http.get(client, PRICING_PAGE_URL)]
     except FetchError as exc:
         if not token:
             raise
-        _log.warning("gcp: pricing page skipped, SKU prices only: %s", exc)
+        page_error: FetchError | None = exc
         responses = []
+    else:
+        page_error = None
     if not token:
-        return responses
+        return responses, skipped
+    try:
+        sku_pages = _fetch_sku_pages(client, token, skipped)
+    except FetchError as exc:
+        if page_error is None:
+            raise
+        raise FetchError(f"{exc}; the pricing page failed too: {page_error}") from None
+    if page_error is not None:  # reported only once the SKU list has answered
+        skipped[PAGE_PART] = str(page_error)
+        _log.warning("gcp: pricing page skipped, SKU prices only: %s", page_error)
+    return responses + sku_pages, skipped
+
+
+def _fetch_sku_pages(
+    client: httpx.Client, token: str, skipped: dict[str, str]
+) -> list[RawResponse]:
+    """Every SKU page; a page after the first that fails ends the walk and goes to ``skipped``."""
     headers = {API_KEY_HEADER: token}
+    responses: list[RawResponse] = []
     page_token: str | None = None
-    for _ in range(MAX_SKU_PAGES):
+    for number in range(1, MAX_SKU_PAGES + 1):
         params: dict[str, str | int] = {"pageSize": SKU_PAGE_SIZE}
         if page_token:
             params["pageToken"] = page_token
-        response = http.get(client, SKUS_URL, params=params, headers=headers)
+        try:
+            response = http.get(client, SKUS_URL, params=params, headers=headers)
+        except FetchError as exc:
+            if number == 1:
+                raise
+            skipped[f"SKU page {number}"] = f"{exc}; the SKU pages after it were not fetched"
+            _log.warning(
+                "gcp: SKU page %d failed; publishing SKU pages 1-%d, later ones not fetched: %s",
+                number,
+                number - 1,
+                exc,
+            )
+            return responses
         responses.append(response)
         page_token = _next_page_token(response)
         if not page_token:
@@ -277,9 +352,10 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from the pricing page (USD per machine per hour, us-central1) and the SKU list
     (USD per GPU per hour, per location): on-demand, spot and 1/3-year commitments.
 
-    Raises ``SchemaDriftError`` for a response that is neither layout, a SKU or table row that
-    cannot be read, an unknown location or column, duplicate offers, and when the page or the
-    SKU responses together yield no offer.
+    Raises ``SchemaDriftError`` for a response that is neither layout, a SKU or table that
+    lacks what every one has, an unknown column, duplicate offers, and when the page or the
+    SKU responses together yield no offer. Unknown SKUs, locations, machine types and GPU cells
+    are excluded (``unknown_*``, see the module docstring), not raised.
     """
     return parse_with_exclusions(responses)[0]
 
@@ -291,6 +367,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     sku_offers: list[Offer] = []
     sku_responses = 0
     empty_pages: list[str] = []
+    unknown_seen: set[tuple[str, ...]] = set()
     for response in distinct_bodies(responses):
         if response.body.lstrip()[:1] == b"<":
             found = _parse_pricing_page(response, excluded)
@@ -300,13 +377,26 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         else:
             sku_responses += 1
             for index, sku in enumerate(_skus(response)):
-                sku_offers.extend(_parse_sku(sku, response, excluded, index))
+                result = _parse_sku(sku, response, index)
+                if isinstance(result, _Skip):
+                    if result.key not in unknown_seen:
+                        excluded[result.reason] += 1
+                        if result.reason.startswith(UNKNOWN_ROW_PREFIX):
+                            unknown_seen.add(result.key)
+                else:
+                    sku_offers.extend(result)
+    unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
+    detail = f" (unknown rows: {unknown})" if unknown else ""
     # One API page may hold no GPU SKU at all; the SKU list as a whole must.
     if sku_responses and not sku_offers:
-        raise SchemaDriftError("Cloud Billing SKUs: no priced GPU SKU in any response")
+        raise SchemaDriftError(
+            f"Cloud Billing SKUs: no known priced GPU SKU in any response{detail}"
+        )
     if empty_pages:
         if not sku_offers:
-            raise SchemaDriftError(f"{empty_pages[0]}: no machine-type prices on the GPU page")
+            raise SchemaDriftError(
+                f"{empty_pages[0]}: no machine-type prices on the GPU page{detail}"
+            )
         excluded["page_without_prices"] += len(empty_pages)
         _log.warning(
             "gcp: no machine-type prices on %s; publishing the SKU prices only", empty_pages[0]
@@ -347,39 +437,53 @@ def _skus(response: RawResponse) -> list[Any]:
     )
 
 
-def _parse_sku(sku: Any, response: RawResponse, excluded: Counter[str], index: int) -> list[Offer]:
+@dataclass(frozen=True, slots=True)
+class _Skip:
+    """A SKU left out: the exclusion reason, and the row it stands for (an ``unknown_*`` reason
+    is counted once per row)."""
+
+    reason: str
+    key: tuple[str, ...]
+
+
+def _parse_sku(sku: Any, response: RawResponse, index: int) -> list[Offer] | _Skip:
     if not isinstance(sku, dict) or not isinstance(sku.get("description"), str):
         raise SchemaDriftError(f"{response.url}: SKU {index} has no description")
     description: str = sku["description"]
+
+    def skip(reason: str, *row: str) -> _Skip:
+        return _Skip(reason, (reason, *(row or (description,))))
+
     if "GPU" not in description:
-        excluded["non_gpu"] += 1
-        return []
+        return skip("non_gpu")
     if description.startswith(_LICENSE_PREFIX):
-        excluded["license"] += 1
-        return []
+        return skip("license")
     match = _SKU.match(description)
     if match is None:
-        raise SchemaDriftError(f"{response.url}: unknown GPU SKU description {description!r}")
+        return skip(unknown_row("sku", description))
+    row = (match["gpu"], match["location"])
     if match["calendar"]:
-        excluded["dws_calendar"] += 1
-        return []
+        return skip("dws_calendar")
     attached = match["attached"]
     if attached == _DWS_FLEX_ATTACHMENT:
-        excluded["dws_flex_start"] += 1
-        return []
-    price, currency = _sku_price(sku, description)
+        return skip("dws_flex_start")
+    read = _sku_price(sku, description)
+    if isinstance(read, str):
+        return skip(read, *row)
+    price, currency = read
     if match["reserved"]:
         if price != 0:
-            raise SchemaDriftError(f"reservation SKU {description!r} has a price ({price})")
-        excluded["reservation_placeholder"] += 1
-        return []
+            return skip(unknown_row("reservation", description))
+        return skip("reservation_placeholder")
     if attached not in (None, _SPOT_ATTACHMENT):
-        raise SchemaDriftError(f"unknown VM kind {attached!r} in SKU {description!r}")
+        return skip(unknown_row("vm_kind", attached), *row)
     if bool(match["commitment"]) != bool(match["years"]) or (match["commitment"] and attached):
-        raise SchemaDriftError(f"inconsistent commitment wording in SKU {description!r}")
+        return skip(unknown_row("sku", description))
     if price == 0:
-        excluded["zero_price"] += 1
-        return []
+        return skip("zero_price")
+    regions = _sku_regions(sku, match["location"])
+    if regions is None:
+        return skip(unknown_row("region", match["location"]), *row)
 
     term: int | None = None
     if match["commitment"]:
@@ -407,41 +511,43 @@ def _parse_sku(sku: Any, response: RawResponse, excluded: Counter[str], index: i
             source_url=SKUS_URL,
             observed_at=response.fetched_at,
         )
-        for region in _sku_regions(sku, match["location"])
+        for region in regions
     ]
 
 
-def _sku_price(sku: dict[str, Any], description: str) -> tuple[Decimal, str]:
-    """The SKU's current list price per hour: (units + nanos/1e9, currency)."""
+def _sku_price(sku: dict[str, Any], description: str) -> tuple[Decimal, str] | str:
+    """The SKU's current list price per hour: (units + nanos/1e9, currency); or the exclusion
+    reason of a price this parser cannot read (an unknown usage unit, a tiered or malformed
+    rate, a negative price)."""
     infos = sku.get("pricingInfo")
     if not isinstance(infos, list) or not infos or not isinstance(infos[-1], dict):
         raise SchemaDriftError(f"SKU {description!r}: no pricingInfo")
     expression = infos[-1].get("pricingExpression")  # the timeline is chronological
     if not isinstance(expression, dict):
         raise SchemaDriftError(f"SKU {description!r}: no pricingExpression")
-    if expression.get("usageUnit") != "h":
-        raise SchemaDriftError(
-            f"SKU {description!r}: usage unit {expression.get('usageUnit')!r}, expected 'h'"
-        )
+    unit = expression.get("usageUnit")
+    if unit != "h":
+        return unknown_row("unit", str(unit))
     tiers = expression.get("tieredRates")
     if not isinstance(tiers, list) or len(tiers) != 1 or not isinstance(tiers[0], dict):
-        raise SchemaDriftError(f"SKU {description!r}: expected exactly one tiered rate")
+        return "unparsed_price"  # not exactly one tiered rate
     unit_price = tiers[0].get("unitPrice")
     if not isinstance(unit_price, dict) or not isinstance(unit_price.get("currencyCode"), str):
         raise SchemaDriftError(f"SKU {description!r}: no unitPrice.currencyCode")
     units, nanos = unit_price.get("units", "0"), unit_price.get("nanos", 0)
     if not isinstance(units, str | int) or not isinstance(nanos, int) or isinstance(nanos, bool):
-        raise SchemaDriftError(f"SKU {description!r}: unitPrice units/nanos are not integers")
+        return "unparsed_price"
     try:
         price = Decimal(int(units)) + Decimal(nanos) / Decimal(10**9)
     except ValueError:
-        raise SchemaDriftError(f"SKU {description!r}: units {units!r} is not an integer") from None
-    if price < 0:
+        return "unparsed_price"
+    if price < 0:  # rejected, not excluded: a wrong price must fail the scrape
         raise SchemaDriftError(f"SKU {description!r}: negative price {price}")
     return price, unit_price["currencyCode"]
 
 
-def _sku_regions(sku: dict[str, Any], location: str) -> list[str]:
+def _sku_regions(sku: dict[str, Any], location: str) -> list[str] | None:
+    """The SKU's regions; None for a location this parser does not know."""
     regions = sku.get("serviceRegions")
     if regions is not None:
         if (
@@ -455,7 +561,7 @@ def _sku_regions(sku: dict[str, Any], location: str) -> list[str]:
         return [LOCATION_REGIONS[location]]
     if location in MULTI_REGION_LOCATIONS or location in UNLISTED_LOCATIONS:
         return [location.lower().replace(" ", "-")]
-    raise SchemaDriftError(f"SKU {sku.get('skuId')!r}: unknown location {location!r}")
+    return None
 
 
 # --- pricing page -------------------------------------------------------------------------
@@ -525,9 +631,17 @@ def _parse_page_row(
     machine_type = cells[fixed["Machine type"]]
     series = _MACHINE_TYPE.match(machine_type)
     if series is None:
-        raise SchemaDriftError(f"{response.url}: {machine_type!r} is not a machine type")
-    gpu_name = _page_gpu_name(cells[fixed["GPU"]], series["series"], machine_type)
-    specs = _components(cells[fixed["Components"]], machine_type)
+        excluded[unknown_row("machine_type", machine_type)] += 1
+        return []
+    gpu_cell = cells[fixed["GPU"]]
+    gpu_name = _page_gpu_name(gpu_cell, series["series"])
+    if gpu_name is None:
+        excluded[unknown_row("gpu", gpu_cell) if gpu_cell else "unparsed_gpu"] += 1
+        return []
+    specs = _components(cells[fixed["Components"]])
+    if specs is None:
+        excluded["unparsed_components"] += 1
+        return []
 
     for index, rule in columns.skipped.items():
         if "$" in cells[index]:  # a price we do not emit (DWS, flexible CUD)
@@ -561,37 +675,39 @@ def _parse_page_row(
     return offers
 
 
-def _page_gpu_name(cell: str, series: str, machine_type: str) -> str:
+def _page_gpu_name(cell: str, series: str) -> str | None:
     """The GPU cell, or the exact part from ``MACHINE_SERIES_GPU`` when the series fixes it.
 
-    Raises ``SchemaDriftError`` for an empty cell, or when the cell names a different GPU model
-    than the series table expects (its last word, "A100"/"H100", must be in the exact name).
+    None for an empty cell, or when the cell names a different GPU model than the series table
+    expects (its last word, "A100"/"H100", must be in the exact name).
     """
     if not cell:
-        raise SchemaDriftError(f"{machine_type} has no GPU")
+        return None
     exact = MACHINE_SERIES_GPU.get(series)
     if exact is None:
         return cell
     if cell.split()[-1].upper() not in exact.split():
-        raise SchemaDriftError(
-            f"{machine_type}: GPU {cell!r} is not the {exact} that MACHINE_SERIES_GPU expects"
-        )
+        return None
     return exact
 
 
 def _page_price(
     text: str, machine_type: str, pricing: PricingModel, excluded: Counter[str]
 ) -> Decimal | None:
-    """The cell's USD per hour; None for a not-offered cell ("N/A", "-", empty)."""
+    """The cell's USD per hour; None for a not-offered cell ("N/A", "-", empty) and for a cell
+    that is not a price (counted). Raises ``SchemaDriftError`` for a negative price."""
     if text in ("", "-") or no_price_marker(text) == "n/a":
         return None
     match = _PAGE_PRICE.match(text)
     if match is not None:
+        if match["sign"] or match["sign2"]:  # rejected, not excluded: a wrong price fails
+            raise SchemaDriftError(f"{machine_type}: {pricing} price {text!r} is negative")
         return Decimal(match["num"].replace(",", ""))
     if pricing is PricingModel.SPOT and text == f"{machine_type}-spot":
         excluded["page_spot_cell_without_price"] += 1
         return None
-    raise SchemaDriftError(f"{machine_type}: {pricing} cell {text!r} is not a price per hour")
+    excluded["unparsed_price"] += 1
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -602,8 +718,9 @@ class _Components:
     storage_gb: Decimal | None
 
 
-def _components(text: str, machine_type: str) -> _Components:
-    """GPU count (fractional for G4 shares), vCPUs, RAM and local SSD from the Components cell.
+def _components(text: str) -> _Components | None:
+    """GPU count (fractional for G4 shares), vCPUs, RAM and local SSD from the Components cell;
+    None when it lacks GPUs, vCPUs or memory.
 
     The page states memory in "GB" and "GiB" alike; both are binary ("machine type memory [is]
     calculated in JEDEC binary gigabytes (GB), or IEC gibibytes (GiB)",
@@ -611,7 +728,7 @@ def _components(text: str, machine_type: str) -> _Components:
     """
     gpus, vcpus, memory = _GPUS.search(text), _VCPUS.search(text), _MEMORY.search(text)
     if gpus is None or vcpus is None or memory is None:
-        raise SchemaDriftError(f"{machine_type}: components {text!r} lack GPUs/vCPUs/Memory")
+        return None
     gpu_count = Decimal(gpus["num"])
     if gpus["den"]:
         gpu_count /= Decimal(gpus["den"])
@@ -631,6 +748,7 @@ PROVIDER = Provider(
     fetch=fetch,
     parse=parse,
     parse_with_exclusions=parse_with_exclusions,
+    fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes=(

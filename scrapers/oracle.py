@@ -6,7 +6,10 @@ https://docs.oracle.com/en-us/iaas/Content/GSG/Tasks/signingup_topic-Estimating_
 Known layout: ``{"lastUpdated": ..., "items": [...]}``, the whole price list in one response
 (the 2026-10 capture keeps only its GPU-related items). The API is served by Oracle APEX/ORDS,
 whose paged collections add ``hasMore`` and a ``links`` entry ``rel: next``; should those
-appear, fetch follows them (hard cap ``MAX_PAGES``).
+appear, fetch follows them (hard cap ``MAX_PAGES``). A page after the first that fails (after
+retries) ends the walk and is reported by ``fetch_with_skips`` as the skipped part "page <n>"
+(the pages after it need its next link); the pages before it are published. The first request
+failing fails the provider (``FetchError``).
 
 OCI prices GPU compute per GPU per hour (metric "GPU Per Hour"), one part number per GPU
 generation, the same in every commercial region ("All the OCI region have same pricing",
@@ -29,12 +32,21 @@ shape. Item rules, in this order (exclusions counted by ``parse_with_exclusions`
    devices, Cloud@Customer racks priced per node, per day, ...).
 2. Cloud@Customer parts -> ``cloud_at_customer``: GPUs in the customer's data center.
 3. Parts in ``UNMAPPED_PARTS`` -> ``no_documented_shape`` (the reason is given per part).
-4. Any other part not in ``PARTS`` raises ``SchemaDriftError`` naming it, so the table gets
-   extended instead of a shape being guessed.
+4. Any other part not in ``PARTS`` -> ``unknown_part <part number> <display name>``, so the
+   table gets extended instead of a shape being guessed; the other parts are still published.
+5. Price: no single USD localization -> ``no_usd_price``; no single pay-as-you-go price ->
+   ``no_pay_as_you_go_price``; a value that is not a number -> ``unparsed_price``; 0 or less
+   raises (a wrong price is rejected, never dropped: docs/reliability.md).
+
+Structure still raises ``SchemaDriftError``: a body without an ``items`` list, an item that is
+not an object or lacks ``partNumber`` / ``displayName`` / ``metricName``, ``hasMore`` without a
+next link, duplicate offers, and no offer at all (the message lists what was excluded, so a
+price list that lost its USD or pay-as-you-go prices everywhere says so).
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,6 +65,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import decimal, distinct_bodies, ensure_unique, json_body
 
@@ -68,6 +82,8 @@ REGION = "global"
 GPU_HOUR_METRIC = "GPU Per Hour"
 PAY_AS_YOU_GO = "PAY_AS_YOU_GO"
 CLOUD_AT_CUSTOMER = "Cloud@Customer"
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,27 +142,48 @@ UNMAPPED_PARTS: dict[str, str] = {
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """GET the USD price list, following ORDS ``next`` links while ``hasMore`` is true.
 
-    No auth (``token`` is ignored). Raises ``FetchError`` when a request fails or more than
-    ``MAX_PAGES`` pages come back, ``SchemaDriftError`` when ``hasMore`` has no next link.
+    No auth (``token`` is ignored). A page after the first that fails is logged and left out
+    with the pages after it (see ``fetch_with_skips``). Raises ``FetchError`` when the first
+    request fails or more than ``MAX_PAGES`` pages come back, ``SchemaDriftError`` when
+    ``hasMore`` has no next link.
+    """
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the page that failed after the first: "page <n>" -> its one-line error.
+
+    Raises what ``fetch`` raises; a failed later page never raises.
     """
     responses: list[RawResponse] = []
+    skipped: dict[str, str] = {}
     url: str | None = PRODUCTS_URL
     params: dict[str, str] | None = QUERY_PARAMS
     while url is not None:
         if len(responses) == MAX_PAGES:
             raise FetchError(f"GET {PRODUCTS_URL}: still hasMore after {MAX_PAGES} pages")
-        response = http.get(client, url, params=params)
+        try:
+            response = http.get(client, url, params=params)
+        except FetchError as exc:
+            if not responses:
+                raise
+            page = len(responses) + 1
+            skipped[f"page {page}"] = f"{exc}; the pages after it were not fetched"
+            _log.warning("oracle: page %d failed, earlier pages published: %s", page, exc)
+            break
         responses.append(response)
         url, params = _next_link(response), None  # a next link carries its own query
-    return responses
+    return responses, skipped
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers per GPU part and shape: on-demand list price in USD per GPU per hour, "global".
 
-    Raises ``SchemaDriftError`` for an unknown layout, an item missing a field or its
-    pay-as-you-go price, a GPU-hour part missing from ``PARTS``, duplicate offers, and when
-    all responses together yield no offer.
+    Raises ``SchemaDriftError`` for an unknown layout, an item missing a field, duplicate
+    offers, and when all responses together yield no offer. A GPU-hour part missing from
+    ``PARTS`` or without a readable price is excluded (see the module docstring), not raised.
     """
     return parse_with_exclusions(responses)[0]
 
@@ -159,7 +196,13 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         for index, item in enumerate(_items(response)):
             offers.extend(_parse_item(item, response, excluded, index))
     if not offers:
-        raise SchemaDriftError("OCI price list: no GPU-hour part in any response")
+        unknown = unknown_rows(excluded)
+        reasons = sorted(excluded, key=lambda reason: (reason not in unknown, reason))
+        counts = ", ".join(f"{reason} {excluded[reason]}" for reason in reasons[:10])
+        raise SchemaDriftError(
+            "OCI price list: no priced GPU-hour part of a known shape in any response"
+            + (f" (excluded: {counts})" if counts else "")
+        )
     return ensure_unique(offers), excluded
 
 
@@ -211,8 +254,12 @@ def _parse_item(
         return []
     spec = PARTS.get(part)
     if spec is None:
-        raise SchemaDriftError(f"OCI GPU part {part} {name!r} is not in the shape table")
-    price = _pay_as_you_go(item, part)
+        excluded[unknown_row("part", f"{part} {name}")] += 1  # add it to PARTS
+        return []
+    price = _pay_as_you_go(item)
+    if isinstance(price, str):
+        excluded[price] += 1
+        return []
     return [
         Offer(
             provider=PROVIDER_SLUG,
@@ -233,8 +280,9 @@ def _parse_item(
     ]
 
 
-def _pay_as_you_go(item: dict[str, Any], part: str) -> Decimal:
-    """The part's single pay-as-you-go price in ``CURRENCY``; raises when absent or ambiguous."""
+def _pay_as_you_go(item: dict[str, Any]) -> Decimal | str:
+    """The part's single pay-as-you-go price in ``CURRENCY``, or the exclusion reason when it
+    is absent, ambiguous, not a number or not positive."""
     localizations = item.get("currencyCodeLocalizations")
     local = [
         entry
@@ -242,20 +290,25 @@ def _pay_as_you_go(item: dict[str, Any], part: str) -> Decimal:
         if isinstance(entry, dict) and entry.get("currencyCode") == CURRENCY
     ]
     if len(local) != 1 or not isinstance(local[0].get("prices"), list):
-        raise SchemaDriftError(f"OCI part {part}: expected one {CURRENCY} price localization")
+        return "no_usd_price"
     values = [
         price.get("value")
         for price in local[0]["prices"]
         if isinstance(price, dict) and price.get("model") == PAY_AS_YOU_GO
     ]
     if len(values) != 1:
-        raise SchemaDriftError(f"OCI part {part}: expected one {PAY_AS_YOU_GO} price, got {values}")
+        return "no_pay_as_you_go_price"
     value = values[0]
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise SchemaDriftError(f"OCI part {part}: price {value!r} is not a number")
-    price = decimal(value)
-    if price <= 0:
-        raise SchemaDriftError(f"OCI part {part}: price {price} is not positive")
+        return "unparsed_price"
+    try:
+        price = decimal(value)
+    except SchemaDriftError:
+        return "unparsed_price"
+    if not price.is_finite():
+        return "unparsed_price"
+    if price <= 0:  # rejected, not excluded: a wrong price must fail the scrape
+        raise SchemaDriftError(f"OCI part {item.get('partNumber')}: price {price} is not positive")
     return price
 
 
@@ -266,6 +319,7 @@ PROVIDER = Provider(
     fetch=fetch,
     parse=parse,
     parse_with_exclusions=parse_with_exclusions,
+    fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="List prices per GPU-hour, identical in all commercial regions (region 'global').",

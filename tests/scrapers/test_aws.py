@@ -144,30 +144,100 @@ def test_non_gpu_and_software_entries_are_excluded_and_counted() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        (b'"g6e.48xlarge"', b'"g9x.48xlarge"', "unknown GPU instance family 'g9x'"),
-        (b'"p5.4xlarge"', b'"p5.2xlarge"', "unknown size p5.2xlarge"),
         (b'"price"', b'"cost"', "lacks 'price'"),
-        (b'"Memory": "1536 GiB"', b'"Memory": "1.5 TiB"', "memory"),
-        (b'"Storage": "4 x 1900 GB NVMe SSD"', b'"Storage": "lots"', "storage"),
         (b'"regions"', b'"areas"', "no 'regions'"),
         (b'"Location": "US East (Ohio)"', b'"Location": "US East (Columbus)"', "Columbus"),
     ],
 )
-def test_mutated_capture_raises(old: bytes, new: bytes, message: str) -> None:
+def test_mutated_capture_structure_raises(old: bytes, new: bytes, message: str) -> None:
     body = CAPTURE.read_bytes()
     assert old in body
     with pytest.raises(SchemaDriftError, match=re.escape(message)):
         aws.parse([_raw(body.replace(old, new, 1))])
 
 
-def test_unknown_region_raises() -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "reason", "gone"),
+    [
+        (b'"g6e.48xlarge"', b'"g9x.48xlarge"', "unknown_family g9x", ("g6e.48xlarge", "us-east-1")),
+        (b'"p5.4xlarge"', b'"p5.2xlarge"', "unknown_size p5.2xlarge", ("p5.4xlarge", "us-east-1")),
+        (
+            b'"Operating System": "Linux"',
+            b'"Operating System": "Windows"',
+            "unknown_os Windows",
+            ("g6e.48xlarge", "us-east-1"),
+        ),
+        (
+            b'"price": "30.1311800000"',
+            b'"price": "N/A"',
+            "unparsed_price",
+            ("g6e.48xlarge", "us-east-1"),
+        ),
+        (
+            b'"Memory": "1536 GiB"',
+            b'"Memory": "1.5 TiB"',
+            "unparsed_memory",
+            ("g6e.48xlarge", "us-east-1"),
+        ),
+        (
+            b'"Storage": "4 x 1900 GB NVMe SSD"',
+            b'"Storage": "lots"',
+            "unparsed_storage",
+            ("g6e.48xlarge", "us-east-1"),
+        ),
+    ],
+)
+def test_one_unreadable_entry_is_excluded_and_the_rest_published(
+    old: bytes, new: bytes, reason: str, gone: tuple[str, str]
+) -> None:
+    body = CAPTURE.read_bytes()
+    assert old in body
+    offers, excluded = aws.parse_with_exclusions([_raw(body.replace(old, new, 1))])
+    assert excluded == {reason: 1}
+    assert len(offers) == 50
+    assert gone not in {(o.instance_type, o.region) for o in offers}
+    assert _offer(offers, "p5.48xlarge", "us-east-1").price == Decimal("55.04")
+    assert _offer(offers, "p4d.24xlarge", "us-east-2").price == Decimal("21.95764")
+
+
+def test_unknown_region_is_excluded_and_the_other_regions_published() -> None:
     data = _capture()
     region = data.pop(VIRGINIA)["regions"].pop(VIRGINIA)
     for entry in region.values():
         entry["Location"] = "Atlantis (Central)"
     data["Atlantis (Central)"] = {"regions": {"Atlantis (Central)": region}}
-    with pytest.raises(SchemaDriftError, match="unknown AWS location 'Atlantis"):
-        aws.parse([_raw(json.dumps(data).encode())])
+    offers, excluded = aws.parse_with_exclusions([_raw(json.dumps(data).encode())])
+    assert excluded == {"unknown_region Atlantis (Central)": 10}  # Virginia's 10 GPU entries
+    assert len(offers) == 41
+    assert "us-east-1" not in {o.region for o in offers}
+    assert _offer(offers, "p6-b300.48xlarge", "sa-east-1").price == Decimal("281.13")
+
+
+def test_unknown_family_in_replay_is_counted_once_not_once_per_region() -> None:
+    """Replay answers all 22 region requests with one body: its rows are counted once."""
+    body = CAPTURE.read_bytes().replace(b'"g6e.48xlarge"', b'"g9x.48xlarge"', 1)
+    offers, excluded = aws.PROVIDER.parse_report([_raw(body, region=name) for name in aws.REGIONS])
+    assert excluded == {"unknown_family g9x": 1}
+    assert len(offers) == 50
+
+
+def test_software_bundles_of_a_new_family_count_as_bundles_not_unknown_rows() -> None:
+    data = _capture()
+    entries = data[VIRGINIA]["regions"][VIRGINIA]
+    new = dict(entries["g6e xlarge US East N. Virginia Linux"], **{"Instance Type": "g9x.xlarge"})
+    entries["g9x xlarge US East N. Virginia Linux"] = new
+    entries["g9x xlarge US East N. Virginia Linux SQL Web"] = dict(
+        new, **{"Pre Installed S/W": "SQL Web"}
+    )
+    _, excluded = aws.parse_with_exclusions([_raw(json.dumps(data).encode())])
+    assert excluded == {"unknown_family g9x": 1, "preinstalled_software": 1}
+
+
+@pytest.mark.parametrize("price", [b'"0.0000000000"', b'"-30.1311800000"'])
+def test_zero_or_negative_price_is_rejected_not_excluded(price: bytes) -> None:
+    body = CAPTURE.read_bytes().replace(b'"30.1311800000"', price, 1)
+    with pytest.raises(SchemaDriftError, match=r"g6e\.48xlarge in us-east-1: price"):
+        aws.parse([_raw(body)])
 
 
 def test_other_currency_raises() -> None:
@@ -184,7 +254,7 @@ def test_conflicting_duplicate_offers_raise() -> None:
 
 
 def test_no_gpu_entries_raise() -> None:
-    with pytest.raises(SchemaDriftError, match="no GPU instance"):
+    with pytest.raises(SchemaDriftError, match="no known GPU instance"):
         aws.parse([_raw(json.dumps({"manifest": {}, "regions": {VIRGINIA: {}}}).encode())])
 
 
@@ -278,9 +348,24 @@ def test_g7_and_g7e_are_rtx_pro_server_editions() -> None:
     )
 
 
-def test_unknown_size_of_a_new_family_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match=r"unknown size g6f\.8xlarge"):
-        aws.parse([_raw(_with_entries({"g6f.8xlarge": ("32", "128 GiB")}))])
+def test_unknown_size_of_a_new_family_is_excluded() -> None:
+    offers, excluded = aws.parse_with_exclusions(
+        [_raw(_with_entries({"g6f.8xlarge": ("32", "128 GiB")}))]
+    )
+    assert excluded == {"unknown_size g6f.8xlarge": 1}
+    assert len(offers) == 51
+
+
+def test_only_unknown_families_is_drift() -> None:
+    data = _capture()
+    for region in data.values():
+        for entries in region["regions"].values():
+            for entry in entries.values():
+                entry["Instance Type"] = (
+                    "z9" + entry["Instance Type"][entry["Instance Type"].index(".") :]
+                )
+    with pytest.raises(SchemaDriftError, match=r"no known GPU instance.*unknown_family z9"):
+        aws.PROVIDER.parse_report([_raw(json.dumps(data).encode())])
 
 
 # --- multi-region fetch: one region missing or failing ------------------------------------
@@ -311,8 +396,8 @@ def test_region_answering_404_is_skipped_and_reported(
     responses, skipped = _fetch(handler, caplog, monkeypatch)
     assert len(responses) == len(aws.REGIONS) - 1
     assert missing not in {r.url for r in responses}
-    assert list(skipped) == ["us-east-2"]
-    assert "HTTP 404" in skipped["us-east-2"]
+    assert list(skipped) == ["region us-east-2"]
+    assert "HTTP 404" in skipped["region us-east-2"]
     assert any("us-east-2" in r.getMessage() for r in caplog.records)
     assert len(aws.parse(responses)) == 51  # the other regions' offers are all there
 
@@ -328,7 +413,7 @@ def test_first_region_answering_404_is_skipped_too(
         return httpx.Response(200, content=body)
 
     responses, skipped = _fetch(handler, caplog, monkeypatch)
-    assert list(skipped) == ["us-east-1"] and len(responses) == len(aws.REGIONS) - 1
+    assert list(skipped) == ["region us-east-1"] and len(responses) == len(aws.REGIONS) - 1
 
 
 def test_later_region_failing_after_retries_is_skipped(
@@ -345,7 +430,7 @@ def test_later_region_failing_after_retries_is_skipped(
 
     responses, skipped = _fetch(handler, caplog, monkeypatch)
     assert calls[aws.region_url(OHIO)] == http.MAX_ATTEMPTS
-    assert "HTTP 503" in skipped["us-east-2"] and len(responses) == len(aws.REGIONS) - 1
+    assert "HTTP 503" in skipped["region us-east-2"] and len(responses) == len(aws.REGIONS) - 1
 
 
 def test_first_region_failing_fails_the_provider(
@@ -367,3 +452,39 @@ def test_no_region_answering_fails_the_provider(
 ) -> None:
     with pytest.raises(FetchError, match="no region answered"):
         _fetch(lambda request: httpx.Response(404), caplog, monkeypatch)
+
+
+def test_a_404_region_and_a_500_region_are_both_skipped_and_reported(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through ``Provider.fetch_report``, the pipeline's entry: the first region answers, Ohio
+    has no price file (404), Oregon fails after retries (500); the rest are published."""
+    body = CAPTURE.read_bytes()
+    oregon = "US West (Oregon)"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == aws.region_url(OHIO):
+            return httpx.Response(404, text="Not Found")
+        if str(request.url) == aws.region_url(oregon):
+            return httpx.Response(500)
+        return httpx.Response(200, content=body, headers={"content-type": "application/json"})
+
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    with (
+        caplog.at_level(logging.WARNING, logger="scrapers.aws"),
+        http.make_client(httpx.MockTransport(handler)) as client,
+    ):
+        responses, skipped = aws.PROVIDER.fetch_report(client, None)
+    assert sorted(skipped) == ["region us-east-2", "region us-west-2"]
+    assert skipped["region us-east-2"].endswith("HTTP 404")
+    assert skipped["region us-west-2"].endswith("HTTP 500 after 4 attempts")
+    assert all("\n" not in error for error in skipped.values())
+    assert len(responses) == len(aws.REGIONS) - 2
+    assert {r.url for r in responses}.isdisjoint({aws.region_url(OHIO), aws.region_url(oregon)})
+    assert {"us-east-2", "us-west-2"} <= {
+        m for r in caplog.records for m in ("us-east-2", "us-west-2") if m in r.getMessage()
+    }
+
+
+def test_provider_fetch_report_uses_fetch_with_skips() -> None:
+    assert aws.PROVIDER.fetch_with_skips is aws.fetch_with_skips

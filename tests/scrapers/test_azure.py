@@ -216,18 +216,90 @@ def test_reservation_and_dev_test_rows_are_excluded_and_counted() -> None:
     [
         (b'"retailPrice"', b'"retailPrize"', "lacks retailPrice"),
         (b'"armSkuName"', b'"skuNameArm"', "lacks armSkuName"),
-        (b"Standard_ND96isr_H200_v5", b"Standard_ND96isr_X900_v9", "Standard_ND96isr_X900_v9"),
-        (b'"type": "Consumption"', b'"type": "Mystery"', "unknown type"),
-        (b'"1 Hour"', b'"1/Month"', "1/Month"),
         (b"[", b'{"Value": [', "neither the retail prices envelope"),
     ],
 )
-def test_mutated_capture_raises(old: bytes, new: bytes, message: str) -> None:
+def test_mutated_capture_structure_raises(old: bytes, new: bytes, message: str) -> None:
     body = CAPTURE.read_bytes()
     assert old in body
     mutated = body.replace(old, new, 1) + (b"}" if old == b"[" else b"")
     with pytest.raises(SchemaDriftError, match=message):
         azure.parse([_raw(mutated)])
+
+
+def test_unknown_sku_is_excluded_and_the_other_skus_published() -> None:
+    body = CAPTURE.read_bytes().replace(b"Standard_ND96isr_H200_v5", b"Standard_ND96isr_X900_v9")
+    offers, excluded = azure.PROVIDER.parse_report([_raw(body)])
+    # the H200's Linux pay-as-you-go/spot items: usgovvirginia, japaneast, uksouth (spot)
+    assert excluded == {
+        "windows": 30,
+        "low_priority": 10,
+        "unknown_sku Standard_ND96isr_X900_v9": 3,
+    }
+    assert len(offers) == 40
+    assert "NVIDIA H200" not in {o.gpu_name for o in offers}
+    h100 = _find(offers, "Standard_ND96isr_H100_v5", "eastus", PricingModel.ON_DEMAND)
+    assert h100.price == Decimal("98.32")
+
+
+def _with_changed_h100_eastus(**fields: Any) -> bytes:
+    """The capture with the ND96isr H100 v5 eastus pay-as-you-go item ($98.32) changed."""
+    items = _items()
+    (item,) = [
+        i
+        for i in items
+        if (i["armSkuName"], i["armRegionName"], i["meterName"])
+        == ("Standard_ND96isr_H100_v5", "eastus", "ND96isrH100v5")
+    ]
+    item.update(fields)
+    return json.dumps(items).encode()
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"type": "Mystery"}, "unknown_type Mystery"),
+        ({"unitOfMeasure": "1/Month"}, "unknown_unit 1/Month"),
+        ({"serviceName": "Cloud Services"}, "unknown_service Cloud Services"),
+        ({"retailPrice": "98.32"}, "unparsed_price"),
+    ],
+)
+def test_one_unreadable_item_is_excluded_and_the_rest_published(
+    fields: dict[str, Any], reason: str
+) -> None:
+    offers, excluded = azure.PROVIDER.parse_report([_raw(_with_changed_h100_eastus(**fields))])
+    assert excluded == {"windows": 30, "low_priority": 10, reason: 1}
+    assert len(offers) == 42
+    keys = {(o.instance_type, o.region, o.pricing) for o in offers}
+    assert ("Standard_ND96isr_H100_v5", "eastus", PricingModel.ON_DEMAND) not in keys
+    spot = _find(offers, "Standard_ND96isr_H100_v5", "spaincentral", PricingModel.SPOT)
+    assert spot.price == Decimal("23.620397")
+
+
+@pytest.mark.parametrize("price", [0, -98.32])
+def test_zero_or_negative_price_is_rejected_not_excluded(price: float) -> None:
+    with pytest.raises(SchemaDriftError, match="Standard_ND96isr_H100_v5 in eastus: price"):
+        azure.parse([_raw(_with_changed_h100_eastus(retailPrice=price))])
+
+
+def test_spot_and_on_demand_items_of_an_unknown_sku_are_one_unknown_row() -> None:
+    items = [
+        _item(armSkuName="Standard_NZ8_Z100_v1"),
+        _item(armSkuName="Standard_NZ8_Z100_v1", meterName="NZ8 Z100 v1 Spot", retailPrice=0.2),
+        _item(armSkuName="Standard_NZ8_Z100_v1", armRegionName="westeurope"),
+        _item(),
+    ]
+    offers, excluded = azure.parse_with_exclusions([_raw(_envelope(items))])
+    assert excluded == {"unknown_sku Standard_NZ8_Z100_v1": 2}  # eastus and westeurope
+    assert [(o.instance_type, o.price) for o in offers] == [
+        ("Standard_NV6ads_A10_v5", Decimal("0.454"))
+    ]
+
+
+def test_only_unknown_skus_is_drift_naming_them() -> None:
+    items = [_item(armSkuName="Standard_NZ8_Z100_v1")]
+    with pytest.raises(SchemaDriftError, match=r"no known Linux GPU VM.*Standard_NZ8_Z100_v1"):
+        azure.PROVIDER.parse_report([_raw(_envelope(items))])
 
 
 def test_conflicting_duplicate_raises_but_identical_duplicate_is_kept_once() -> None:
@@ -241,7 +313,7 @@ def test_conflicting_duplicate_raises_but_identical_duplicate_is_kept_once() -> 
 
 def test_only_excluded_rows_raise() -> None:
     windows = [i for i in _items() if "Windows" in i["productName"]]
-    with pytest.raises(SchemaDriftError, match="no Linux GPU VM prices"):
+    with pytest.raises(SchemaDriftError, match="no known Linux GPU VM prices"):
         azure.parse([_raw(json.dumps(windows).encode())])
 
 
@@ -483,3 +555,102 @@ def test_fetch_drifted_page_raises(second_page: bytes, message: str) -> None:
 
     with _client(handler) as client, pytest.raises(SchemaDriftError, match=message):
         azure.fetch(client, None)
+
+
+# --- paging: a full page without a link, a failed later page ---------------------------------
+
+
+def _full_page(next_link: Any = None) -> bytes:
+    """1000 items (the API's page size), one region each, as a page that is not the last."""
+    return _envelope([_item(armRegionName=f"region{n}") for n in range(1000)], next_link)
+
+
+@pytest.mark.parametrize("link", [None, "", _ABSENT], ids=["null", "empty", "missing"])
+def test_a_full_page_without_a_next_page_link_is_followed_by_skip(link: Any) -> None:
+    """The API has sent empty NextPageLinks on pages that were not the last: a full page is
+    followed with $skip instead of ending the scrape silently after it."""
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.url.params.get("$skip") == "1000":
+            return httpx.Response(200, content=_envelope([_item(retailPrice=0.5)], link))
+        return httpx.Response(200, content=_full_page(link))
+
+    with _client(handler) as client:
+        responses, skipped = azure.PROVIDER.fetch_report(client, None)
+    assert len(requests) == len(responses) == 2 and skipped == {}
+    second = requests[1].url.params
+    assert second["$skip"] == "1000"
+    assert second["$filter"] == azure.GPU_FILTER
+    assert second["api-version"] == azure.API_VERSION
+    assert second["meterRegion"] == "'primary'"
+    offers = azure.parse(responses)
+    assert len(offers) == 1001
+    assert _find(offers, "Standard_NV6ads_A10_v5", "eastus", PricingModel.ON_DEMAND).price == (
+        Decimal("0.5")
+    )
+
+
+def test_a_full_last_page_costs_one_empty_page() -> None:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.url.params.get("$skip") == "1000":
+            return httpx.Response(200, content=_envelope([]))
+        return httpx.Response(200, content=_full_page())
+
+    with _client(handler) as client:
+        responses = azure.fetch(client, None)
+    assert len(requests) == len(responses) == 2
+    assert len(azure.parse(responses)) == 1000
+
+
+def _pages_failing_at(page: int, status: int):
+    """Pages linked by NextPageLink ($skip=1, 2, ...); the ``page``-th (1-based) answers
+    ``status``, the others one item in region "page<n>"."""
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        number = int(request.url.params.get("$skip", "0")) + 1
+        if number == page:
+            return httpx.Response(status)
+        link = f"{azure.PRICES_URL}?$skip={number}" if number < 5 else None
+        return httpx.Response(200, content=_envelope([_item(armRegionName=f"page{number}")], link))
+
+    return handler, requests
+
+
+@pytest.mark.parametrize(("page", "status"), [(2, 500), (3, 404)])
+def test_a_failed_later_page_is_skipped_and_the_pages_before_it_published(
+    page: int, status: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    handler, requests = _pages_failing_at(page, status)
+    with caplog.at_level("WARNING", logger="scrapers.azure"), _client(handler) as client:
+        responses, skipped = azure.PROVIDER.fetch_report(client, None)
+    assert list(skipped) == [f"page {page}"]
+    assert f"HTTP {status}" in skipped[f"page {page}"]
+    assert "the pages after it were not fetched" in skipped[f"page {page}"]
+    assert "\n" not in skipped[f"page {page}"]
+    assert len(responses) == page - 1
+    assert len(requests) == page - 1 + (http.MAX_ATTEMPTS if status == 500 else 1)
+    assert sorted(o.region for o in azure.parse(responses)) == [f"page{n}" for n in range(1, page)]
+    assert any(f"page {page} failed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_failed_first_page_fails_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    handler, requests = _pages_failing_at(1, 503)
+    with _client(handler) as client, pytest.raises(FetchError, match="HTTP 503"):
+        azure.PROVIDER.fetch_report(client, None)
+    assert len(requests) == http.MAX_ATTEMPTS
+
+
+def test_all_pages_fetched_reports_no_skipped_part() -> None:
+    handler, requests = _pages_failing_at(99, 500)
+    with _client(handler) as client:
+        responses, skipped = azure.fetch_with_skips(client, None)
+    assert skipped == {} and len(responses) == len(requests) == 5

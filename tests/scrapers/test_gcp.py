@@ -234,10 +234,36 @@ def test_both_sources_in_one_scrape_and_replayed_duplicates() -> None:
 # --- mutated captures ----------------------------------------------------------------------
 
 
-def test_page_gpu_cell_that_contradicts_the_machine_series_is_drift() -> None:
+_SKU_KNOWN_EXCLUSIONS = {
+    "license": 155,
+    "dws_calendar": 124,
+    "dws_flex_start": 115,
+    "reservation_placeholder": 78,
+    "zero_price": 18,
+}
+
+
+def test_page_gpu_cell_that_contradicts_the_machine_series_is_excluded() -> None:
+    # the first "Nvidia A100" cell is a2-ultragpu-1g's (on-demand, spot, 1 and 3 year CUDs)
     body = PAGE_CAPTURE.read_bytes().replace(b"<p>Nvidia A100</p>", b"<p>Nvidia L4</p>", 1)
-    with pytest.raises(SchemaDriftError, match="MACHINE_SERIES_GPU"):
-        gcp.parse([_page_raw(body)])
+    offers, excluded = gcp.PROVIDER.parse_report([_page_raw(body)])
+    assert excluded == {
+        "unknown_gpu Nvidia L4": 1,
+        "page_dws": 22,  # its DWS Flex-start price is no longer counted
+        "page_flex_cud": 30,
+        "page_spot_cell_without_price": 1,
+    }
+    assert len(offers) == 100
+    assert "a2-ultragpu-1g" not in {o.instance_type for o in offers}
+    a3 = _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.ON_DEMAND)
+    assert a3.price == Decimal("88.490000119")
+
+
+def test_page_machine_type_of_an_unknown_form_is_excluded() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"<p>a2-ultragpu-1g</p>", b"<p>a2-ultra 1g</p>", 1)
+    offers, excluded = gcp.PROVIDER.parse_report([_page_raw(body)])
+    assert excluded["unknown_machine_type a2-ultra 1g"] == 1
+    assert len(offers) == 100
 
 
 def test_sku_capture_without_pricing_info_is_drift() -> None:
@@ -246,32 +272,62 @@ def test_sku_capture_without_pricing_info_is_drift() -> None:
         gcp.parse([_sku_raw(body)])
 
 
-def test_unknown_vm_kind_is_drift() -> None:
-    body = SKU_CAPTURE.read_bytes().replace(
-        b"attached to Spot Preemptible VMs", b"attached to Flex VMs", 1
-    )
-    with pytest.raises(SchemaDriftError, match="unknown VM kind 'Flex'"):
-        gcp.parse([_sku_raw(body)])
+# The first SKU of the capture is 0008-F633-76AA "Nvidia L4 GPU attached to Spot Preemptible
+# VMs running in Hong Kong" ($0.2350321): each mutation below drops exactly that offer.
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        (b"attached to Spot Preemptible VMs", b"attached to Flex VMs", "unknown_vm_kind Flex"),
+        (b"running in Hong Kong", b"running in Atlantis", "unknown_region Atlantis"),
+        (b'"usageUnit": "h"', b'"usageUnit": "mo"', "unknown_unit mo"),
+        (b"Nvidia L4 GPU attached", b"Nvidia L4 GPU Bundle attached", None),
+    ],
+)
+def test_one_unknown_sku_is_excluded_and_the_rest_published(
+    old: bytes, new: bytes, reason: str | None
+) -> None:
+    body = SKU_CAPTURE.read_bytes().replace(old, new, 1)
+    offers, excluded = gcp.PROVIDER.parse_report([_sku_raw(body)])
+    if reason is None:  # no longer "<GPU> GPU ... in <location>"
+        reason = (
+            "unknown_sku Nvidia L4 GPU Bundle attached to Spot Preemptible VMs running in Hong Kong"
+        )
+    assert excluded == {**_SKU_KNOWN_EXCLUSIONS, reason: 1}
+    assert len(offers) == 1141
+    keys = {(o.instance_type, o.region, o.pricing) for o in offers}
+    assert ("Nvidia L4 GPU", "asia-east2", PricingModel.SPOT) not in keys
+    assert _one(offers, "Nvidia L4 GPU", "asia-east2", PricingModel.ON_DEMAND).price > 0
+    h100 = _one(offers, "Nvidia H100 80GB GPU", "us-east4", PricingModel.ON_DEMAND)
+    assert h100.price == Decimal("9.796551")
 
 
-def test_unknown_location_is_drift() -> None:
-    body = SKU_CAPTURE.read_bytes().replace(b"running in Hong Kong", b"running in Atlantis", 1)
-    with pytest.raises(SchemaDriftError, match="unknown location 'Atlantis'"):
-        gcp.parse([_sku_raw(body)])
+def test_an_unknown_location_counts_once_per_gpu_not_per_pricing_model() -> None:
+    body = SKU_CAPTURE.read_bytes().replace(b"running in Hong Kong", b"running in Atlantis")
+    offers, excluded = gcp.PROVIDER.parse_report([_sku_raw(body)])
+    # L4, T4, A100, A100 80GB and H100 80GB in Hong Kong: 20 priced SKUs, 5 rows
+    assert excluded == {**_SKU_KNOWN_EXCLUSIONS, "unknown_region Atlantis": 5}
+    assert len(offers) == 1122
+    assert "asia-east2" not in {o.region for o in offers}
 
 
-def test_non_hourly_usage_unit_is_drift() -> None:
-    body = SKU_CAPTURE.read_bytes().replace(b'"usageUnit": "h"', b'"usageUnit": "mo"', 1)
-    with pytest.raises(SchemaDriftError, match="usage unit 'mo'"):
-        gcp.parse([_sku_raw(body)])
-
-
-def test_reservation_with_a_price_is_drift() -> None:
+def test_reservation_with_a_price_is_excluded_as_unknown() -> None:
     skus = json.loads(SKU_CAPTURE.read_bytes())
     placeholder = next(s for s in skus if s["skuId"] == "2013-37B4-22EA")  # Reserved A100 Americas
     placeholder["pricingInfo"][0]["pricingExpression"]["tieredRates"][0]["unitPrice"]["units"] = "1"
-    with pytest.raises(SchemaDriftError, match="reservation SKU"):
-        gcp.parse([_sku_raw(json.dumps(skus).encode())])
+    offers, excluded = gcp.PROVIDER.parse_report([_sku_raw(json.dumps(skus).encode())])
+    assert excluded == {
+        **_SKU_KNOWN_EXCLUSIONS,
+        "reservation_placeholder": 77,
+        "unknown_reservation Reserved Nvidia Tesla A100 GPU in Americas": 1,
+    }
+    assert len(offers) == 1142
+
+
+def test_only_unknown_skus_is_drift_naming_them() -> None:
+    skus = [_sku("Nvidia Z100 GPU running in Atlantis", "1", 0, ["us-central1"])]
+    del skus[0]["serviceRegions"]
+    with pytest.raises(SchemaDriftError, match=r"no known priced GPU SKU.*unknown_region Atlantis"):
+        gcp.PROVIDER.parse_report([_sku_raw(json.dumps({"skus": skus}).encode())])
 
 
 def test_unknown_json_layout_is_drift() -> None:
@@ -291,10 +347,28 @@ def test_page_without_machine_type_tables_is_drift() -> None:
         gcp.parse([_page_raw(body)])
 
 
-def test_unreadable_price_cell_is_drift() -> None:
-    body = PAGE_CAPTURE.read_bytes().replace(b"$88.490000119 / 1 hour", b"$88.49 per hour")
-    with pytest.raises(SchemaDriftError, match="a3-highgpu-8g"):
+@pytest.mark.parametrize("cell", [b"$-88.490000119 / 1 hour", b"-$88.490000119 / 1 hour"])
+def test_negative_page_price_is_rejected_not_excluded(cell: bytes) -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"$88.490000119 / 1 hour", cell)
+    with pytest.raises(SchemaDriftError, match=r"a3-highgpu-8g: on_demand price .* is negative"):
         gcp.parse([_page_raw(body)])
+
+
+def test_negative_sku_price_is_rejected_not_excluded() -> None:
+    skus = [_sku("Nvidia L4 GPU running in Americas", "-1", 0, ["us-central1"])]
+    with pytest.raises(SchemaDriftError, match="negative price"):
+        gcp.parse([_sku_raw(json.dumps({"skus": skus}).encode())])
+
+
+def test_unreadable_price_cell_is_excluded_and_the_rows_other_prices_kept() -> None:
+    body = PAGE_CAPTURE.read_bytes().replace(b"$88.490000119 / 1 hour", b"$88.49 per hour")
+    offers, excluded = gcp.PROVIDER.parse_report([_page_raw(body)])
+    assert excluded["unparsed_price"] == 1
+    assert len(offers) == 103
+    pricings = {o.pricing for o in offers if o.instance_type == "a3-highgpu-8g"}
+    assert pricings == {PricingModel.SPOT, PricingModel.RESERVED}
+    spot = _one(offers, "a3-highgpu-8g", "us-central1", PricingModel.SPOT)
+    assert spot.price == Decimal("52.962296548")
 
 
 # --- live request shape --------------------------------------------------------------------
@@ -439,7 +513,9 @@ def test_empty_page_without_sku_answer_is_still_drift() -> None:
         gcp.parse([_page_raw(_EMPTY_PAGE)])
 
 
-def test_page_404_with_a_key_keeps_the_sku_prices(caplog: pytest.LogCaptureFixture) -> None:
+def test_page_404_with_a_key_keeps_the_sku_prices_and_reports_the_page(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.host == "cloud.google.com":
             return httpx.Response(404, text="Not Found")
@@ -449,8 +525,9 @@ def test_page_404_with_a_key_keeps_the_sku_prices(caplog: pytest.LogCaptureFixtu
         caplog.at_level("WARNING", logger="scrapers.gcp"),
         http.make_client(httpx.MockTransport(handler)) as client,
     ):
-        responses = gcp.fetch(client, API_KEY)
+        responses, skipped = gcp.PROVIDER.fetch_report(client, API_KEY)
     assert [r.url for r in responses] == [f"{gcp.SKUS_URL}?pageSize=5000"]
+    assert skipped == {"pricing page": f"GET {gcp.PRICING_PAGE_URL}: HTTP 404"}
     assert len(gcp.parse(responses)) == 1
     assert any("HTTP 404" in r.getMessage() for r in caplog.records)
 
@@ -461,3 +538,100 @@ def test_page_404_without_a_key_fails_the_provider() -> None:
 
     with http.make_client(httpx.MockTransport(handler)) as client, pytest.raises(FetchError):
         gcp.fetch(client, None)
+
+
+# --- partial fetches: a failed SKU page after the first, the page failing -------------------
+
+
+def _sku_pages_handler(fail_page: int | None, status: int = 500, page_status: int = 200):
+    """Three SKU pages (tokens "p2", "p3"), one L4 SKU each in its own region; SKU page
+    ``fail_page`` answers ``status``; the pricing page answers ``page_status``."""
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.url.host == "cloud.google.com":
+            if page_status != 200:
+                return httpx.Response(page_status)
+            return httpx.Response(200, content=PAGE_CAPTURE.read_bytes())
+        token = request.url.params.get("pageToken")
+        number = 1 if token is None else int(token[1:])
+        if number == fail_page:
+            return httpx.Response(status)
+        sku = _sku("Nvidia L4 GPU running in Americas", "0", 560040200, [f"region-{number}"])
+        return httpx.Response(
+            200, json={"skus": [sku], "nextPageToken": f"p{number + 1}" if number < 3 else ""}
+        )
+
+    return handler, requests
+
+
+def _fetch_report(handler, monkeypatch: pytest.MonkeyPatch, token: str | None = API_KEY):
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        return gcp.PROVIDER.fetch_report(client, token)
+
+
+@pytest.mark.parametrize(("page", "status"), [(2, 500), (3, 403)])
+def test_a_failed_sku_page_after_the_first_is_skipped_and_reported(
+    page: int, status: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    handler, _ = _sku_pages_handler(page, status)
+    with caplog.at_level("WARNING", logger="scrapers.gcp"):
+        responses, skipped = _fetch_report(handler, monkeypatch)
+    assert list(skipped) == [f"SKU page {page}"]
+    error = skipped[f"SKU page {page}"]
+    assert f"HTTP {status}" in error and "the SKU pages after it were not fetched" in error
+    assert API_KEY not in error and "\n" not in error
+    assert len(responses) == 1 + page - 1  # the pricing page and the SKU pages before it
+    offers = gcp.parse(responses)
+    assert sorted({o.region for o in offers if o.price_per is PricePer.GPU}) == [
+        f"region-{n}" for n in range(1, page)
+    ]
+    assert len([o for o in offers if o.price_per is PricePer.INSTANCE]) == 104  # the page
+    assert any(f"SKU page {page} failed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_failed_first_sku_page_fails_the_provider_even_with_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handler, requests = _sku_pages_handler(1, 500)
+    with pytest.raises(FetchError, match="HTTP 500"):
+        _fetch_report(handler, monkeypatch)
+    assert len(requests) == 1 + http.MAX_ATTEMPTS
+
+
+def test_page_and_first_sku_page_failing_fails_the_provider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handler, _ = _sku_pages_handler(1, 500, page_status=503)
+    with pytest.raises(
+        FetchError, match=r"cloudbilling.*HTTP 500.*the pricing page failed too: .*HTTP 503"
+    ):
+        _fetch_report(handler, monkeypatch)
+
+
+def test_page_500_beside_every_sku_page_is_reported_as_the_one_skipped_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handler, _ = _sku_pages_handler(None, page_status=500)
+    responses, skipped = _fetch_report(handler, monkeypatch)
+    assert skipped == {"pricing page": f"GET {gcp.PRICING_PAGE_URL}: HTTP 500 after 4 attempts"}
+    assert len(responses) == 3
+    assert len(gcp.parse(responses)) == 3
+
+
+def test_all_parts_fetched_reports_nothing_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    handler, requests = _sku_pages_handler(None)
+    responses, skipped = _fetch_report(handler, monkeypatch)
+    assert skipped == {} and len(responses) == len(requests) == 4
+    assert gcp.PROVIDER.fetch_with_skips is gcp.fetch_with_skips
+
+
+def test_without_a_key_the_page_failing_is_still_a_fetch_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handler, requests = _sku_pages_handler(None, page_status=500)
+    with pytest.raises(FetchError, match="HTTP 500"):
+        _fetch_report(handler, monkeypatch, token=None)
+    assert all(r.url.host == "cloud.google.com" for r in requests)

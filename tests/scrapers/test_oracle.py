@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from scrapers import http, oracle
-from scrapers.base import PricePer, PriceUnit, PricingModel, SchemaDriftError
+from scrapers.base import FetchError, PricePer, PriceUnit, PricingModel, SchemaDriftError
 from tests.conftest import SNAPSHOTS, raw_from_capture
 
 CAPTURE = SNAPSHOTS / "oracle" / "2026-10-01_oci_products_api_gpu_items.json"
@@ -87,10 +87,52 @@ def test_other_parts_read_off_the_capture() -> None:
     assert shapes["BM.GPU.B300.8"].vram_gb_reported is None
 
 
-def test_unknown_gpu_part_is_drift() -> None:
+_KNOWN_EXCLUSIONS = {"not_gpu_hour": 5, "cloud_at_customer": 3, "no_documented_shape": 2}
+
+
+def test_unknown_gpu_part_is_excluded_and_the_other_parts_published() -> None:
     body = CAPTURE.read_bytes().replace(b'"B98415"', b'"B99999"')
-    with pytest.raises(SchemaDriftError, match="B99999"):
-        oracle.parse([_raw(body)])
+    offers, excluded = oracle.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {
+        **_KNOWN_EXCLUSIONS,
+        "unknown_part B99999 Oracle Cloud Infrastructure - Compute - GPU - H100": 1,
+    }
+    shapes = _by_shape(offers)
+    assert len(shapes) == 20 and "BM.GPU.H100.8" not in shapes
+    assert shapes["BM.GPU.H200.8"].price == Decimal(10)
+    assert shapes["BM.GPU.B200.8"].price == Decimal(14)
+
+
+def _with_h100(**fields: Any) -> bytes:
+    """The capture with the H100 part's item (B98415, $10) changed."""
+    data = _capture()
+    (h100,) = [i for i in data["items"] if i["partNumber"] == "B98415"]
+    h100.update(fields)
+    return json.dumps(data).encode()
+
+
+def _usd(*prices: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"currencyCode": "USD", "prices": list(prices)}]
+
+
+@pytest.mark.parametrize(
+    ("localizations", "reason"),
+    [
+        ([], "no_usd_price"),
+        (_usd({"model": "MONTHLY_FLEX", "value": 9}), "no_pay_as_you_go_price"),
+        (_usd({"model": "PAY_AS_YOU_GO", "value": "ten"}), "unparsed_price"),
+    ],
+    ids=["no-usd", "no-payg", "not-a-number"],
+)
+def test_unreadable_price_of_one_part_is_excluded(
+    localizations: list[dict[str, Any]], reason: str
+) -> None:
+    body = _with_h100(currencyCodeLocalizations=localizations)
+    offers, excluded = oracle.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {**_KNOWN_EXCLUSIONS, reason: 1}
+    shapes = _by_shape(offers)
+    assert len(shapes) == 20 and "BM.GPU.H100.8" not in shapes
+    assert shapes["BM.GPU.MI300X.8"].price == Decimal(6)
 
 
 def test_missing_items_is_drift() -> None:
@@ -99,16 +141,37 @@ def test_missing_items_is_drift() -> None:
         oracle.parse([_raw(body)])
 
 
-def test_missing_pay_as_you_go_price_is_drift() -> None:
+@pytest.mark.parametrize("value", [0, -10])
+def test_zero_or_negative_price_is_rejected_not_excluded(value: int) -> None:
+    localizations = _usd({"model": "PAY_AS_YOU_GO", "value": value})
+    with pytest.raises(SchemaDriftError, match=r"B98415: price .* is not positive"):
+        oracle.parse([_raw(_with_h100(currencyCodeLocalizations=localizations))])
+
+
+def test_no_pay_as_you_go_price_anywhere_is_drift_and_says_so() -> None:
     body = CAPTURE.read_bytes().replace(b'"PAY_AS_YOU_GO"', b'"MONTHLY_FLEX"')
-    with pytest.raises(SchemaDriftError, match="PAY_AS_YOU_GO"):
+    with pytest.raises(
+        SchemaDriftError, match=r"no priced GPU-hour part.*no_pay_as_you_go_price 16"
+    ):
         oracle.parse([_raw(body)])
 
 
 def test_no_gpu_hour_items_is_drift() -> None:
     body = CAPTURE.read_bytes().replace(b'"GPU Per Hour"', b'"OCPU Per Hour"')
-    with pytest.raises(SchemaDriftError, match="no GPU-hour part"):
+    with pytest.raises(SchemaDriftError, match="no priced GPU-hour part"):
         oracle.parse([_raw(body)])
+
+
+def test_only_unknown_parts_is_drift_naming_them() -> None:
+    data = _capture()
+    for item in data["items"]:
+        if item["partNumber"] in oracle.PARTS:
+            item["partNumber"] = "Z" + item["partNumber"]
+    with pytest.raises(
+        SchemaDriftError,
+        match=r"no priced GPU-hour part.*unknown_part ZB109479 Compute - GPU - L40S 1",
+    ):
+        oracle.PROVIDER.parse_report([_raw(json.dumps(data).encode())])
 
 
 def test_fetch_request_shape() -> None:
@@ -173,3 +236,62 @@ def test_has_more_without_next_link_is_drift() -> None:
         pytest.raises(SchemaDriftError, match="no next link"),
     ):
         oracle.fetch(client, None)
+
+
+# --- partial fetches: a failed page after the first ------------------------------------------
+
+
+def _paged_handler(fail_page: int | None, status: int = 500):
+    """Three ORDS pages (offset=0, 1, 2), page n holding the capture's n-th GPU part; page
+    ``fail_page`` (1-based) answers ``status``."""
+    by_part = {i["partNumber"]: i for i in _capture()["items"]}
+    parts = [by_part["B98415"], by_part["B95909"], by_part["B110519"]]  # H100, A10, H200
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        offset = int(request.url.params.get("offset", "0"))
+        if offset + 1 == fail_page:
+            return httpx.Response(status)
+        more = offset < 2
+        next_url = f"{oracle.PRODUCTS_URL}?currencyCode=USD&offset={offset + 1}"
+        links = [{"rel": "next", "href": next_url}] if more else []
+        return httpx.Response(200, json={"items": [parts[offset]], "hasMore": more, "links": links})
+
+    return handler, requests
+
+
+@pytest.mark.parametrize(("page", "status"), [(2, 500), (3, 404)])
+def test_a_failed_page_after_the_first_is_skipped_and_reported(
+    page: int, status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    handler, _ = _paged_handler(page, status)
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses, skipped = oracle.PROVIDER.fetch_report(client, None)
+    assert list(skipped) == [f"page {page}"]
+    assert f"HTTP {status}" in skipped[f"page {page}"]
+    assert len(responses) == page - 1
+    published = {o.instance_type for o in oracle.parse(responses)}
+    assert "BM.GPU.H100.8" in published  # page 1
+    assert ("VM.GPU.A10.1" in published) is (page > 2)  # page 2
+    assert "BM.GPU.H200.8" not in published  # page 3 is never there
+
+
+def test_the_first_page_failing_fails_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    handler, requests = _paged_handler(1, 502)
+    with (
+        http.make_client(httpx.MockTransport(handler)) as client,
+        pytest.raises(FetchError, match="HTTP 502"),
+    ):
+        oracle.PROVIDER.fetch_report(client, None)
+    assert len(requests) == http.MAX_ATTEMPTS
+
+
+def test_all_pages_fetched_reports_nothing_skipped() -> None:
+    handler, requests = _paged_handler(None)
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses, skipped = oracle.PROVIDER.fetch_report(client, None)
+    assert skipped == {} and len(responses) == len(requests) == 3
+    assert len(oracle.parse(responses)) == 5  # H100, three A10 shapes, H200
