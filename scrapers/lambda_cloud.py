@@ -21,13 +21,36 @@ Known layouts, each recognised explicitly from the response content (anything el
   "regions_with_capacity_available": [...]}}}``.
 
 Documented exclusion rules (the only rows that produce no offer; counted by
-``parse_with_exclusions``, keyed by rule):
+``parse_with_exclusions``, keyed by rule). One row never fails the page: the rows of unknown
+kinds below are reported by name (``scrapers.base.unknown_row``) and the known rows published;
+``Provider.parse_report`` fails the scrape only when no known row is left or more than half of
+the rows are unknown.
+- ``unknown_gpu <plan>``: a page row whose GPU is not in ``KNOWN_GPUS`` (all page layouts);
+- ``unknown_tab <label>``: a tab panel whose tab is not a GPU count like "8x" (one per row);
+- ``unknown_plan <name>``: a 2024/2023 row whose name is not "On-demand|Reserved Nx GPU" /
+  "Nx GPU", or a reserved row without plan or node;
+- ``unknown_sku <instance>``: a 2023 "NVIDIA A100" configuration missing from
+  ``_2023_GPU_NAMES`` (PCIe or SXM cannot be told);
+- ``unknown_unit <name>``: a price "$n / <unit>" in another unit than the layout's (2024: per
+  GPU-hour, 2023: per instance-hour or per named GPU-hour);
+- ``unknown_term <term>``: a 2023 reserved term that is not "N-years" / "N-months";
+- ``unparsed_price``: a price cell of a known row that holds no price at all (e.g. "from $2";
+  a negative price is not an odd cell but a broken source: ``SchemaDriftError``);
+  ``unparsed_spec``: a VRAM, vCPU, RAM, storage (or 2023 cluster-size) cell that does not parse;
+- ``reserved_without_term``: a priced 2024 "Reserved ..." row (a reserved offer needs a term);
 - a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, e.g. "CONTACT
   SALES") is counted under that marker, in the tab panels and the 2024 flat table;
 - ``unpriced_cell``: a tab-panel price cell that is empty or only a dash ("-", "–", "—"): the
-  live 4x/2x/1x panels list some plans without a price. One such row never fails the page;
-  any other non-price text still raises ``SchemaDriftError``;
+  live 4x/2x/1x panels list some plans without a price;
 - ``no_gpu``: an API instance type with ``specs.gpus == 0`` is not a GPU SKU.
+
+Still ``SchemaDriftError`` (the layout itself changed): no known layout, a table whose headers
+changed, a row whose cells are not the header's columns, a panel without its table, an API
+response without ``data`` or an instance type missing a documented key or with non-integer
+price/gpus/vcpus (the API is typed: that is a schema change, not one odd row), a response with
+no offer, a duplicate offer. The API's instance types are not checked against ``KNOWN_GPUS``:
+its ``gpu_description`` spells GPUs differently ("H100 (80 GB SXM5)") and no real API response
+is recorded to list them from.
 
 Units: RAM and storage are printed in GiB/TiB (and once in TB) and stored as decimal GB; VRAM is
 stored as printed (GB). Prices stay as printed: per GPU-hour or per instance-hour, USD. The API's
@@ -56,6 +79,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import (
     decimal,
@@ -78,6 +103,34 @@ SLUG = "lambda"
 CURRENCY = "USD"
 GLOBAL_REGION = "global"
 
+# The GPUs (plan names, as printed) of Lambda's pricing pages this parser has read: the three
+# page captures in ../shared/snapshots/lambda (2023-09, 2024-11, 2026-01) and the plan names of
+# the whole lambda.ai/pricing page a month later (2026-02-11_parsed_pricing_page.json, another
+# tool's parse: A10, A6000, GH200, H100 PCIe, Quadro RTX 6000 in the 1x-4x tabs). A row of any
+# other GPU is left out as ``unknown_gpu <plan>`` and the known rows are still published; add
+# its name here once the row has been checked. "H100 SXM" is the 2023 reserved table's GPU.
+KNOWN_GPUS = frozenset(
+    {
+        "NVIDIA A10",
+        "NVIDIA A100 PCIe",
+        "NVIDIA A100 SXM",
+        "NVIDIA A6000",
+        "NVIDIA B200 SXM6",
+        "NVIDIA GH200",
+        "NVIDIA H100 PCIe",
+        "NVIDIA H100 SXM",
+        "NVIDIA Quadro RTX 6000",
+        "NVIDIA RTX A6000",
+        "NVIDIA Tesla V100",
+        "H100 SXM",
+    }
+)
+
+# Exclusion reasons for one row of a known GPU whose cells do not parse.
+UNPARSED_PRICE = "unparsed_price"
+UNPARSED_SPEC = "unparsed_spec"
+RESERVED_WITHOUT_TERM = "reserved_without_term"
+
 # Tab-panel price cells that mean "no price listed" (the unpriced_cell rule).
 _UNPRICED_CELLS = frozenset({"", "-", "\u2013", "\u2014"})
 
@@ -99,6 +152,7 @@ _COUNT_LABEL = re.compile(r"(?P<count>\d+)x")
 _COUNT_AND_GPU = re.compile(r"(?P<count>\d+)x\s+(?P<gpu>\S.*)")
 _FLAT_ROW_NAME = re.compile(r"(?P<kind>On-demand|Reserved)\s+(?P<count>\d+)x\s+(?P<gpu>\S.*)")
 _INTEGER = re.compile(r"\d+")
+_NEGATIVE_PRICE = re.compile(r"-\s*\$|\$\s*-")
 _PRICE_BARE = re.compile(r"\$(?P<num>\d+(?:\.\d+)?)")
 _PRICE_PER_GPU_HR = re.compile(r"\$(?P<num>\d+(?:\.\d+)?)\s*/\s*GPU\s*/\s*hr", re.IGNORECASE)
 _PRICE_PER_HR = re.compile(r"\$(?P<num>\d+(?:\.\d+)?)\s*/\s*hr", re.IGNORECASE)
@@ -139,9 +193,11 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from recorded pricing-page and API responses; each layout is detected from content.
 
     Prices are USD per hour, per GPU or per instance as the layout prints them. Raises
-    ``SchemaDriftError`` for an unknown layout, a row that does not parse, a duplicate offer, or
-    a response that yields no offers. Byte-identical bodies are parsed once: replay answers every
-    request of one scrape with the same capture.
+    ``SchemaDriftError`` for an unknown layout, changed table headers or row cells, an API
+    instance type missing a documented key, a duplicate offer, or a response that yields no
+    offers; rows of an unknown GPU, plan, unit or term are left out and counted instead (see
+    the module docstring and ``parse_with_exclusions``). Byte-identical bodies are parsed
+    once: replay answers every request of one scrape with the same capture.
     """
     return parse_with_exclusions(responses)[0]
 
@@ -153,7 +209,9 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     for response in distinct_bodies(responses):
         parsed = _parse_response(response, excluded)
         if not parsed:
-            raise SchemaDriftError(f"{response.url}: no offers found")
+            unknown = ", ".join(sorted(unknown_rows(excluded)))
+            detail = f" (unknown rows: {unknown})" if unknown else ""
+            raise SchemaDriftError(f"{response.url}: no offers found{detail}")
         offers.extend(parsed)
     return ensure_unique(offers), excluded
 
@@ -165,7 +223,7 @@ def _parse_response(response: RawResponse, excluded: Counter[str]) -> list[Offer
     if tree.css_first('[role="tabpanel"]') is not None:
         return _parse_tabs(tree, response.fetched_at, excluded)
     if any(_headers(table) == _2023_ON_DEMAND_HEADERS for table in tree.css("table")):
-        return _parse_2023(tree, response.fetched_at)
+        return _parse_2023(tree, response.fetched_at, excluded)
     if "PRICE/GPU/HR" in (tree.body.text() if tree.body else "").upper():
         return _parse_flat_table(response, excluded)
     raise SchemaDriftError(
@@ -191,7 +249,9 @@ def _parse_tabs(
         )
         count_match = _COUNT_LABEL.fullmatch(label)
         if count_match is None:
-            raise SchemaDriftError(f"tab label {label!r} is not a GPU count like '8x'")
+            # A tab that is not a GPU count ("Clusters"?): its rows are of a kind not known here.
+            excluded[unknown_row("tab", label)] += max(1, len(panel.css("tbody tr")))
+            continue
         gpu_count = int(count_match["count"])
         table = require(panel.css_first("table"), f"pricing table in the {label} panel")
         if _headers(table) != _TAB_HEADERS:
@@ -205,6 +265,9 @@ def _parse_tabs(
             }
             if tuple(cells) != _TAB_HEADERS[1:]:
                 raise SchemaDriftError(f"{plan!r} row cells changed: {list(cells)}")
+            if plan not in KNOWN_GPUS:
+                excluded[unknown_row("gpu", plan)] += 1
+                continue
             price_text = cells["PRICE/GPU/HR"]
             marker = no_price_marker(price_text)
             if marker is not None:
@@ -213,17 +276,24 @@ def _parse_tabs(
             if " ".join(price_text.split()) in _UNPRICED_CELLS:
                 excluded["unpriced_cell"] += 1
                 continue
-            vram = gb_from_size(cells["VRAM/GPU"])
+            price = _price(_PRICE_BARE, price_text, plan, excluded, unit_in_cell=False)
+            specs = _specs(cells["VRAM/GPU"], cells["VCPUS"], cells["RAM"], cells["STORAGE"])
+            if price is None:
+                continue
+            if specs is None:
+                excluded[UNPARSED_SPEC] += 1
+                continue
+            vram, vcpus, ram_gb, storage_gb = specs
             offers.append(
                 _offer(
                     instance_type=_instance_name(gpu_count, plan, vram),
                     gpu_name=plan,
                     gpu_count=gpu_count,
                     vram=vram,
-                    vcpus=_integer(cells["VCPUS"], f"{plan} vCPUs"),
-                    ram_gb=gb_from_size(cells["RAM"]),
-                    storage_gb=gb_from_size(cells["STORAGE"]),
-                    price=_fullmatch(_PRICE_BARE, price_text, f"{label} {plan} price"),
+                    vcpus=vcpus,
+                    ram_gb=ram_gb,
+                    storage_gb=storage_gb,
+                    price=price,
                     price_per=PricePer.GPU,
                     source_url=PRICING_URL,
                     observed_at=observed_at,
@@ -250,25 +320,39 @@ def _parse_flat_table(response: RawResponse, excluded: Counter[str]) -> list[Off
             name, vram_text, vcpus_text, ram_text, storage_text, price_text = cells
             name_match = _FLAT_ROW_NAME.fullmatch(name)
             if name_match is None:
-                raise SchemaDriftError(f"gpu-cloud row {name!r} is not 'On-demand|Reserved Nx GPU'")
+                excluded[unknown_row("plan", name)] += 1
+                continue
+            gpu = name_match["gpu"]
+            if gpu not in KNOWN_GPUS:
+                excluded[unknown_row("gpu", gpu)] += 1
+                continue
             marker = no_price_marker(price_text)
             if marker is not None:
                 excluded[marker] += 1
                 continue
             if name_match["kind"] != "On-demand":
-                raise SchemaDriftError(f"{name!r} has a price but no known term")
+                # A reserved price needs a term in months; this table states none.
+                excluded[RESERVED_WITHOUT_TERM] += 1
+                continue
+            price = _price(_PRICE_PER_GPU_HR, price_text, name, excluded, unit_in_cell=True)
+            specs = _specs(vram_text, vcpus_text, ram_text, storage_text)
+            if price is None:
+                continue
+            if specs is None:
+                excluded[UNPARSED_SPEC] += 1
+                continue
             gpu_count = int(name_match["count"])
-            vram = gb_from_size(vram_text)
+            vram, vcpus, ram_gb, storage_gb = specs
             offers.append(
                 _offer(
-                    instance_type=_instance_name(gpu_count, name_match["gpu"], vram),
-                    gpu_name=name_match["gpu"],
+                    instance_type=_instance_name(gpu_count, gpu, vram),
+                    gpu_name=gpu,
                     gpu_count=gpu_count,
                     vram=vram,
-                    vcpus=_integer(vcpus_text, f"{name} vCPUs"),
-                    ram_gb=gb_from_size(ram_text),
-                    storage_gb=gb_from_size(storage_text),
-                    price=_fullmatch(_PRICE_PER_GPU_HR, price_text, f"{name} price"),
+                    vcpus=vcpus,
+                    ram_gb=ram_gb,
+                    storage_gb=storage_gb,
+                    price=price,
                     price_per=PricePer.GPU,
                     source_url=LEGACY_PRICING_URL,
                     observed_at=response.fetched_at,
@@ -280,20 +364,24 @@ def _parse_flat_table(response: RawResponse, excluded: Counter[str]) -> list[Off
 # --- lambdalabs.com/service/gpu-cloud, on-demand + reserved tables (2023) -----------------------
 
 
-def _parse_2023(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
+def _parse_2023(
+    tree: LexborHTMLParser, observed_at: datetime, excluded: Counter[str]
+) -> list[Offer]:
     offers: list[Offer] = []
     for table in tree.css("table"):
         headers = _headers(table)
         if headers == _2023_ON_DEMAND_HEADERS:
-            offers.extend(_parse_2023_on_demand(table, observed_at))
+            offers.extend(_parse_2023_on_demand(table, observed_at, excluded))
         elif headers == _2023_RESERVED_HEADERS:
-            offers.extend(_parse_2023_reserved(table, observed_at))
+            offers.extend(_parse_2023_reserved(table, observed_at, excluded))
         else:
             raise SchemaDriftError(f"gpu-cloud 2023 page has an unknown table: {headers}")
     return offers
 
 
-def _parse_2023_on_demand(table: LexborNode, observed_at: datetime) -> Iterator[Offer]:
+def _parse_2023_on_demand(
+    table: LexborNode, observed_at: datetime, excluded: Counter[str]
+) -> Iterator[Offer]:
     for row in require(table.css("tbody tr"), "rows of the on-demand table"):
         cells = row.css("td")
         if len(cells) != len(_2023_ON_DEMAND_HEADERS):
@@ -305,40 +393,52 @@ def _parse_2023_on_demand(table: LexborNode, observed_at: datetime) -> Iterator[
         )
         name_match = _COUNT_AND_GPU.fullmatch(name)
         if name_match is None:
-            raise SchemaDriftError(f"on-demand row name {name!r} is not 'Nx GPU'")
+            excluded[unknown_row("plan", name)] += 1
+            continue
+        gpu = name_match["gpu"]
+        if gpu not in KNOWN_GPUS and gpu not in _2023_OPEN_NAMES:
+            excluded[unknown_row("gpu", gpu)] += 1
+            continue
+        price = _price(_PRICE_PER_HR, price_text, name, excluded, unit_in_cell=True)
+        specs = _specs(vram_text, vcpus_text, ram_text, storage_text)
+        if price is None:
+            continue
+        if specs is None:
+            excluded[UNPARSED_SPEC] += 1
+            continue
         gpu_count = int(name_match["count"])
-        vram = gb_from_size(vram_text)
+        vram, vcpus, ram_gb, storage_gb = specs
+        instance_type = _instance_name(gpu_count, gpu, vram)
+        gpu_name = _2023_gpu_name(gpu, gpu_count, vram)
+        if gpu_name is None:
+            excluded[unknown_row("sku", instance_type)] += 1
+            continue
         yield _offer(
-            instance_type=_instance_name(gpu_count, name_match["gpu"], vram),
-            gpu_name=_2023_gpu_name(name_match["gpu"], gpu_count, vram),
+            instance_type=instance_type,
+            gpu_name=gpu_name,
             gpu_count=gpu_count,
             vram=vram,
-            vcpus=_integer(vcpus_text, f"{name} vCPUs"),
-            ram_gb=gb_from_size(ram_text),
-            storage_gb=gb_from_size(storage_text),
-            price=_fullmatch(_PRICE_PER_HR, price_text, f"{name} price"),
+            vcpus=vcpus,
+            ram_gb=ram_gb,
+            storage_gb=storage_gb,
+            price=price,
             price_per=PricePer.INSTANCE,
             source_url=LEGACY_PRICING_URL,
             observed_at=observed_at,
         )
 
 
-def _2023_gpu_name(gpu: str, gpu_count: int, vram: Decimal) -> str:
-    """The row's GPU, or the exact part ``_2023_GPU_NAMES`` gives for "NVIDIA A100".
-
-    Raises ``SchemaDriftError`` for an "NVIDIA A100" configuration the table does not list.
-    """
+def _2023_gpu_name(gpu: str, gpu_count: int, vram: Decimal) -> str | None:
+    """The row's GPU, or the exact part ``_2023_GPU_NAMES`` gives for "NVIDIA A100"; None for
+    an "NVIDIA A100" configuration the table does not list (PCIe or SXM is then unknown)."""
     if gpu not in _2023_OPEN_NAMES:
         return gpu
-    exact = _2023_GPU_NAMES.get((gpu, gpu_count, vram))
-    if exact is None:
-        raise SchemaDriftError(
-            f"{gpu_count}x {gpu} ({vram} GB): PCIe or SXM? add it to _2023_GPU_NAMES"
-        )
-    return exact
+    return _2023_GPU_NAMES.get((gpu, gpu_count, vram))
 
 
-def _parse_2023_reserved(table: LexborNode, observed_at: datetime) -> Iterator[Offer]:
+def _parse_2023_reserved(
+    table: LexborNode, observed_at: datetime, excluded: Counter[str]
+) -> Iterator[Offer]:
     """Reserved clusters: priced per GPU-hour ("$1.89/H100/hour") for a term; the node is the
     instance type ("8x NVIDIA H100"), the cluster size range ("64 - 60,000") is not an offer
     dimension and is only validated."""
@@ -349,25 +449,39 @@ def _parse_2023_reserved(table: LexborNode, observed_at: datetime) -> Iterator[O
         plan, node, gpu, vram_text, vcpus_text, storage_text, _, price_text, term, gpus = cells
         node_match = _COUNT_AND_GPU.fullmatch(node)
         if not plan or node_match is None:
-            raise SchemaDriftError(f"reserved row {plan!r} {node!r} is not 'Plan' + 'Nx GPU'")
-        if _GPU_RANGE.fullmatch(gpus) is None:
-            raise SchemaDriftError(f"reserved row {plan!r}: GPU count {gpus!r} is not a number")
+            excluded[unknown_row("plan", f"{plan} {node}".strip())] += 1
+            continue
+        if gpu not in KNOWN_GPUS:
+            excluded[unknown_row("gpu", gpu)] += 1
+            continue
+        term_months = _term_months(term)
+        if term_months is None:
+            excluded[unknown_row("term", term)] += 1
+            continue
+        price = _price(_PRICE_PER_NAMED_GPU_HOUR, price_text, plan, excluded, unit_in_cell=True)
+        vram = _size(vram_text)
+        vcpus = _integer(vcpus_text)
+        storage_gb = _size(storage_text)
+        if price is None:
+            continue
+        if vram is None or vcpus is None or storage_gb is None or not _GPU_RANGE.fullmatch(gpus):
+            excluded[UNPARSED_SPEC] += 1
+            continue
         gpu_count = int(node_match["count"])
-        vram = gb_from_size(vram_text)
         yield _offer(
             instance_type=f"{plan} {_instance_name(gpu_count, node_match['gpu'], vram)}",
-            gpu_name=require(gpu, f"{plan} GPU"),
+            gpu_name=gpu,
             gpu_count=gpu_count,
             vram=vram,
-            vcpus=_integer(vcpus_text, f"{plan} vCPUs"),
+            vcpus=vcpus,
             ram_gb=None,
-            storage_gb=gb_from_size(storage_text),
-            price=_fullmatch(_PRICE_PER_NAMED_GPU_HOUR, price_text, f"{plan} price"),
+            storage_gb=storage_gb,
+            price=price,
             price_per=PricePer.GPU,
             source_url=LEGACY_PRICING_URL,
             observed_at=observed_at,
             pricing=PricingModel.RESERVED,
-            term_months=_term_months(term),
+            term_months=term_months,
         )
 
 
@@ -478,23 +592,52 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("*", "").split()).upper()
 
 
-def _integer(text: str, what: str) -> Decimal:
-    if _INTEGER.fullmatch(text) is None:
-        raise SchemaDriftError(f"{what}: expected a whole number, found {text!r}")
-    return Decimal(text)
+def _integer(text: str) -> Decimal | None:
+    return Decimal(text) if _INTEGER.fullmatch(text) else None
 
 
-def _fullmatch(pattern: re.Pattern[str], text: str, what: str) -> Decimal:
+def _size(text: str) -> Decimal | None:
+    """``gb_from_size``, or None when the cell holds no size."""
+    try:
+        return gb_from_size(text)
+    except SchemaDriftError:
+        return None
+
+
+def _specs(
+    vram: str, vcpus: str, ram: str, storage: str
+) -> tuple[Decimal, Decimal, Decimal, Decimal] | None:
+    """(VRAM GB, vCPUs, RAM GB, storage GB) of a row, or None when a cell does not parse."""
+    values = (_size(vram), _integer(vcpus), _size(ram), _size(storage))
+    if any(value is None for value in values):
+        return None
+    vram_gb, vcpu_count, ram_gb, storage_gb = values
+    assert vram_gb is not None and vcpu_count is not None
+    assert ram_gb is not None and storage_gb is not None
+    return vram_gb, vcpu_count, ram_gb, storage_gb
+
+
+def _price(
+    pattern: re.Pattern[str], text: str, row: str, excluded: Counter[str], *, unit_in_cell: bool
+) -> Decimal | None:
+    """The price ``pattern`` reads from a cell, or None after counting why not: a "$n" cell in
+    another unit than the layout's (``unit_in_cell`` layouts) is ``unknown_unit <row>``, any
+    other text ``unparsed_price``. A negative price ("$-2.99") raises ``SchemaDriftError``."""
     match = pattern.fullmatch(text)
-    if match is None:
-        raise SchemaDriftError(f"{what}: {text!r} does not match {pattern.pattern!r}")
-    return decimal(match["num"])
+    if match is not None:
+        return decimal(match["num"])
+    if _NEGATIVE_PRICE.search(text):
+        # Not an odd row: an impossible price fails the scrape (last good data stays served).
+        raise SchemaDriftError(f"{row}: negative price {text!r}")
+    other_unit = unit_in_cell and _PRICE_BARE.match(text) is not None
+    excluded[unknown_row("unit", row) if other_unit else UNPARSED_PRICE] += 1
+    return None
 
 
-def _term_months(text: str) -> int:
+def _term_months(text: str) -> int | None:
     match = _TERM.fullmatch(text)
     if match is None:
-        raise SchemaDriftError(f"reserved term {text!r} is not 'N-years' or 'N-months'")
+        return None
     return int(match["n"]) * (12 if match["unit"].lower() == "year" else 1)
 
 

@@ -14,11 +14,28 @@ Footnotes under the cards qualify marked prices:
   on-demand offer for that card at the first price; the parenthesised amount is not read as a
   price (the sentence does not say what it is).
 
-A marked price whose footnote is missing or not understood raises ``SchemaDriftError``.
-
 Documented exclusions: multi-GPU variants ("Multi-GPU types: 2x 4x 8x") are not emitted; the
 page prices them only by the rule "multiply the specs and price of each type above by the
-number of GPUs", so the single-GPU card carries the whole price information.
+number of GPUs", so the single-GPU card carries the whole price information (not counted: they
+are not rows of their own).
+
+One card never fails the page; it is left out and counted by ``parse_with_exclusions`` (the
+other cards are published, and ``Provider.parse_report`` fails the scrape only when no known
+card is left or more than half of them are unknown):
+
+- ``unknown_sku <name>``: a card whose name is not in ``KNOWN_MACHINE_TYPES``;
+- ``unknown_unit <name>``: a card whose price block is not per hour;
+- ``unparsed_price``: a card with no visible price block, several, or one without a number
+  (a negative price is a broken source, not an odd card: ``SchemaDriftError``);
+  ``unnamed_card``: a card without its name;
+- ``unexplained_marker``: a card whose price carries a footnote marker ("*") that no
+  commitment footnote explains (reserved or on-demand cannot be told);
+- ``footnote_mismatch``: a commitment footnote quoting another price than its card's (the
+  card is left out), or an on-demand footnote for an unmarked card or in another currency
+  (that footnote's price is left out); ``orphan_footnote``: an on-demand footnote naming no
+  card. A footnote of a card that was left out goes with its card, uncounted.
+
+``SchemaDriftError`` when the page has no machine cards at all, or no card yields an offer.
 
 Each card is one GPU; prices are per machine-hour (``price_per`` instance, ``gpu_count`` 1),
 in the currency the price block's symbol gives. ``gpu_name`` is the card name ("A6000",
@@ -28,6 +45,7 @@ in the currency the price block's symbol gives. ``gpu_name`` is the card name ("
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -44,6 +62,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import (
     decimal,
@@ -91,6 +111,33 @@ CARD_GPU_NAMES: dict[str, str] = {
     "V100": "NVIDIA Tesla V100 PCIe 16GB",
 }
 
+# The machine types (card names) this parser has read off the page: the twelve cards of the
+# 2024-01 capture. A card of any other name is left out as ``unknown_sku <name>`` and the other
+# cards are published; add the name here (and to CARD_GPU_NAMES if it leaves the part open)
+# once its card has been checked.
+KNOWN_MACHINE_TYPES = frozenset(
+    {
+        "A100-80G",
+        "A4000",
+        "A5000",
+        "A6000",
+        "H100",
+        "M4000",
+        "P4000",
+        "P5000",
+        "P6000",
+        "RTX4000",
+        "RTX5000",
+        "V100",
+    }
+)
+
+UNNAMED_CARD = "unnamed_card"
+UNPARSED_PRICE = "unparsed_price"
+UNEXPLAINED_MARKER = "unexplained_marker"
+FOOTNOTE_MISMATCH = "footnote_mismatch"
+ORPHAN_FOOTNOTE = "orphan_footnote"
+
 
 @dataclass(frozen=True, slots=True)
 class _Card:
@@ -111,45 +158,80 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """One offer per machine card (reserved when a footnote says so), plus footnoted on-demand.
 
-    Raises ``SchemaDriftError`` when no card is found, a card lacks its name or visible price,
-    a price is not "$ <number> / hour", or a price marker has no matching footnote.
+    Raises ``SchemaDriftError`` when no card is found or no card yields an offer; a single card
+    of an unknown machine type, without a name or a readable "$ <number> / hour" price, or with
+    a price marker no footnote explains, is left out and counted (``parse_with_exclusions``).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many cards or footnote prices each documented rule left out."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         tree = html_body(response)
-        cards = [_read_card(node) for node in tree.css(CARD)]
-        if not cards:
+        nodes = tree.css(CARD)
+        if not nodes:
             raise SchemaDriftError(f"{response.url}: no on-demand machine cards")
         notes = [node_text(p) for p in tree.css(FOOTNOTE)]
         commitments = _commitment_notes(notes)
-        for card in cards:
-            offers.append(_card_offer(card, commitments, response))
-        offers.extend(_on_demand_note_offers(notes, cards, response))
+        cards: list[_Card] = []
+        left_out: set[str] = set()  # names of cards left out: their footnotes go with them
+        for node in nodes:
+            card = _read_card(node, excluded)
+            if isinstance(card, str):
+                if card:
+                    left_out.add(card)
+                continue
+            offer = _card_offer(card, commitments, response, excluded)
+            if offer is None:
+                left_out.add(card.name)
+                continue
+            cards.append(card)
+            offers.append(offer)
+        offers.extend(_on_demand_note_offers(notes, cards, left_out, response, excluded))
     if not offers:
-        raise SchemaDriftError("no GPU offers found")
-    return ensure_unique(offers)
+        unknown = ", ".join(sorted(unknown_rows(excluded)))
+        raise SchemaDriftError(f"no GPU offers found{f' (unknown: {unknown})' if unknown else ''}")
+    return ensure_unique(offers), excluded
 
 
 def _visible(nodes: list[Any]) -> list[Any]:
     return [n for n in nodes if HIDDEN_CLASS not in (n.attributes.get("class") or "").split()]
 
 
-def _read_card(node: Any) -> _Card:
+def _read_card(node: Any, excluded: Counter[str]) -> _Card | str:
+    """The card, or its name ("" when it has none) after counting why it is left out."""
     name_node = node.css_first(CARD_NAME)
     name = node_text(name_node) if name_node is not None else ""
     if not name:
-        raise SchemaDriftError("machine card without a name")
+        excluded[UNNAMED_CARD] += 1
+        return ""
+    if name not in KNOWN_MACHINE_TYPES:
+        excluded[unknown_row("sku", name)] += 1
+        return name
     blocks = _visible(node.css(PRICE_BLOCK))
-    if len(blocks) != 1:
-        raise SchemaDriftError(f"card {name!r}: expected one visible price, found {len(blocks)}")
+    if len(blocks) != 1:  # no visible price, or several: which one is the card's?
+        excluded[UNPARSED_PRICE] += 1
+        return name
     block_text = node_text(blocks[0])
     if "hour" not in block_text.lower():
-        raise SchemaDriftError(f"card {name!r}: price is not per hour: {block_text!r}")
+        excluded[unknown_row("unit", name)] += 1
+        return name
     value_node = blocks[0].css_first(PRICE_VALUE)
-    match = _MARKED_PRICE.match(node_text(value_node)) if value_node is not None else None
-    if match is None:
-        raise SchemaDriftError(f"card {name!r}: expected a price, found {block_text!r}")
-    _, currency = money(block_text)
+    value_text = node_text(value_node) if value_node is not None else ""
+    if value_text.startswith("-"):
+        # Not an odd card: an impossible price fails the scrape (last good data stays served).
+        raise SchemaDriftError(f"card {name!r}: negative price {value_text!r}")
+    match = _MARKED_PRICE.match(value_text)
+    try:
+        if match is None:
+            raise SchemaDriftError(f"card {name!r}: expected a price, found {block_text!r}")
+        _, currency = money(block_text)
+    except SchemaDriftError:
+        excluded[UNPARSED_PRICE] += 1
+        return name
     specs = " | ".join(node_text(li) for ul in _visible(node.css(SPEC_LIST)) for li in ul.css("li"))
     return _Card(
         name=name,
@@ -178,17 +260,20 @@ def _commitment_notes(notes: list[str]) -> dict[str, tuple[Decimal, int]]:
 
 
 def _card_offer(
-    card: _Card, commitments: dict[str, tuple[Decimal, int]], response: RawResponse
-) -> Offer:
+    card: _Card,
+    commitments: dict[str, tuple[Decimal, int]],
+    response: RawResponse,
+    excluded: Counter[str],
+) -> Offer | None:
     term: int | None = None
     if card.marker:
         if card.marker not in commitments:
-            raise SchemaDriftError(f"card {card.name!r}: no footnote for marker {card.marker!r}")
+            excluded[UNEXPLAINED_MARKER] += 1
+            return None
         quoted, term = commitments[card.marker]
         if quoted != card.price:
-            raise SchemaDriftError(
-                f"card {card.name!r}: price {card.price} but its footnote quotes {quoted}"
-            )
+            excluded[FOOTNOTE_MISMATCH] += 1
+            return None
     return _offer(
         card,
         PricingModel.RESERVED if term else PricingModel.ON_DEMAND,
@@ -199,20 +284,29 @@ def _card_offer(
 
 
 def _on_demand_note_offers(
-    notes: list[str], cards: list[_Card], response: RawResponse
+    notes: list[str],
+    cards: list[_Card],
+    left_out: set[str],
+    response: RawResponse,
+    excluded: Counter[str],
 ) -> list[Offer]:
+    """On-demand prices footnoted for marked cards. A footnote of a card that was left out is
+    not counted again (its card's reason stands for the row)."""
     by_name = {card.name: card for card in cards}
     offers = []
     for note in notes:
         for match in _ON_DEMAND_NOTE.finditer(note):
+            if match["name"] in left_out:
+                continue
             card = by_name.get(match["name"])
             if card is None:
-                raise SchemaDriftError(f"on-demand footnote names no card: {match.group(0)!r}")
-            if not card.marker:
-                raise SchemaDriftError(f"card {card.name!r} is on-demand and has a footnote price")
+                excluded[ORPHAN_FOOTNOTE] += 1
+                continue
             price, currency = money(match["price"])
-            if currency != card.currency:
-                raise SchemaDriftError(f"footnote currency {currency} differs for {card.name!r}")
+            if not card.marker or currency != card.currency:
+                # An on-demand card with a second on-demand price, or another currency.
+                excluded[FOOTNOTE_MISMATCH] += 1
+                continue
             offers.append(_offer(card, PricingModel.ON_DEMAND, price, None, response))
     return offers
 
@@ -245,6 +339,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
 )

@@ -52,6 +52,33 @@ Documented rules (the only prices that produce no offer):
   (``lowestPrice items``) and then stands for community on-demand / spot; null means no stock;
 - ``clusterPrice`` (Instant Clusters) and ``maxGpuCount`` are not offers of one Pod GPU.
 
+Exclusions (counted by ``parse_with_exclusions``, keyed by reason). One item or row never fails
+the scrape: it is left out and counted, the rest published (``Provider.parse_report`` still
+fails it when no known row is left, or more than half of the rows are unknown):
+- ``unknown_gpu <id or name>``: an item with at least one price whose gpu type id is not in
+  ``KNOWN_GPU_TYPE_IDS`` (or a MIG slice of a GPU missing from ``MIG_FULL_GPU_MEMORY_GB``); a
+  web-page row or ld+json product whose display name is not in ``KNOWN_PAGE_NAMES``. An
+  unknown item with only null/0 prices offers nothing and is not counted (the "unknown"
+  placeholder type of the captures);
+- ``malformed_item``: an item whose id, memoryInGb, availability flag or lowestPrice is not of
+  its type; ``mig_memory_mismatch``: a MIG slice whose memory is not its profile's;
+- ``unparsed_price``: one price that is not a number (the item's others stay; a negative price
+  is a broken answer and raises ``SchemaDriftError``);
+  ``missing_price``: a 2025-09 row without one of its price attributes, an ld+json entry
+  without a price, or a product without an offers list;
+- ``unknown_spec <label>``: a 2025-09 row with a spec tag other than VRAM/RAM/vCPUs (or whose
+  value is no number); ``missing_spec``: a row lacking one of the three;
+- ld+json: ``unknown_product <name>`` (a GPU product not named "<GPU> GPU on Runpod"),
+  ``unknown_region <offer name>`` (not "Secure Cloud"/"Community Cloud"), ``unknown_unit
+  <GPU> <offer name>`` (not a per-hour on-demand rate), ``unknown_currency <code>``.
+
+Still ``SchemaDriftError`` (the response's structure changed): an unknown layout, a GraphQL
+``errors`` envelope, no non-empty gpuTypes list, items lacking id/displayName/memoryInGb or
+whose keys differ from the first item's, no price fields, lowestPrice items without the cloud
+flags, a 2025-09 page whose spec rows and prices do not pair up or a row without its name or
+price wrapper, ld+json that is not JSON or has no @graph, a response with no offer, and a
+duplicate offer.
+
 Names: API layouts use the gpu type id for ``gpu_name`` ("NVIDIA H100 80GB HBM3") and
 "1x <id>" as ``instance_type``; web-page layouts only carry the display name ("H100 SXM") and use
 it the same way, except that a display name RunPod uses for one part only but that names several
@@ -70,6 +97,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -87,6 +115,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -166,6 +195,94 @@ MIG_FULL_GPU_MEMORY_GB: dict[str, Decimal] = {
 }
 _MIG_ID = re.compile(r"^(?P<gpu>\S.*?) MIG (?P<slices>\d+)g\.(?P<gb>\d+)gb$")
 
+# The gpu type ids this parser has read: every id in the API captures in ../shared/snapshots/
+# runpod (2023-09 __NEXT_DATA__, 2025-06, 2026-03/04, c2026-09), MIG slice ids aside (those are
+# checked against MIG_FULL_GPU_MEMORY_GB) and the placeholder "unknown" (only zero prices).
+# A priced item of any other id is left out as ``unknown_gpu <id>`` and the rest published;
+# add the id here (and to the alias table) once its item has been checked.
+KNOWN_GPU_TYPE_IDS = frozenset(
+    {
+        "AMD Instinct MI300X OAM",
+        "NVIDIA A100 80GB PCIe",
+        "NVIDIA A100-PCIE-40GB",
+        "NVIDIA A100-SXM4-40GB",
+        "NVIDIA A100-SXM4-80GB",
+        "NVIDIA A30",
+        "NVIDIA A40",
+        "NVIDIA B200",
+        "NVIDIA B300 SXM6 AC",
+        "NVIDIA GeForce RTX 3070",
+        "NVIDIA GeForce RTX 3080",
+        "NVIDIA GeForce RTX 3080 Ti",
+        "NVIDIA GeForce RTX 3090",
+        "NVIDIA GeForce RTX 3090 Ti",
+        "NVIDIA GeForce RTX 4070 Ti",
+        "NVIDIA GeForce RTX 4080",
+        "NVIDIA GeForce RTX 4080 SUPER",
+        "NVIDIA GeForce RTX 4090",
+        "NVIDIA GeForce RTX 5080",
+        "NVIDIA GeForce RTX 5090",
+        "NVIDIA H100 80GB HBM3",
+        "NVIDIA H100 NVL",
+        "NVIDIA H100 PCIe",
+        "NVIDIA H200",
+        "NVIDIA H200 NVL",
+        "NVIDIA L4",
+        "NVIDIA L40",
+        "NVIDIA L40S",
+        "NVIDIA RTX 2000 Ada Generation",
+        "NVIDIA RTX 4000 Ada Generation",
+        "NVIDIA RTX 4000 SFF Ada Generation",
+        "NVIDIA RTX 5000 Ada Generation",
+        "NVIDIA RTX 6000 Ada Generation",
+        "NVIDIA RTX A2000",
+        "NVIDIA RTX A4000",
+        "NVIDIA RTX A4500",
+        "NVIDIA RTX A5000",
+        "NVIDIA RTX A6000",
+        "NVIDIA RTX PRO 4000 Blackwell",
+        "NVIDIA RTX PRO 4500 Blackwell",
+        "NVIDIA RTX PRO 4500 Blackwell Server Edition",
+        "NVIDIA RTX PRO 5000 Blackwell",
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+        "Tesla V100-FHHL-16GB",
+        "Tesla V100-PCIE-16GB",
+        "Tesla V100-SXM2-16GB",
+        "Tesla V100-SXM2-32GB",
+    }
+)
+# The display names of the web-page layouts (2025-09 rows, 2026-08 ld+json; the same 19 names
+# as the 2026-02 parse of the page by another tool). Any other GPU row -> ``unknown_gpu``.
+KNOWN_PAGE_NAMES = frozenset(
+    {
+        "A100 PCIe",
+        "A100 SXM",
+        "A40",
+        "B200",
+        "B300",
+        "H100 NVL",
+        "H100 PCIe",
+        "H100 SXM",
+        "H200",
+        "L4",
+        "L40",
+        "L40S",
+        "RTX 3090",
+        "RTX 4090",
+        "RTX 5090",
+        "RTX 6000 Ada",
+        "RTX A5000",
+        "RTX A6000",
+        "RTX Pro 6000",
+    }
+)
+UNPARSED_PRICE = "unparsed_price"
+MISSING_PRICE = "missing_price"
+MALFORMED_ITEM = "malformed_item"
+MIG_MISMATCH = "mig_memory_mismatch"
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """POST the ``gpuTypes`` GraphQL query; with ``token`` (``RUNPOD_API_KEY``) as Bearer
@@ -181,36 +298,54 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from recorded RunPod responses, USD per GPU-hour; the layout is read off the content.
 
-    Raises ``SchemaDriftError`` for an unknown layout, a GraphQL error envelope, a malformed item
-    or price, a duplicate offer, or a response with no offers. Byte-identical bodies are parsed
-    once (replay answers every request of a scrape with the same capture).
+    Raises ``SchemaDriftError`` for an unknown layout, a GraphQL error envelope, items whose
+    keys differ or carry no price fields, a duplicate offer, or a response with no offers; one
+    item or row of an unknown GPU, or with a malformed price or field, is left out and counted
+    instead (``parse_with_exclusions``). Byte-identical bodies are parsed once (replay answers
+    every request of a scrape with the same capture).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many items, rows or prices each documented rule left out."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        parsed = _parse_response(response)
+        parsed = _parse_response(response, excluded)
         if not parsed:
-            raise SchemaDriftError(f"{response.url}: no offers found")
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in excluded.most_common(5))
+            detail = f" (left out: {reasons})" if reasons else ""
+            raise SchemaDriftError(f"{response.url}: no offers found{detail}")
         offers.extend(parsed)
-    return ensure_unique(offers)
+    return ensure_unique(offers), excluded
 
 
-def _parse_response(response: RawResponse) -> list[Offer]:
+class _Skip(Exception):
+    """One item, row or price is left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _parse_response(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     when = response.fetched_at
     first = response.body.lstrip()[:1]
     if first == b"{":
-        return _parse_graphql_envelope(json_body(response), when)
+        return _parse_graphql_envelope(json_body(response), when, excluded)
     if first == b"[":
         items = json_body(response)
-        return list(_offers_from_gpu_types(items, "gpuTypes array", GRAPHQL_URL, when))
+        return list(_offers_from_gpu_types(items, "gpuTypes array", GRAPHQL_URL, when, excluded))
     tree = html_body(response)
     next_data = tree.css_first("script#__NEXT_DATA__")
     if next_data is not None:
-        return _parse_next_data(next_data.text(), when)
+        return _parse_next_data(next_data.text(), when, excluded)
     if tree.css_first("[data-secure-cloud-price]") is not None:
-        return _parse_pricing_rows(tree, when)
+        return _parse_pricing_rows(tree, when, excluded)
     ld_scripts = tree.css('script[type="application/ld+json"]')
     if ld_scripts:
-        return _parse_ld_json(ld_scripts, when)
+        return _parse_ld_json(ld_scripts, when, excluded)
     raise SchemaDriftError(
         f"{response.url}: unknown layout (not gpuTypes JSON, no __NEXT_DATA__, "
         "no data-secure-cloud-price rows, no ld+json)"
@@ -220,7 +355,9 @@ def _parse_response(response: RawResponse) -> list[Offer]:
 # --- GraphQL gpuTypes (live, captures, __NEXT_DATA__) --------------------------------------------
 
 
-def _parse_graphql_envelope(payload: Any, observed_at: datetime) -> list[Offer]:
+def _parse_graphql_envelope(
+    payload: Any, observed_at: datetime, excluded: Counter[str]
+) -> list[Offer]:
     if not isinstance(payload, dict):
         raise SchemaDriftError("GraphQL response is not an object")
     if payload.get("errors"):
@@ -228,20 +365,22 @@ def _parse_graphql_envelope(payload: Any, observed_at: datetime) -> list[Offer]:
         raise SchemaDriftError(f"GraphQL errors: {messages[:300]}")
     data = payload.get("data")
     items = data.get("gpuTypes") if isinstance(data, dict) else None
-    return list(_offers_from_gpu_types(items, "data.gpuTypes", GRAPHQL_URL, observed_at))
+    return list(_offers_from_gpu_types(items, "data.gpuTypes", GRAPHQL_URL, observed_at, excluded))
 
 
-def _parse_next_data(script: str, observed_at: datetime) -> list[Offer]:
+def _parse_next_data(script: str, observed_at: datetime, excluded: Counter[str]) -> list[Offer]:
     try:
         payload = json.loads(script)
         items = payload["props"]["pageProps"]["data"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise SchemaDriftError(f"__NEXT_DATA__ without props.pageProps.data ({exc})") from None
-    return list(_offers_from_gpu_types(items, "__NEXT_DATA__", LEGACY_PRICING_URL, observed_at))
+    return list(
+        _offers_from_gpu_types(items, "__NEXT_DATA__", LEGACY_PRICING_URL, observed_at, excluded)
+    )
 
 
 def _offers_from_gpu_types(
-    items: Any, layout: str, source_url: str, observed_at: datetime
+    items: Any, layout: str, source_url: str, observed_at: datetime, excluded: Counter[str]
 ) -> Iterator[Offer]:
     if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
         raise SchemaDriftError(f"{layout}: expected a non-empty list of gpuTypes objects")
@@ -263,19 +402,34 @@ def _offers_from_gpu_types(
     if not explicit and not all(flag in keys for flag in _FLAGS.values()):
         raise SchemaDriftError(f"{layout}: lowestPrice items need secureCloud and communityCloud")
     for item in items:
-        yield from _offers_from_gpu_type(item, explicit, layout, source_url, observed_at)
+        try:
+            offers = list(
+                _offers_from_gpu_type(item, explicit, layout, source_url, observed_at, excluded)
+            )
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+            continue
+        yield from offers
 
 
 def _offers_from_gpu_type(
-    item: dict[str, Any], explicit: bool, layout: str, source_url: str, observed_at: datetime
+    item: dict[str, Any],
+    explicit: bool,
+    layout: str,
+    source_url: str,
+    observed_at: datetime,
+    excluded: Counter[str],
 ) -> Iterator[Offer]:
+    """The item's offers; ``_Skip`` when the whole item is left out (an unknown GPU with a
+    price, a malformed id, memory, flag or lowestPrice, a MIG slice that does not add up). A
+    single price that is not one is left out alone (``unparsed_price``)."""
     gpu_id = item["id"]
     if not isinstance(gpu_id, str) or not gpu_id:
-        raise SchemaDriftError(f"{layout}: gpu type id {gpu_id!r} is not a name")
+        raise _Skip(MALFORMED_ITEM)
     memory = item["memoryInGb"]
     if not _is_number(memory) or memory < 0:
-        raise SchemaDriftError(f"{layout}: {gpu_id} memoryInGb {memory!r} is not a size")
-    offered = {region: _flag(item, flag, gpu_id) for region, flag in _FLAGS.items()}
+        raise _Skip(MALFORMED_ITEM)
+    offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
     candidates: list[tuple[str, str, PricingModel, int | None, Any]] = []
     if explicit:
         candidates = [
@@ -286,20 +440,28 @@ def _offers_from_gpu_type(
     else:
         lowest = item["lowestPrice"]
         if lowest is not None and not isinstance(lowest, dict):
-            raise SchemaDriftError(f"{layout}: {gpu_id} lowestPrice is not an object")
+            raise _Skip(MALFORMED_ITEM)
         for field, region, pricing in _LOWEST_PRICE_FIELDS:
             if lowest is not None and field not in lowest:
-                raise SchemaDriftError(f"{layout}: {gpu_id} lowestPrice lacks {field}")
+                raise _Skip(MALFORMED_ITEM)
             value = None if lowest is None else lowest[field]
             candidates.append((f"lowestPrice.{field}", region, pricing, None, value))
         if "secureSpotPrice" in item:
             candidates.append(
                 ("secureSpotPrice", SECURE, PricingModel.SPOT, None, item["secureSpotPrice"])
             )
+    if not any(raw is not None and raw != 0 for *_, raw in candidates):
+        return  # not offered anywhere (e.g. the "unknown" placeholder type): nothing to report
     vram = decimal(memory) if memory > 0 else None
     mig = _mig_slice(gpu_id, vram)
+    if mig is None and gpu_id not in KNOWN_GPU_TYPE_IDS:
+        raise _Skip(unknown_row("gpu", gpu_id))
     for field, region, pricing, term, raw in candidates:
-        price = _price(raw, f"{layout}: {gpu_id} {field}")
+        try:
+            price = _price(raw, f"{layout}: {gpu_id} {field}")
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+            continue
         if price is None:
             continue
         if mig is None:
@@ -335,44 +497,49 @@ def _offers_from_gpu_type(
 def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal] | None:
     """(full GPU name, share of one GPU, full GPU memory GB) for a MIG slice id, else None.
 
-    The share is the slice's memory over the full GPU's (1g.24gb of 96 GB -> 0.25). Raises
-    ``SchemaDriftError`` for a GPU missing from ``MIG_FULL_GPU_MEMORY_GB`` or a slice whose
-    ``memoryInGb`` (``vram``) is not the memory its profile names.
+    The share is the slice's memory over the full GPU's (1g.24gb of 96 GB -> 0.25). ``_Skip``
+    for a GPU missing from ``MIG_FULL_GPU_MEMORY_GB`` (``unknown_gpu <id>``) or a slice whose
+    ``memoryInGb`` (``vram``) is not the memory its profile names (``mig_memory_mismatch``).
     """
     match = _MIG_ID.match(gpu_id)
     if match is None:
         return None
     full_vram = MIG_FULL_GPU_MEMORY_GB.get(match["gpu"])
     if full_vram is None:
-        raise SchemaDriftError(f"MIG slice {gpu_id!r}: add its GPU to MIG_FULL_GPU_MEMORY_GB")
+        raise _Skip(unknown_row("gpu", gpu_id))
     slice_gb = Decimal(match["gb"])
     if vram is not None and vram != slice_gb:
-        raise SchemaDriftError(f"MIG slice {gpu_id!r} reports {vram} GB, not {slice_gb}")
+        raise _Skip(MIG_MISMATCH)
     if not 0 < slice_gb <= full_vram:
-        raise SchemaDriftError(f"MIG slice {gpu_id!r} is not a part of a {full_vram} GB GPU")
+        raise _Skip(MIG_MISMATCH)
     return match["gpu"], slice_gb / full_vram, full_vram
 
 
-def _flag(item: dict[str, Any], key: str, gpu_id: str) -> bool | None:
+def _flag(item: dict[str, Any], key: str) -> bool | None:
     """The item's availability flag; None when the query did not ask for it."""
     if key not in item:
         return None
     value = item[key]
     if not isinstance(value, bool):
-        raise SchemaDriftError(f"{gpu_id} {key} {value!r} is not a boolean")
+        raise _Skip(MALFORMED_ITEM)
     return value
 
 
 def _price(value: Any, what: str) -> Decimal | None:
-    """A price in USD, or None for "not offered" (null or 0)."""
+    """A price in USD, or None for "not offered" (null or 0).
+
+    ``_Skip`` (``unparsed_price``) for a value that is not a number; ``SchemaDriftError`` for a
+    negative one: an impossible price is a broken answer, not one odd price, and fails the
+    scrape (the last good data stays served).
+    """
     if value is None:
         return None
     if not (isinstance(value, str) or _is_number(value)):
-        raise SchemaDriftError(f"{what}: {value!r} is not a price")
+        raise _Skip(UNPARSED_PRICE)
     try:
         price = decimal(value)
     except SchemaDriftError:
-        raise SchemaDriftError(f"{what}: {value!r} is not a price") from None
+        raise _Skip(UNPARSED_PRICE) from None
     if price < 0:
         raise SchemaDriftError(f"{what}: negative price {price}")
     return price if price > 0 else None
@@ -385,7 +552,9 @@ def _is_number(value: Any) -> bool:
 # --- www.runpod.io/pricing rows with data attributes (2025-09) -----------------------------------
 
 
-def _parse_pricing_rows(tree: LexborHTMLParser, observed_at: datetime) -> list[Offer]:
+def _parse_pricing_rows(
+    tree: LexborHTMLParser, observed_at: datetime, excluded: Counter[str]
+) -> list[Offer]:
     """Each row is (name element, ``.gpu-pricing-row__tags``, price wrapper) as siblings.
 
     The attributes hold hourly rates (H100 NVL 2.79/2.59 = the API's securePrice/communityPrice
@@ -399,26 +568,43 @@ def _parse_pricing_rows(tree: LexborHTMLParser, observed_at: datetime) -> list[O
     for tags in rows:
         name_node = require(_sibling(tags, before=True), "GPU name before a spec row")
         name = require(name_node.text(strip=True), "GPU name")
-        specs: dict[str, Decimal] = {}
-        for tag in tags.css(".gpu-pricing-row__tag"):
-            value, label = (child.text(strip=True) for child in _children(tag))
-            if label not in _ROW_TAGS:
-                raise SchemaDriftError(f"{name}: unknown spec tag {label!r}")
-            specs[_ROW_TAGS[label]] = decimal(value)
-        if set(specs) != set(_ROW_TAGS.values()):
-            raise SchemaDriftError(f"{name}: spec tags {sorted(specs)}, expected VRAM, RAM, vCPUs")
         wrapper = require(_sibling(tags, before=False), f"{name} price wrapper")
         if "gpu-pricing-row__price-wrapper" not in (wrapper.attributes.get("class") or ""):
             raise SchemaDriftError(f"{name}: no price wrapper after the spec tags")
         price_node = require(wrapper.css_first("[data-secure-cloud-price]"), f"{name} prices")
+        if name not in KNOWN_PAGE_NAMES:
+            excluded[unknown_row("gpu", name)] += 1
+            continue
+        specs: dict[str, Decimal] = {}
+        unknown_tags = []
+        for tag in tags.css(".gpu-pricing-row__tag"):
+            value, label = (child.text(strip=True) for child in _children(tag))
+            if label not in _ROW_TAGS:
+                unknown_tags.append(label)
+                continue
+            try:
+                specs[_ROW_TAGS[label]] = decimal(value)
+            except SchemaDriftError:
+                unknown_tags.append(f"{label} {value}")
+        if unknown_tags:
+            excluded[unknown_row("spec", unknown_tags[0])] += 1
+            continue
+        if set(specs) != set(_ROW_TAGS.values()):
+            excluded["missing_spec"] += 1
+            continue
         for region, attribute in (
             (SECURE, "data-secure-cloud-price"),
             (COMMUNITY, "data-community-cloud-price"),
         ):
             raw = price_node.attributes.get(attribute)
             if raw is None:
-                raise SchemaDriftError(f"{name}: missing {attribute}")
-            price = _price(raw, f"{name} {attribute}")
+                excluded[MISSING_PRICE] += 1
+                continue
+            try:
+                price = _price(raw, f"{name} {attribute}")
+            except _Skip as skip:
+                excluded[skip.reason] += 1
+                continue
             if price is None:
                 continue
             offers.append(
@@ -458,7 +644,9 @@ def _is_element(node: LexborNode) -> bool:
 # --- www.runpod.io/pricing schema.org ld+json (2026-08) ------------------------------------------
 
 
-def _parse_ld_json(scripts: list[LexborNode], observed_at: datetime) -> list[Offer]:
+def _parse_ld_json(
+    scripts: list[LexborNode], observed_at: datetime, excluded: Counter[str]
+) -> list[Offer]:
     """GPU ``Product`` entries (``@id`` ``.../pricing/#gpu-...``); other Products (none in the
     2026-08 capture) would be non-GPU SKUs and are excluded by that rule."""
     offers: list[Offer] = []
@@ -475,29 +663,47 @@ def _parse_ld_json(scripts: list[LexborNode], observed_at: datetime) -> list[Off
                 continue
             if "#gpu-" not in str(node.get("@id", "")):
                 continue
-            offers.extend(_offers_from_ld_product(node, observed_at))
+            offers.extend(_offers_from_ld_product(node, observed_at, excluded))
     return offers
 
 
-def _offers_from_ld_product(product: dict[str, Any], observed_at: datetime) -> Iterator[Offer]:
+def _offers_from_ld_product(
+    product: dict[str, Any], observed_at: datetime, excluded: Counter[str]
+) -> Iterator[Offer]:
     title = str(product.get("name", ""))
     if not title.endswith(_LD_PRODUCT_SUFFIX):
-        raise SchemaDriftError(f"ld+json GPU product name {title!r} lacks {_LD_PRODUCT_SUFFIX!r}")
+        excluded[unknown_row("product", title)] += 1
+        return
     name = title.removesuffix(_LD_PRODUCT_SUFFIX)
+    if name not in KNOWN_PAGE_NAMES:
+        excluded[unknown_row("gpu", name)] += 1
+        return
     aggregate = product.get("offers")
     entries = aggregate.get("offers") if isinstance(aggregate, dict) else None
     if not isinstance(entries, list) or not entries:
-        raise SchemaDriftError(f"ld+json {name}: no offers list in its AggregateOffer")
+        excluded[MISSING_PRICE] += 1
+        return
     for entry in entries:
-        region = _LD_OFFER_REGIONS.get(entry.get("name"))
+        entry_name = entry.get("name") if isinstance(entry, dict) else None
+        region = _LD_OFFER_REGIONS.get(entry_name) if isinstance(entry_name, str) else None
         if region is None:
-            raise SchemaDriftError(f"ld+json {name}: unknown offer {entry.get('name')!r}")
+            excluded[unknown_row("region", str(entry_name))] += 1
+            continue
         if "per-hour on-demand" not in str(entry.get("description", "")):
-            raise SchemaDriftError(f"ld+json {name} {entry['name']}: not a per-hour on-demand rate")
+            excluded[unknown_row("unit", f"{name} {entry_name}")] += 1
+            continue
         currency = entry.get("priceCurrency")
         if currency != CURRENCY:
-            raise SchemaDriftError(f"ld+json {name} {entry['name']}: currency {currency!r}")
-        price = _price(require(entry.get("price"), f"{name} price"), f"ld+json {name} price")
+            excluded[unknown_row("currency", str(currency))] += 1
+            continue
+        if entry.get("price") in (None, ""):
+            excluded[MISSING_PRICE] += 1
+            continue
+        try:
+            price = _price(entry["price"], f"ld+json {name} price")
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+            continue
         if price is None:
             continue
         yield _offer(
@@ -560,6 +766,7 @@ PROVIDER = Provider(
     homepage="https://www.runpod.io",
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,  # optional: the gpuTypes query works without a key
     token_required=False,
     kind="cloud",

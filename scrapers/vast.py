@@ -24,11 +24,22 @@ Known layouts:
 
 Offers are per instance (``price_per`` instance) for ``num_gpus`` GPUs; VRAM is per GPU.
 
-Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One offer never fails
+the provider: it is left out and counted, the other offers are published
+(``Provider.parse_report`` still fails the scrape when no known offer is left, or more than
+half of the offers name an unknown GPU):
 
+- ``unknown_gpu <gpu_name>``: an offer whose ``gpu_name`` is not in ``KNOWN_GPUS``;
+- ``missing_<field>``: an offer without a field its shape requires (``id`` in full offers,
+  ``gpu_name``, ``num_gpus``, ``gpu_ram``, ``dph_total``); ``unparsed_<field>``: a numeric
+  field that is not a number;
 - ``zero_min_bid``: a full offer whose ``min_bid`` is 0 yields no spot offer (see above).
-  A negative ``min_bid``, and a ``dph_total`` that is absent or not positive, still raise
-  ``SchemaDriftError``: an on-demand offer without a price is not an offer.
+
+Still ``SchemaDriftError``: a body that is neither shape, a list element that is not an offer
+object (or, in the bare array, carries an ``id``), a ``dph_total`` or ``num_gpus`` of 0 or
+less or a negative ``min_bid`` (an impossible value is a broken answer, not one odd offer:
+the scrape fails and the last good data stays served), no offer left at all (a field renamed
+in every offer ends here, with the reasons in the message), a duplicate offer.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -75,6 +87,103 @@ HOMEPAGE = "https://vast.ai"
 TOKEN_ENV = "VAST_API_KEY"  # optional: the offer search answers without a key
 UNKNOWN_REGION = "unknown"
 REDUCED_FIELDS = ("gpu_name", "gpu_ram", "num_gpus", "dph_total")
+# Vast.ai's own GPU names (its ``gpu_name`` values), all 88 models on the market on 2025-12-07
+# as the vastai exporter's /gpu-stats listed them (../shared/snapshots/vast/2025-12-07_vastai-
+# exporter_gpu-stats.json, "models"[].name; the reduced offer capture's 8 names are among them).
+# An offer of any other GPU is left out as ``unknown_gpu <gpu_name>``, the rest published; add a
+# name here once its offers have been checked.
+KNOWN_GPUS = frozenset(
+    {
+        "A10",
+        "A100 PCIE",
+        "A100 SXM4",
+        "A100X",
+        "A40",
+        "A800 PCIE",
+        "B200",
+        "GTX 1050",
+        "GTX 1050 Ti",
+        "GTX 1060",
+        "GTX 1070",
+        "GTX 1070 Ti",
+        "GTX 1080",
+        "GTX 1080 Ti",
+        "GTX 1650",
+        "GTX 1660",
+        "GTX 1660 S",
+        "GTX 1660 Ti",
+        "GTX TITAN X",
+        "H100 NVL",
+        "H100 PCIE",
+        "H100 SXM",
+        "H200",
+        "H200 NVL",
+        "InstinctMI50",
+        "L4",
+        "L40",
+        "L40S",
+        "Q RTX 4000",
+        "Q RTX 6000",
+        "Q RTX 8000",
+        "Quadro K2200",
+        "Quadro P4000",
+        "RTX 2060",
+        "RTX 2060S",
+        "RTX 2070",
+        "RTX 2070S",
+        "RTX 2080",
+        "RTX 2080 Ti",
+        "RTX 2080S",
+        "RTX 3050",
+        "RTX 3060",
+        "RTX 3060 Ti",
+        "RTX 3060 laptop",
+        "RTX 3070",
+        "RTX 3070 Ti",
+        "RTX 3070 laptop",
+        "RTX 3080",
+        "RTX 3080 Ti",
+        "RTX 3090",
+        "RTX 3090 Ti",
+        "RTX 4000Ada",
+        "RTX 4060",
+        "RTX 4060 Ti",
+        "RTX 4070",
+        "RTX 4070 Ti",
+        "RTX 4070S",
+        "RTX 4070S Ti",
+        "RTX 4080",
+        "RTX 4080S",
+        "RTX 4090",
+        "RTX 4090D",
+        "RTX 4500Ada",
+        "RTX 5000Ada",
+        "RTX 5060",
+        "RTX 5060 Ti",
+        "RTX 5070",
+        "RTX 5070 Ti",
+        "RTX 5080",
+        "RTX 5090",
+        "RTX 5880Ada",
+        "RTX 6000Ada",
+        "RTX A2000",
+        "RTX A4000",
+        "RTX A4500",
+        "RTX A5000",
+        "RTX A6000",
+        "RTX PRO 4000",
+        "RTX PRO 4500",
+        "RTX PRO 6000 S",
+        "RTX PRO 6000 WS",
+        "Tesla P100",
+        "Tesla P4",
+        "Tesla P40",
+        "Tesla T4",
+        "Tesla V100",
+        "Titan V",
+        "Titan Xp",
+    }
+)
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -88,15 +197,16 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from the full ``{"offers": [...]}`` shape or the reduced bare array.
 
-    Raises ``SchemaDriftError`` when the body is neither shape, an offer lacks a field the
-    shape requires or has a non-positive on-demand price (or a negative ``min_bid``), or there
-    are no offers at all.
+    Raises ``SchemaDriftError`` when the body is neither shape, an element of the list is not an
+    offer object, an offer states a price or GPU count of 0 or less (or a negative min_bid), or
+    no offer is left; single offers that lack a field, hold a non-number, or name an unknown GPU
+    are left out and counted (``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
 
 def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many prices each documented exclusion rule dropped."""
+    """``parse``, plus how many offers or prices each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -104,31 +214,58 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         if isinstance(document, dict) and isinstance(document.get("offers"), list):
             offers.extend(_parse_full(document["offers"], response, excluded))
         elif isinstance(document, list):
-            offers.extend(_parse_reduced(document, response))
+            offers.extend(_parse_reduced(document, response, excluded))
         else:
             raise SchemaDriftError(f"{response.url}: neither an 'offers' list nor an offer array")
     if not offers:
-        raise SchemaDriftError("no offers found")
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in excluded.most_common(5))
+        raise SchemaDriftError(f"no offers found{f' (left out: {reasons})' if reasons else ''}")
     return ensure_unique(offers), excluded
+
+
+class _Skip(Exception):
+    """One offer is left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _field(offer: dict[str, Any], name: str) -> Any:
     value = offer.get(name)
     if value is None or value == "":
-        raise SchemaDriftError(f"offer {offer.get('id', '?')}: missing {name!r}")
+        raise _Skip(f"missing_{name}")
     return value
 
 
+def _number(offer: dict[str, Any], name: str) -> Decimal:
+    value = _field(offer, name)
+    if isinstance(value, bool):
+        raise _Skip(f"unparsed_{name}")
+    try:
+        return decimal(value)
+    except SchemaDriftError:
+        raise _Skip(f"unparsed_{name}") from None
+
+
 def _positive(offer: dict[str, Any], name: str) -> Decimal:
-    value = decimal(_field(offer, name))
+    """The field as a positive number. A zero or negative price or GPU count is not an odd
+    offer but a broken answer: ``SchemaDriftError`` fails the scrape (last good data kept)."""
+    value = _number(offer, name)
     if value <= 0:
         raise SchemaDriftError(f"offer {offer.get('id', '?')}: {name} is {value}")
     return value
 
 
 def _optional(offer: dict[str, Any], name: str) -> Decimal | None:
-    value = offer.get(name)
-    return decimal(value) if value is not None else None
+    return _number(offer, name) if offer.get(name) is not None else None
+
+
+def _gpu_name(offer: dict[str, Any]) -> str:
+    name = str(_field(offer, "gpu_name"))
+    if name not in KNOWN_GPUS:
+        raise _Skip(unknown_row("gpu", name))
+    return name
 
 
 def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
@@ -136,28 +273,31 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
     for row in rows:
         if not isinstance(row, dict):
             raise SchemaDriftError(f"{response.url}: offer is not an object: {row!r:.80}")
-        common: dict[str, Any] = {
-            "provider": "vast",
-            "instance_type": f"offer-{_field(row, 'id')}",
-            "region": (row.get("geolocation") or "").strip() or UNKNOWN_REGION,
-            "gpu_name": str(_field(row, "gpu_name")),
-            "gpu_count": _positive(row, "num_gpus"),
-            "vram_gb_reported": gb_from_mib(_field(row, "gpu_ram")),
-            "vcpus": _optional(row, "cpu_cores_effective"),
-            "ram_gb": gb_from_mib(row["cpu_ram"]) if row.get("cpu_ram") is not None else None,
-            "storage_gb": _optional(row, "disk_space"),
-            "currency": "USD",
-            "price_unit": PriceUnit.HOUR,
-            "price_per": PricePer.INSTANCE,
-            "source_url": response.url,
-            "observed_at": response.fetched_at,
-        }
-        offers.append(
-            Offer(**common, pricing=PricingModel.ON_DEMAND, price=_positive(row, "dph_total"))
-        )
-        if row.get("min_bid") is None:
+        try:
+            common: dict[str, Any] = {
+                "provider": "vast",
+                "gpu_name": _gpu_name(row),
+                "instance_type": f"offer-{_field(row, 'id')}",
+                "region": (row.get("geolocation") or "").strip() or UNKNOWN_REGION,
+                "gpu_count": _positive(row, "num_gpus"),
+                "vram_gb_reported": gb_from_mib(_number(row, "gpu_ram")),
+                "vcpus": _optional(row, "cpu_cores_effective"),
+                "ram_gb": None if (ram := _optional(row, "cpu_ram")) is None else gb_from_mib(ram),
+                "storage_gb": _optional(row, "disk_space"),
+                "currency": "USD",
+                "price_unit": PriceUnit.HOUR,
+                "price_per": PricePer.INSTANCE,
+                "source_url": response.url,
+                "observed_at": response.fetched_at,
+            }
+            on_demand = _positive(row, "dph_total")
+            min_bid = _optional(row, "min_bid")
+        except _Skip as skip:
+            excluded[skip.reason] += 1
             continue
-        min_bid = decimal(row["min_bid"])
+        offers.append(Offer(**common, pricing=PricingModel.ON_DEMAND, price=on_demand))
+        if min_bid is None:
+            continue
         if min_bid == 0:
             excluded["zero_min_bid"] += 1
         elif min_bid < 0:
@@ -167,13 +307,21 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
     return offers
 
 
-def _parse_reduced(rows: list[Any], response: RawResponse) -> list[Offer]:
+def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     seen: Counter[str] = Counter()
     offers = []
     for row in rows:
         if not isinstance(row, dict) or "id" in row:
             raise SchemaDriftError(f"{response.url}: not a reduced offer row: {row!r:.80}")
-        content = {name: _field(row, name) for name in REDUCED_FIELDS}
+        try:
+            gpu_name = _gpu_name(row)
+            content = {name: _field(row, name) for name in REDUCED_FIELDS}
+            gpu_count = _positive(row, "num_gpus")
+            vram = gb_from_mib(_number(row, "gpu_ram"))
+            price = _positive(row, "dph_total")
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+            continue
         digest = hashlib.sha256(
             json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
         ).hexdigest()[:12]
@@ -183,11 +331,11 @@ def _parse_reduced(rows: list[Any], response: RawResponse) -> list[Offer]:
                 provider="vast",
                 instance_type=f"reduced-{digest}-{seen[digest]}",
                 region=UNKNOWN_REGION,
-                gpu_name=str(content["gpu_name"]),
-                gpu_count=_positive(row, "num_gpus"),
-                vram_gb_reported=gb_from_mib(content["gpu_ram"]),
+                gpu_name=gpu_name,
+                gpu_count=gpu_count,
+                vram_gb_reported=vram,
                 pricing=PricingModel.ON_DEMAND,
-                price=_positive(row, "dph_total"),
+                price=price,
                 currency="USD",
                 price_unit=PriceUnit.HOUR,
                 price_per=PricePer.INSTANCE,

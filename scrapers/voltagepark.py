@@ -12,17 +12,27 @@ One flat "$/hr" price for anything from 1 (or 8) to 1016 GPUs can only be a pric
 so offers carry ``price_per`` gpu and ``gpu_count`` = the smallest rentable count of the plan.
 ``instance_type`` is the card heading; ``gpu_name`` the GPU as the feature line spells it.
 
-Rules:
+Rules (counted by ``parse_with_exclusions``, keyed by rule; one card never fails the page):
 
-- an on-demand card ("On-demand" heading, any case) -> one ``on_demand`` offer;
+- an on-demand card ("On-demand" heading, any case) of a ``KNOWN_GPUS`` GPU -> one
+  ``on_demand`` offer;
 - a card whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, or one of
   this page's own ``CARD_NO_PRICE_MARKERS`` such as "Contact for pricing") is counted under
-  that marker, whatever the card's kind: one unpriced card never fails the page;
+  that marker, whatever the card's kind;
 - ``reserve_card``: a priced card whose heading says "Reserve" (e.g. "Long-Term Reserve") is
   counted, not emitted: the page states no term in months, which a reserved offer needs;
-- any other priced card raises ``SchemaDriftError`` (a plan kind this scraper does not know);
+- ``unknown_plan <heading>``: any other priced card (a plan kind this scraper does not know);
+- ``unknown_gpu <gpu>``: an on-demand card whose GPU line names a GPU not in ``KNOWN_GPUS``;
+- ``unknown_unit <heading>``: an on-demand card whose price is not per hour ("/hr");
+- ``unparsed_price``: a card with no price heading, several, or one that holds no amount (a
+  negative price is a broken source, not an odd card: ``SchemaDriftError``);
+  ``no_gpu_line``: an on-demand card without exactly one "<n>-<m> <GPU> GPUs" feature line;
 - ``truncated_card``: an eyebrow with no card content after it at the very end of the document
   (the cut edge of an excerpt) is counted, not parsed.
+
+``SchemaDriftError`` when the page has no plan cards at all (the card classes changed) or no
+card yields an offer; ``Provider.parse_report`` also fails the scrape when more than half of
+the cards are of an unknown kind or GPU.
 """
 
 from __future__ import annotations
@@ -45,6 +55,8 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
+    unknown_rows,
 )
 from scrapers.parsing import html_body, is_document_tail, money_at, no_price_marker, node_text
 
@@ -62,7 +74,14 @@ ON_DEMAND_PREFIX = "on-demand"
 # Matched whole, case- and space-insensitive, like those.
 CARD_NO_PRICE_MARKERS = frozenset({"contact for pricing"})
 RESERVE_WORD = "reserve"
+# The GPUs (as the cards' feature lines spell them) this parser has read off the page: the
+# 2025-07 capture's two on-demand cards. A card of another GPU is left out as
+# ``unknown_gpu <gpu>``, the other cards published; add its name once the card was checked.
+KNOWN_GPUS = frozenset({"HGX H100"})
+UNPARSED_PRICE = "unparsed_price"
+NO_GPU_LINE = "no_gpu_line"
 
+_NEGATIVE_PRICE = re.compile(r"-\s*[$€£]|[$€£]\s*-")
 _GPU_RANGE = re.compile(r"\b(?P<low>\d+)\s*-\s*(?P<high>\d+)\s+(?P<gpu>.+?)\s+GPUs\b")
 
 
@@ -82,8 +101,9 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """On-demand offers: USD per GPU per hour, region "global".
 
-    Raises ``SchemaDriftError`` when no plan card is found, a card's price or GPU line cannot
-    be read, or a priced card is of an unknown kind.
+    Raises ``SchemaDriftError`` when the page has no plan cards or no card yields an offer; a
+    single card that cannot be read, or is of an unknown kind or GPU, is left out and counted
+    (``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -99,7 +119,11 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
             if (offer := _card_offer(response, card, excluded)) is not None
         ]
         if not found:
-            raise SchemaDriftError(f"{response.url}: no on-demand plan card with a price found")
+            unknown = ", ".join(sorted(unknown_rows(excluded)))
+            detail = f" (unknown cards: {unknown})" if unknown else ""
+            raise SchemaDriftError(
+                f"{response.url}: no on-demand plan card with a price found{detail}"
+            )
         offers.extend(found)
     return offers, excluded
 
@@ -146,9 +170,8 @@ def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> O
         # Otherwise an eyebrow of another page section, not a plan card.
         return None
     if len(card.prices) != 1:
-        raise SchemaDriftError(
-            f"{response.url}: plan card {heading!r} has {len(card.prices)} price headings"
-        )
+        excluded[UNPARSED_PRICE] += 1  # no price heading, or several: which one is the price?
+        return None
     text = card.prices[0]
     marker = _no_price_marker(text)
     if marker is not None:
@@ -158,19 +181,31 @@ def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> O
         excluded["reserve_card"] += 1
         return None
     if not heading.lower().startswith(ON_DEMAND_PREFIX):
-        raise SchemaDriftError(f"{response.url}: priced plan card of unknown kind {heading!r}")
-    if not text.replace(" ", "").endswith(PRICE_SUFFIX):
-        raise SchemaDriftError(f"{response.url}: {heading!r} price {text!r} is not per hour")
-    price, currency = money_at(text, f"{response.url}: {heading!r} price")
+        excluded[unknown_row("plan", heading)] += 1
+        return None
     ranges = [m for feature in card.features if (m := _GPU_RANGE.search(feature))]
     if len(ranges) != 1:
-        raise SchemaDriftError(
-            f"{response.url}: plan card {heading!r} has no single '<n>-<m> <GPU> GPUs' line"
-        )
+        excluded[NO_GPU_LINE] += 1
+        return None
+    gpu = ranges[0]["gpu"]
+    if gpu not in KNOWN_GPUS:
+        excluded[unknown_row("gpu", gpu)] += 1
+        return None
+    if not text.replace(" ", "").endswith(PRICE_SUFFIX):
+        excluded[unknown_row("unit", heading)] += 1
+        return None
+    if _NEGATIVE_PRICE.search(text):
+        # Not an odd card: an impossible price fails the scrape (last good data stays served).
+        raise SchemaDriftError(f"{response.url}: {heading!r} has a negative price {text!r}")
+    try:
+        price, currency = money_at(text, f"{response.url}: {heading!r} price")
+    except SchemaDriftError:
+        excluded[UNPARSED_PRICE] += 1
+        return None
     return Offer(
         provider="voltagepark",
         instance_type=heading,
-        gpu_name=ranges[0]["gpu"],
+        gpu_name=gpu,
         gpu_count=Decimal(ranges[0]["low"]),
         pricing=PricingModel.ON_DEMAND,
         price=price,

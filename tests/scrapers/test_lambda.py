@@ -135,10 +135,61 @@ def test_2026_unpriced_cell_in_a_smaller_tab_is_counted_not_drift(
     assert by_name[f"{label} NVIDIA B200 SXM6 (180 GB)"].gpu_count == int(label[0])
 
 
-def test_2026_other_text_in_a_price_cell_is_still_drift() -> None:
+def test_2026_other_text_in_a_price_cell_is_counted_not_drift() -> None:
+    # One price cell that is no price at all leaves its row out, reported; the page stays up.
     body = _with_panel(3, {b"$2.99": b"from $2"})
-    with pytest.raises(SchemaDriftError, match="1x NVIDIA H100 SXM price"):
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2026, body)])
+    by_name = _by_name(offers)
+    assert excluded == {"unparsed_price": 1}
+    assert "1x NVIDIA H100 SXM (80 GB)" not in by_name
+    assert by_name["1x NVIDIA B200 SXM6 (180 GB)"].price == Decimal("4.99")
+    assert by_name["8x NVIDIA H100 SXM (80 GB)"].price == Decimal("2.99")
+
+
+def test_2026_negative_price_is_still_drift() -> None:
+    # An impossible price is a broken page, not one odd cell (the fault matrix's negative_price).
+    body = _with_panel(3, {b"$2.99": b"$-2.99"})
+    with pytest.raises(SchemaDriftError, match="negative price"):
         lambda_cloud.parse([_raw(CAPTURE_2026, body)])
+
+
+def _with_row(plan: bytes, new_plan: bytes, body: bytes | None = None) -> bytes:
+    """The 2026-01 page with a copy of its ``plan`` row, renamed ``new_plan``, after it."""
+    body = CAPTURE_2026.read_bytes() if body is None else body
+    start = body.index(b'<tr class="_pricingRow_z1nfw_36" data-plan="' + plan + b'"')
+    end = body.index(b"</tr>", start) + len(b"</tr>")
+    return body[:end] + body[start:end].replace(plan, new_plan) + body[end:]
+
+
+def test_2026_row_of_an_unknown_gpu_is_reported_by_name_and_the_rest_published() -> None:
+    # Regression (issue 11 §1): a GPU the parser does not know must not hide the known prices.
+    body = _with_row(b"NVIDIA H100 SXM", b"NVIDIA B300 SXM6")
+    offers, excluded = lambda_cloud.PROVIDER.parse_report([_raw(CAPTURE_2026, body)])
+    assert excluded == {"unknown_gpu NVIDIA B300 SXM6": 1}
+    by_name = _by_name(offers)
+    assert len(by_name) == 5
+    assert by_name["8x NVIDIA H100 SXM (80 GB)"].price == Decimal("2.99")
+    assert by_name["8x NVIDIA B200 SXM6 (180 GB)"].price == Decimal("4.99")
+    assert by_name["8x NVIDIA Tesla V100 (16 GB)"].price == Decimal("0.55")
+
+
+def test_2026_more_than_half_of_the_rows_unknown_is_drift() -> None:
+    body = CAPTURE_2026.read_bytes()
+    for plan in (b"NVIDIA H100 SXM", b"NVIDIA A100 SXM", b"NVIDIA Tesla V100"):
+        body = body.replace(b">" + plan + b"<", b">NVIDIA Z" + plan[-4:] + b"<")
+    with pytest.raises(SchemaDriftError, match="4 of 5 GPU rows are unknown"):
+        lambda_cloud.PROVIDER.parse_report([_raw(CAPTURE_2026, body)])
+
+
+def test_2026_tab_that_is_not_a_gpu_count_is_reported_with_its_rows() -> None:
+    body = _with_panel(1, {}).replace(
+        b'id="tab-1" class="_tabButton_ywv0y_15 ">4x',
+        b'id="tab-1" class="_tabButton_ywv0y_15 ">Clusters',
+    )
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2026, body)])
+    assert excluded == {"unknown_tab Clusters": 5}
+    assert {o.gpu_count for o in offers} == {8}
+    assert len(offers) == 5
 
 
 def test_2026_01_agrees_with_the_2026_02_parsed_page() -> None:
@@ -251,10 +302,28 @@ def test_2026_price_column_no_longer_per_gpu_is_drift() -> None:
         lambda_cloud.parse([_raw(CAPTURE_2026, body)])
 
 
-def test_2024_price_without_per_gpu_unit_is_drift() -> None:
+def test_2024_price_in_another_unit_is_an_unknown_unit_of_that_row() -> None:
     body = CAPTURE_2024.read_bytes().replace(b"$3.09 / GPU / hr", b"$3.09 / hr")
-    with pytest.raises(SchemaDriftError, match="4x NVIDIA H100 SXM price"):
-        lambda_cloud.parse([_raw(CAPTURE_2024, body)])
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2024, body)])
+    assert excluded == {"unknown_unit On-demand 4x NVIDIA H100 SXM": 1, "contact sales": 1}
+    by_name = _by_name(offers)
+    assert len(by_name) == 16
+    assert "4x NVIDIA H100 SXM (80 GB)" not in by_name
+    assert by_name["2x NVIDIA H100 SXM (80 GB)"].price == Decimal("3.19")
+
+
+def test_2024_unknown_gpu_and_priced_reserved_rows_are_counted() -> None:
+    body = (
+        CAPTURE_2024.read_bytes()
+        .replace(b"On-demand 1x NVIDIA A10<", b"On-demand 1x NVIDIA Z10<")
+        .replace(b"CONTACT SALES", b"$1.99 / GPU / hr")
+    )
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2024, body)])
+    assert excluded == {"unknown_gpu NVIDIA Z10": 1, "reserved_without_term": 1}
+    by_name = _by_name(offers)
+    assert len(by_name) == 16
+    assert "1x NVIDIA A10 (24 GB)" not in by_name
+    assert by_name["1x NVIDIA Quadro RTX 6000 (24 GB)"].price == Decimal("0.50")
 
 
 def test_2023_renamed_on_demand_header_is_unknown_layout() -> None:
@@ -263,18 +332,27 @@ def test_2023_renamed_on_demand_header_is_unknown_layout() -> None:
         lambda_cloud.parse([_raw(CAPTURE_2023, body)])
 
 
-def test_2023_a100_configuration_without_a_known_part_is_drift() -> None:
+def test_2023_a100_configuration_without_a_known_part_is_an_unknown_sku() -> None:
     body = CAPTURE_2023.read_bytes().replace(
         b"<strong>8x NVIDIA A100</strong>", b"<strong>6x NVIDIA A100</strong>", 1
     )
-    with pytest.raises(SchemaDriftError, match="_2023_GPU_NAMES"):
-        lambda_cloud.parse([_raw(CAPTURE_2023, body)])
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2023, body)])
+    assert excluded == {"unknown_sku 6x NVIDIA A100 (40 GB)": 1}
+    by_name = _by_name(offers)
+    assert len(by_name) == 14
+    assert "8x NVIDIA A100 (40 GB)" not in by_name
+    assert by_name["8x NVIDIA A100 (80 GB)"].price == Decimal("12.00")
 
 
-def test_2023_unknown_reserved_term_is_drift() -> None:
+def test_2023_unknown_reserved_term_is_counted_by_its_text() -> None:
     body = CAPTURE_2023.read_bytes().replace(b"3-years", b"multi-year")
-    with pytest.raises(SchemaDriftError, match="reserved term"):
-        lambda_cloud.parse([_raw(CAPTURE_2023, body)])
+    offers, excluded = lambda_cloud.parse_with_exclusions([_raw(CAPTURE_2023, body)])
+    assert excluded == {"unknown_term multi-year": 1}
+    reserved = [o for o in offers if o.pricing is PricingModel.RESERVED]
+    assert [(o.instance_type, o.price) for o in reserved] == [
+        ("Sprint 8x NVIDIA H100 (80 GB)", Decimal("4.85"))
+    ]
+    assert len(offers) == 14
 
 
 def test_page_without_pricing_is_unknown_layout() -> None:

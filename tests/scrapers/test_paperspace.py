@@ -81,18 +81,57 @@ def test_hidden_blocks_are_not_read() -> None:
     assert Decimal("8.96") not in prices  # the unexplained parenthesised amount
 
 
-def test_marker_without_its_footnote_is_drift() -> None:
+def test_marker_without_its_footnote_leaves_that_card_out() -> None:
     raw = _mutated("**$1.15/hour pricing is for a 3-year commitment.", "")
-    with pytest.raises(SchemaDriftError, match="no footnote"):
-        paperspace.parse([raw])
+    offers, excluded = paperspace.parse_with_exclusions([raw])
+    assert excluded == {"unexplained_marker": 1}
+    by_key = _by_key(offers)
+    assert len(by_key) == 12
+    assert not [k for k in by_key if k[0] == "A100-80G"]
+    assert by_key[("H100", PricingModel.RESERVED)].price == Decimal("2.24")
 
 
-def test_price_not_per_hour_is_drift() -> None:
-    raw = _mutated(
-        '<div class="text-block-22">/ hour</div>', '<div class="text-block-22">/ mo</div>'
+def test_price_not_per_hour_is_an_unknown_unit_of_that_card() -> None:
+    a4000_unit = (
+        '<div class="text-block-22">/ hour</div></div>'
+        '<ul role="list" class="instance-specs-list-2">'
+        '<li><p class="instance-specs-2">NVIDIA A4000 GPU'
     )
-    with pytest.raises(SchemaDriftError, match="not per hour"):
+    raw = _mutated(a4000_unit, a4000_unit.replace("/ hour", "/ mo"))
+    offers, excluded = paperspace.parse_with_exclusions([raw])
+    assert excluded == {"unknown_unit A4000": 1}
+    by_key = _by_key(offers)
+    assert len(by_key) == 12
+    assert ("A4000", PricingModel.ON_DEMAND) not in by_key
+    assert by_key[("A6000", PricingModel.ON_DEMAND)].price == Decimal("1.89")
+
+
+def test_negative_price_is_still_drift() -> None:
+    raw = _mutated(
+        '<h1 class="instance-price-2">0.76</h1>', '<h1 class="instance-price-2">-0.76</h1>'
+    )
+    with pytest.raises(SchemaDriftError, match="card 'A4000': negative price"):
         paperspace.parse([raw])
+
+
+def test_card_of_an_unknown_machine_type_is_reported_by_name() -> None:
+    # Regression (issue 11 §1): a new machine type must not hide the known cards' prices. The
+    # H100 card renamed: the footnote "On-demand pricing for H100 ..." now names no card.
+    raw = _mutated('<h1 class="instance-names">H100</h1>', '<h1 class="instance-names">H200</h1>')
+    offers, excluded = paperspace.PROVIDER.parse_report([raw])
+    assert excluded == {"unknown_sku H200": 1, "orphan_footnote": 1}
+    by_key = _by_key(offers)
+    assert len(by_key) == 11
+    assert not [k for k in by_key if k[0] in ("H100", "H200")]
+    assert by_key[("A100-80G", PricingModel.RESERVED)].price == Decimal("1.15")
+    assert by_key[("M4000", PricingModel.ON_DEMAND)].price == Decimal("0.45")
+
+
+def test_every_card_renamed_is_drift() -> None:
+    raw = _raw()
+    body = raw.body.replace(b'class="instance-names">', b'class="instance-names">Z')
+    with pytest.raises(SchemaDriftError, match=r"no GPU offers found.*unknown_sku ZA4000"):
+        paperspace.parse([dataclasses.replace(raw, body=body)])
 
 
 def test_missing_card_container_is_drift() -> None:

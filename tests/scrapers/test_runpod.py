@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -320,27 +322,92 @@ def test_price_removed_from_one_item_is_drift() -> None:
         runpod.parse([_raw(GRAPHQL_2025_06_15_1027, json.dumps(items).encode())])
 
 
-def test_price_that_is_not_a_number_is_drift() -> None:
+def _parse_report(path: Path, body: bytes) -> tuple[dict[Key, Offer], dict[str, int]]:
+    offers, excluded = runpod.PROVIDER.parse_report([_raw(path, body)])
+    by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
+    return by_key, dict(excluded)
+
+
+def _c2026_09_with(change: Callable[[list[dict[str, Any]]], None]) -> bytes:
     payload = json.loads(ENVELOPE_2026_09.read_bytes())
-    payload["data"]["gpuTypes"][0]["securePrice"] = "call us"
-    with pytest.raises(SchemaDriftError, match="securePrice"):
-        runpod.parse([_raw(ENVELOPE_2026_09, json.dumps(payload).encode())])
+    change(payload["data"]["gpuTypes"])
+    return json.dumps(payload).encode()
 
 
-def test_mig_slice_of_an_unknown_gpu_is_drift() -> None:
+def test_price_that_is_not_a_number_leaves_that_price_out() -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        assert items[0]["id"] == "AMD Instinct MI300X OAM"
+        items[0]["securePrice"] = "call us"
+
+    offers, excluded = _parse_report(ENVELOPE_2026_09, _c2026_09_with(change))
+    assert excluded == {"unparsed_price": 1}
+    assert len(offers) == 87
+    mi300x = "1x AMD Instinct MI300X OAM"
+    assert (mi300x, "secure", ON_DEMAND, None) not in offers
+    assert _price(offers, mi300x, "community", ON_DEMAND) == Decimal("0.5")
+    assert _price(offers, H100_SXM, "secure", ON_DEMAND) == Decimal("3.49")
+
+
+def test_negative_price_is_still_drift() -> None:
+    # An impossible price is a broken answer, not one odd price (the fault matrix's
+    # negative_price): the scrape fails and the last good data stays served.
+    def change(items: list[dict[str, Any]]) -> None:
+        items[0]["securePrice"] = -2.49
+
+    with pytest.raises(SchemaDriftError, match="negative price"):
+        runpod.parse([_raw(ENVELOPE_2026_09, _c2026_09_with(change))])
+
+
+def test_c2026_09_item_of_an_unknown_gpu_is_reported_by_name() -> None:
+    # Regression (issue 11 §1): a new gpu type must not hide the 88 known prices.
+    def change(items: list[dict[str, Any]]) -> None:
+        h100 = next(i for i in items if i["id"] == "NVIDIA H100 80GB HBM3")
+        items.append({**h100, "id": "NVIDIA B400", "displayName": "B400", "memoryInGb": 384})
+
+    offers, excluded = _parse_report(ENVELOPE_2026_09, _c2026_09_with(change))
+    assert excluded == {"unknown_gpu NVIDIA B400": 1}
+    assert len(offers) == 88
+    assert _price(offers, H100_SXM, "secure", ON_DEMAND) == Decimal("3.49")
+    assert _price(offers, "1x NVIDIA B300 SXM6 AC", "secure", ON_DEMAND) == Decimal("7.89")
+
+
+def test_unknown_gpu_with_only_zero_prices_is_not_reported() -> None:
+    # Like the "unknown" placeholder type of the captures: no price, no offer, nothing to name.
+    def change(items: list[dict[str, Any]]) -> None:
+        items.append({**items[0], "id": "NVIDIA B400", "securePrice": 0, "communityPrice": None})
+
+    offers, excluded = _parse_report(ENVELOPE_2026_09, _c2026_09_with(change))
+    assert (len(offers), excluded) == (88, {})
+
+
+def test_mig_slice_of_an_unknown_gpu_is_reported_by_name() -> None:
     body = ENVELOPE_2026_09.read_bytes().replace(
         b"NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb", b"NVIDIA B300 MIG 1g.36gb"
     )
-    with pytest.raises(SchemaDriftError, match="MIG_FULL_GPU_MEMORY_GB"):
-        runpod.parse([_raw(ENVELOPE_2026_09, body)])
+    offers, excluded = _parse_report(ENVELOPE_2026_09, body)
+    assert excluded == {"unknown_gpu NVIDIA B300 MIG 1g.36gb": 1}
+    assert len(offers) == 86  # the slice's secure and community prices
+    assert _price(offers, "1x NVIDIA B300 SXM6 AC", "secure", ON_DEMAND) == Decimal("7.89")
 
 
-def test_mig_slice_whose_memory_disagrees_with_its_profile_is_drift() -> None:
-    payload = json.loads(ENVELOPE_2026_09.read_bytes())
-    item = next(i for i in payload["data"]["gpuTypes"] if i["id"].endswith("MIG 2g.48gb"))
-    item["memoryInGb"] = 40
-    with pytest.raises(SchemaDriftError, match="reports 40 GB, not 48"):
-        runpod.parse([_raw(ENVELOPE_2026_09, json.dumps(payload).encode())])
+def test_mig_slice_whose_memory_disagrees_with_its_profile_is_counted() -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        next(i for i in items if i["id"].endswith("MIG 2g.48gb"))["memoryInGb"] = 40
+
+    offers, excluded = _parse_report(ENVELOPE_2026_09, _c2026_09_with(change))
+    assert excluded == {"mig_memory_mismatch": 1}
+    assert not [k for k in offers if k[0].endswith("MIG 2g.48gb")]
+    assert len(offers) == 86
+
+
+def test_more_than_half_of_the_items_unknown_is_drift() -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            if item["id"] != "NVIDIA H100 80GB HBM3":
+                item["id"] = "Z " + item["id"]
+
+    with pytest.raises(SchemaDriftError, match="GPU rows are unknown"):
+        runpod.PROVIDER.parse_report([_raw(ENVELOPE_2026_09, _c2026_09_with(change))])
 
 
 def test_graphql_error_envelope_is_drift() -> None:
@@ -358,22 +425,35 @@ def test_lowest_price_items_without_lowest_price_are_drift() -> None:
         runpod.parse([_raw(ITEMS_2026_03, body)])
 
 
-def test_2025_09_row_without_community_price_is_drift() -> None:
+def test_2025_09_row_without_community_price_leaves_that_price_out() -> None:
     body = ROWS_2025_09.read_bytes().replace(b' data-community-cloud-price="5.98"', b"")
-    with pytest.raises(SchemaDriftError, match="B200: missing data-community-cloud-price"):
-        runpod.parse([_raw(ROWS_2025_09, body)])
+    offers, excluded = _parse_report(ROWS_2025_09, body)
+    assert excluded == {"missing_price": 1}
+    assert ("1x B200", "community", ON_DEMAND, None) not in offers
+    assert _price(offers, "1x B200", "secure", ON_DEMAND) == Decimal("5.99")
+    assert len(offers) == 9
 
 
-def test_2025_09_renamed_spec_tag_is_drift() -> None:
+def test_2025_09_row_of_an_unknown_gpu_is_reported_by_name() -> None:
+    body = ROWS_2025_09.read_bytes().replace(b">H100 NVL<", b">H300 NVL<")
+    offers, excluded = _parse_report(ROWS_2025_09, body)
+    assert excluded == {"unknown_gpu H300 NVL": 1}
+    assert len(offers) == 8
+    assert _price(offers, "1x H100 PCIe", "community", ON_DEMAND) == Decimal("1.99")
+
+
+def test_2025_09_spec_tag_renamed_in_every_row_is_drift() -> None:
     body = ROWS_2025_09.read_bytes().replace(b">GB RAM<", b">GB Memory<")
-    with pytest.raises(SchemaDriftError, match="unknown spec tag"):
+    with pytest.raises(SchemaDriftError, match=r"no offers found.*unknown_spec GB Memory: 5"):
         runpod.parse([_raw(ROWS_2025_09, body)])
 
 
-def test_2026_08_unknown_offer_name_is_drift() -> None:
+def test_2026_08_unknown_offer_name_is_an_unknown_region_of_that_price() -> None:
     body = LD_JSON_2026_08.read_bytes().replace(b'"name": "Secure Cloud"', b'"name": "Cloud"', 1)
-    with pytest.raises(SchemaDriftError, match="unknown offer 'Cloud'"):
-        runpod.parse([_raw(LD_JSON_2026_08, body)])
+    offers, excluded = _parse_report(LD_JSON_2026_08, body)
+    assert excluded == {"unknown_region Cloud": 1}
+    assert len(offers) == 37
+    assert _price(offers, "1x H100 SXM", "secure", ON_DEMAND) == Decimal("2.99")
 
 
 def test_unknown_page_is_drift() -> None:

@@ -71,10 +71,36 @@ def test_reduced_identical_rows_are_numbered_and_names_do_not_depend_on_order() 
     assert {o.instance_type: o.price for o in vast.parse([reversed_raw])} == names
 
 
-def test_reduced_row_without_price_is_drift() -> None:
+def test_reduced_row_without_price_is_counted_and_the_rest_published() -> None:
     raw = _raw()
     body = raw.body.replace(b'"dph_total"', b'"price"', 1)
-    with pytest.raises(SchemaDriftError, match="missing 'dph_total'"):
+    offers, excluded = vast.parse_with_exclusions([dataclasses.replace(raw, body=body)])
+    assert excluded == {"missing_dph_total": 1}
+    assert len(offers) == 137
+    # The capture's first two rows are the same 1x B200 at 6.252083333333333; one is left.
+    twins = [o for o in offers if o.price == Decimal("6.252083333333333")]
+    assert [(o.gpu_name, o.gpu_count) for o in twins] == [("B200", 1)]
+    assert offers[0].price == Decimal("6.252083333333333")
+    assert offers[1].price == Decimal("12.502083333333333")  # the third row: 2x B200
+    assert min(o.price for o in offers if o.gpu_name == "H100 SXM") == Decimal("2.099644444444444")
+
+
+def test_reduced_offer_of_an_unknown_gpu_is_reported_by_name() -> None:
+    # Regression (issue 11 §1): a GPU name the parser does not know must not hide the others.
+    rows = json.loads(_raw().body)
+    rows.insert(5, {**rows[0], "gpu_name": "B300"})
+    raw = dataclasses.replace(_raw(), body=json.dumps(rows).encode())
+    offers, excluded = vast.PROVIDER.parse_report([raw])
+    assert excluded == {"unknown_gpu B300": 1}
+    assert {o.instance_type: o.price for o in offers} == {
+        o.instance_type: o.price for o in vast.parse([_raw()])
+    }
+
+
+def test_price_renamed_in_every_reduced_row_is_drift() -> None:
+    raw = _raw()
+    body = raw.body.replace(b'"dph_total"', b'"price"')
+    with pytest.raises(SchemaDriftError, match=r"no offers found.*missing_dph_total: 138"):
         vast.parse([dataclasses.replace(raw, body=body)])
 
 
@@ -153,16 +179,41 @@ def test_min_bid_of_zero_keeps_the_offer_and_counts_the_missing_spot_price() -> 
     assert excluded == {"zero_min_bid": 2}
 
 
+def test_missing_id_and_unknown_gpu_are_counted_per_offer() -> None:
+    offers, excluded = vast.parse_with_exclusions(
+        [_full(_offer(3, id=None), _offer(4, gpu_name="Z100"), _offer(5, gpu_ram="n/a"), _offer(6))]
+    )
+    assert [(o.instance_type, o.pricing, o.price) for o in offers] == [
+        ("offer-6", PricingModel.ON_DEMAND, Decimal("0.8125")),
+        ("offer-6", PricingModel.SPOT, Decimal("0.5")),
+    ]
+    assert excluded == {"missing_id": 1, "unknown_gpu Z100": 1, "unparsed_gpu_ram": 1}
+
+
 def test_negative_min_bid_and_zero_on_demand_price_are_drift() -> None:
+    # An impossible value is a broken answer, not one odd offer: the scrape fails and the last
+    # good data stays served (tests/pipelines/test_fault_matrix.py, negative/zero_price).
     with pytest.raises(SchemaDriftError, match=r"min_bid is -0\.1"):
-        vast.parse([_full(_offer(1, min_bid=-0.1))])
+        vast.parse([_full(_offer(1, min_bid=-0.1), _offer(2))])
     with pytest.raises(SchemaDriftError, match="dph_total is 0"):
-        vast.parse([_full(_offer(1, dph_total=0))])
+        vast.parse([_full(_offer(1, dph_total=0), _offer(2))])
 
 
-def test_full_offer_without_id_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match="missing 'id'"):
+def test_offers_none_of_which_is_usable_are_drift() -> None:
+    with pytest.raises(SchemaDriftError, match=r"no offers found \(left out: missing_id: 1\)"):
         vast.parse([_full(_offer(7, id=None))])
+    with pytest.raises(SchemaDriftError, match="more than half"):
+        vast.PROVIDER.parse_report(
+            [_full(_offer(1, gpu_name="Z1"), _offer(2, gpu_name="Z2"), _offer(3))]
+        )
+
+
+def test_element_that_is_not_an_offer_is_drift() -> None:
+    raw = RawResponse(
+        vast.BUNDLES_URL, "GET", 200, "application/json", b'{"offers": [1]}', OBSERVED
+    )
+    with pytest.raises(SchemaDriftError, match="offer is not an object"):
+        vast.parse([raw])
 
 
 # --- fetch ----------------------------------------------------------------------------------------

@@ -59,29 +59,64 @@ def test_renamed_card_class_is_schema_drift() -> None:
         voltagepark.parse([_raw(body)])
 
 
-def test_removed_price_is_schema_drift() -> None:
+def _other_card_only(body: bytes) -> tuple[list[tuple[str, Decimal]], dict[str, int]]:
+    offers, excluded = voltagepark.PROVIDER.parse_report([_raw(body)])
+    return [(o.instance_type, o.price) for o in offers], dict(excluded)
+
+
+def test_one_card_without_its_price_is_counted_and_the_other_published() -> None:
     body = CARDS_2025_07.read_bytes().replace(b'class="heading-style-h3">$2.49/hr', b">")
-    with pytest.raises(SchemaDriftError, match="Infiniband' has 0 price headings"):
-        voltagepark.parse([_raw(body)])
+    assert _other_card_only(body) == (
+        [("On-Demand, Ethernet", Decimal("1.99"))],
+        {"unparsed_price": 1, "truncated_card": 1},
+    )
     body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"$1.99/mo")
-    with pytest.raises(SchemaDriftError, match="is not per hour"):
+    assert _other_card_only(body) == (
+        [("On-demand, 3200 Gbps Infiniband", Decimal("2.49"))],
+        {"unknown_unit On-Demand, Ethernet": 1, "truncated_card": 1},
+    )
+
+
+def test_negative_price_is_still_drift() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"$-1.99/hr")
+    with pytest.raises(SchemaDriftError, match="negative price"):
         voltagepark.parse([_raw(body)])
 
 
-def test_missing_gpu_range_is_schema_drift() -> None:
+def test_one_card_without_its_gpu_range_is_counted() -> None:
     body = CARDS_2025_07.read_bytes().replace(b"8-1016 HGX H100 GPUs", b"Many GPUs")
-    with pytest.raises(SchemaDriftError, match="no single '<n>-<m> <GPU> GPUs' line"):
-        voltagepark.parse([_raw(body)])
+    assert _other_card_only(body) == (
+        [("On-Demand, Ethernet", Decimal("1.99"))],
+        {"no_gpu_line": 1, "truncated_card": 1},
+    )
 
 
-def test_unknown_priced_plan_is_schema_drift_and_contact_sales_is_counted() -> None:
+def test_card_of_an_unknown_gpu_is_reported_by_name() -> None:
+    # Regression (issue 11 §1): a new GPU's card must not hide the known card's price.
+    body = CARDS_2025_07.read_bytes().replace(b"8-1016 HGX H100 GPUs", b"8-1016 HGX B200 GPUs")
+    assert _other_card_only(body) == (
+        [("On-Demand, Ethernet", Decimal("1.99"))],
+        {"unknown_gpu HGX B200": 1, "truncated_card": 1},
+    )
+
+
+def test_unknown_priced_plan_is_reported_and_contact_sales_is_counted() -> None:
     body = CARDS_2025_07.read_bytes().replace(b"On-Demand, Ethernet", b"Spot, Ethernet")
-    with pytest.raises(SchemaDriftError, match="unknown kind 'Spot, Ethernet'"):
-        voltagepark.parse([_raw(body)])
+    assert _other_card_only(body) == (
+        [("On-demand, 3200 Gbps Infiniband", Decimal("2.49"))],
+        {"unknown_plan Spot, Ethernet": 1, "truncated_card": 1},
+    )
     body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"Contact sales")
     offers, excluded = voltagepark.parse_with_exclusions([_raw(body)])
     assert [o.price for o in offers] == [Decimal("2.49")]
     assert excluded == {"contact sales": 1, "truncated_card": 1}
+
+
+def test_every_card_unknown_or_unreadable_is_still_drift() -> None:
+    body = CARDS_2025_07.read_bytes().replace(b"On-Demand, Ethernet", b"Spot, Ethernet")
+    body = body.replace(b"HGX H100", b"HGX B200")
+    with pytest.raises(SchemaDriftError, match=r"no on-demand plan card.*unknown_gpu HGX B200"):
+        voltagepark.parse([_raw(body)])
 
 
 def test_contact_for_pricing_card_is_counted_not_drift() -> None:
