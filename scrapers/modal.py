@@ -5,15 +5,17 @@ Known layout: the "Compute costs" panel. A ``<p>`` reading "GPU Tasks" is follow
 ("Nvidia H100", "Nvidia A100, 80 GB") and ``p.price`` holding the price and, in a ``<span>``,
 its unit. A toggle switches the panel between "Per second" ("$0.001097 / sec") and "Per hour";
 the capture is the rendered page after choosing per second, the server HTML may show either, so
-both "/ sec" and "/ h" (or "/ hr", "/ hour") are read and emitted in that unit. Any other unit
-raises ``SchemaDriftError``.
+both "/ sec" and "/ h" (or "/ hr", "/ hour") are read and emitted in that unit. A price with a
+minus sign ("$-0.001736") is emitted negative: the loader rejects the whole scrape for it.
 
 Each tier is billed per GPU while a function runs: one serverless offer per tier, price per GPU,
 region "global". The CPU and memory rows of the panel are not GPU prices and are not read.
 ``gpu_name`` is the tier name, except where ``DEFAULT_GPU_NAMES`` names the exact part of an
-A100/H100 tier (the tier name stays in ``instance_type``). Tier names are read generically:
-the 2025-09+ labels ("Nvidia RTX PRO 6000", "Nvidia A10", the rename of "A10G" in Modal's GPU
-docs) become ``modal-rtx-pro-6000`` / ``modal-a10`` with the printed name as ``gpu_name``.
+A100/H100 tier (the tier name stays in ``instance_type``). A tier is read only when its name is
+one of ``GPU_TIERS`` (compared without regard to case and spacing): the labels of the 2025-06
+capture and the 2025-09+ labels "Nvidia RTX PRO 6000" and "Nvidia A10" (the rename of "A10G"
+in Modal's GPU docs), which become ``modal-rtx-pro-6000`` / ``modal-a10`` with the printed name
+as ``gpu_name``. Any other name is reported (``unknown_gpu <name>``), not guessed at.
 
 Sandboxes: Modal bills Sandboxes at their own rates (its docs: "Sandbox resources and
 pricing"; the Sandbox CPU rate is not the Function rate), so a Sandbox price is not the GPU
@@ -28,8 +30,17 @@ Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
 
 - ``sandbox_price``: each ``div.line-item`` row listed under a "GPU Tasks" heading inside a
   Sandbox section, or in the element right after a "Sandbox..." ``<p>`` heading;
+- ``unknown_gpu <name>``: a Function GPU row whose tier name is not in ``GPU_TIERS``;
 - a GPU row whose price is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``) is counted
-  under that marker. Any other unreadable row still raises ``SchemaDriftError``.
+  under that marker;
+- a GPU row that cannot be read: ``unparsed_row`` (no name and price paragraphs, or an empty
+  name), and for a known tier ``no_price_unit`` (no unit span), ``unknown_unit <unit>`` (a unit
+  not in ``UNITS``, spaces removed: ``/day``), ``unparsed_price``.
+
+``SchemaDriftError`` is kept for a structure that is gone: no Function "GPU Tasks" heading or
+more than one, no row list after it or no ``div.line-item`` row in it, a page without any
+offer left (the message lists the exclusions), or a tier listed twice (a second price for one
+tier means the page gained a dimension this scraper does not read).
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import html_body, money, no_price_marker, node_text
 
@@ -73,6 +85,7 @@ UNITS: dict[str, PriceUnit] = {
     "/hour": PriceUnit.HOUR,
 }
 _VRAM_IN_NAME = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
+_NEGATIVE = re.compile(r"[-\u2212]\s*[$\u20ac\u00a3]?\s*\d")  # a minus before the amount
 
 # Documented default for tiers whose name leaves the form factor open. Modal names the GPU types
 # "A100-40GB", "A100-80GB" and "H100" and runs up to 8 of them per container, "always attached to
@@ -86,6 +99,24 @@ DEFAULT_GPU_NAMES: dict[str, str] = {
     "Nvidia A100, 80 GB": "NVIDIA A100 SXM4 80GB",
 }
 
+# Function GPU tiers as the page prints them: those of the 2025-06-12 capture, plus "Nvidia A10"
+# (Modal's GPU docs renamed A10G to A10) and "Nvidia RTX PRO 6000" (listed there since 2025-09).
+GPU_TIERS = frozenset(
+    {
+        "Nvidia B200",
+        "Nvidia H200",
+        "Nvidia H100",
+        "Nvidia RTX PRO 6000",
+        "Nvidia A100, 80 GB",
+        "Nvidia A100, 40 GB",
+        "Nvidia L40S",
+        "Nvidia A10G",
+        "Nvidia A10",
+        "Nvidia L4",
+        "Nvidia T4",
+    }
+)
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """GET the public pricing page (no auth, no pagination). Raises ``FetchError``."""
@@ -95,8 +126,9 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """One serverless offer per GPU tier: USD per GPU per second (or per hour, as shown).
 
-    Raises ``SchemaDriftError`` when the "GPU Tasks" section, a row's name, price or unit is
-    missing or unknown, when a tier appears twice, and when a page yields no GPU row.
+    Raises ``SchemaDriftError`` when the "GPU Tasks" section or its rows are missing, when a
+    tier appears twice, and when a page yields no offer; a row of an unknown tier or one that
+    cannot be read is excluded (see ``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -106,10 +138,15 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
-        found = _parse_pricing_page(response, excluded)
+        page_excluded: Counter[str] = Counter()
+        found = _parse_pricing_page(response, page_excluded)
         if not found:
-            raise SchemaDriftError(f"{response.url}: no priced GPU row under GPU Tasks")
+            reasons = ", ".join(f"{r} {n}" for r, n in sorted(page_excluded.items()))
+            raise SchemaDriftError(
+                f"{response.url}: no priced GPU row under GPU Tasks (excluded: {reasons or 'none'})"
+            )
         offers.extend(found)
+        excluded.update(page_excluded)
     return offers, excluded
 
 
@@ -172,23 +209,23 @@ def _next_element(node: Any) -> Any:
 
 
 def _parse_row(row: Any, response: RawResponse, excluded: Counter[str]) -> Offer | None:
+    """The row's offer, or None when it is excluded (its reason counted in ``excluded``)."""
     name_node = row.css_first("p")
     price_node = row.css_first(PRICE_SELECTOR)
-    if name_node is None or price_node is None or name_node is price_node:
-        raise SchemaDriftError(f"{response.url}: GPU row without a name and a price: {row.html}")
-    name = node_text(name_node)
-    marker = no_price_marker(node_text(price_node))
-    if marker is not None:
-        excluded[marker] += 1
+    name = node_text(name_node) if name_node is not None else ""
+    if not name or price_node is None or name_node is price_node:
+        excluded["unparsed_row"] += 1
         return None
-    unit_node = price_node.css_first("span")
-    if unit_node is None:
-        raise SchemaDriftError(f"{response.url}: {name}: price without a unit")
-    unit_text = "".join(node_text(unit_node).split()).lower()
-    unit = UNITS.get(unit_text)
-    if unit is None:
-        raise SchemaDriftError(f"{response.url}: {name}: unknown price unit {unit_text!r}")
-    price, currency = money(node_text(price_node))
+    if _key(name) not in _TIER_KEYS:
+        excluded[unknown_row("gpu", name)] += 1
+        return None
+    name = _TIER_KEYS[_key(name)]
+    reason = _unreadable_price(price_node)
+    if reason is not None:
+        excluded[reason] += 1
+        return None
+    unit = UNITS["".join(node_text(price_node.css_first("span")).split()).lower()]
+    price, currency = _signed_money(node_text(price_node))
     vram = _VRAM_IN_NAME.search(name)
     return Offer(
         provider=PROVIDER_SLUG,
@@ -206,6 +243,41 @@ def _parse_row(row: Any, response: RawResponse, excluded: Counter[str]) -> Offer
         source_url=PRICING_URL,
         observed_at=response.fetched_at,
     )
+
+
+def _key(tier_name: str) -> str:
+    return " ".join(tier_name.split()).casefold()
+
+
+_TIER_KEYS = {_key(name): name for name in GPU_TIERS}
+
+
+def _unreadable_price(price_node: Any) -> str | None:
+    """The exclusion reason of a price cell that is not a price in a known unit, else None."""
+    marker = no_price_marker(node_text(price_node))
+    if marker is not None:
+        return marker
+    unit_node = price_node.css_first("span")
+    if unit_node is None:
+        return "no_price_unit"
+    unit_text = "".join(node_text(unit_node).split()).lower()
+    if unit_text not in UNITS:
+        return unknown_row("unit", unit_text)
+    try:
+        _signed_money(node_text(price_node))
+    except SchemaDriftError:
+        return "unparsed_price"
+    return None
+
+
+def _signed_money(text: str) -> tuple[Decimal, str]:
+    """``money``, negative when a minus precedes the amount ("$-0.001736"): such a price is
+    emitted as read, so that the loader rejects the scrape rather than this row being dropped."""
+    sign = _NEGATIVE.search(text)
+    if sign is None:
+        return money(text)
+    price, currency = money(text[: sign.start()] + text[sign.start() + 1 :])
+    return -price, currency
 
 
 def _slug(gpu_name: str) -> str:

@@ -9,17 +9,20 @@ Reading a plan:
 
 - **GPU plans** are those with an addon family named ``gpu`` (its default addon, e.g.
   ``gpu-2xnvidia-l4-23scalegpu01-v1-eu``, is the GPU option of the default configuration).
-  Every other plan is a CPU/storage server and is not an offer (documented exclusion). The
+  Every other plan is a CPU/storage server and is not an offer (``non_gpu``). The
   plan objects carry no ``blobs.technical`` section, so the GPU count and model come from the
   default addon's code: ``gpu-<count>x<model>-<suffix>``, where ``<suffix>`` is the tail the
   code shares with the plan's default memory addon (``ram-192g-ecc-4800-23scalegpu01-v1-eu``)
   -- the plan-specific part, not the GPU. A ``-<n>g`` ending of the model is its VRAM in GB.
-  RAM (GB) comes from the default memory addon (``ram-<n>g-...``).
+  The model must be one of ``GPU_MODELS`` (the models this scraper has seen); RAM (GB) comes
+  from the default memory addon (``ram-<n>g-...``).
 - **Prices** are in ``pricings``. Only entries with capacity ``renew`` (the recurring rental
   price) are read; ``installation`` entries are one-off setup fees. ``price`` is an integer in
   1e-8 of the catalog currency: e.g. 30100000000 is shown as ``formattedPrice`` "$301.00 USD".
   Every price is checked against its ``formattedPrice`` (which also gives the currency), so a
-  change of unit is caught as drift rather than published.
+  change of unit is never published: the plan is excluded, and when it is every plan the
+  provider fails (no known offer left). A price of zero or below (``"$-3505.00 USD"``) is emitted
+  as read: the loader rejects the whole scrape for it.
 - ``commitment`` 0 with a 1-month interval -> on-demand, per month. ``commitment`` 12/24
   (``mode`` upfront12/upfront24: one payment for ``interval`` months) -> reserved with that
   term; as the record has no "per 12 months" unit, the upfront amount is divided by the
@@ -29,11 +32,31 @@ Reading a plan:
 - The price is that of the plan's default configuration; options such as the 4-GPU addon are
   priced in the catalog's ``addons`` section (absent from the capture) and are not emitted.
 - Promotions on a recurring price are not applied (list price).
+
+Exclusions (counted by ``parse_with_exclusions``, one count per plan unless stated):
+
+- ``non_gpu``: a plan without a ``gpu`` addon family;
+- ``unknown_gpu <model>``: a GPU plan whose model (``nvidia-h200-141g``) is not in
+  ``GPU_MODELS`` (add it once its name has been checked);
+- ``unknown_unit <unit>``: recurring pricings whose ``intervalUnit`` is not ``month`` (counted
+  once per plan and unit), and ``multi_month_no_term``: one recurring pricing of several months
+  without a commitment; these pricings are left out, the plan's other prices are still read;
+- a plan that cannot be classified: ``no_plan_code``, ``no_addon_families``;
+- a GPU plan that cannot be read: ``no_default_gpu_addon`` / ``no_default_memory_addon``,
+  ``unparsed_gpu_addon`` / ``unparsed_memory_addon`` (an addon code of another shape),
+  ``no_datacenter``,
+  ``unparsed_price`` (a pricing field missing or not a number), ``price_mismatch`` (a price that
+  is not its formatted price in 1e-8 units), ``no_on_demand_price``.
+
+``SchemaDriftError`` is kept for a structure that is gone: a body that is no plan list, no plan
+with a ``planCode`` or ``addonFamilies`` at all, no plan with a ``gpu`` family, no offer left
+(the message lists the exclusions), or the same offer twice.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -49,6 +72,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -70,10 +94,14 @@ DATACENTER_CONFIG = "dedicated_datacenter"
 RECURRING_CAPACITY = "renew"
 MONTH = "month"
 PRICE_QUANTUM = Decimal("0.000001")  # the warehouse keeps 6 decimals
+# GPU models as the addon codes spell them (the part between "gpu-<n>x" and the plan suffix),
+# each seen in the catalog: 24hgrai02 (L40S 48 GB), 23scalegpu01-03 (L4), 21hgrai012 (V100S).
+GPU_MODELS = frozenset({"nvidia-l40s-48g", "nvidia-l4", "nvidia-tesla-v100s"})
 
 _GPU_ADDON = re.compile(r"^gpu-(?P<count>\d+)x(?P<rest>.+)$")
 _RAM_ADDON = re.compile(r"^ram-(?P<gb>\d+)g-")
 _VRAM_SUFFIX = re.compile(r"-(?P<gb>\d+)g$")
+_NEGATIVE = re.compile(r"[-\u2212]\s*[$\u20ac\u00a3]?\s*\d")  # a minus before the amount
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -84,37 +112,75 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Monthly offers (on-demand and 12/24-month reserved) for every GPU plan and datacenter.
 
-    Raises ``SchemaDriftError`` when the body has no plans, a GPU plan lacks its default GPU or
-    memory addon, datacenters or a monthly recurring price, a price disagrees with its
-    formatted price, or no GPU plan is found.
+    Raises ``SchemaDriftError`` when the body is no plan list, no plan has a ``planCode`` or
+    ``addonFamilies``, no plan has a ``gpu`` addon family, or no GPU offer is left; a GPU plan
+    that cannot be read is excluded (see ``parse_with_exclusions``).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus the plans (and single pricings) left out, counted per reason."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        plans = _plans(json_body(response), response)
-        gpu_plans = [p for p in plans if _family(p, GPU_FAMILY) is not None]
-        if not gpu_plans:
-            raise SchemaDriftError(f"{response.url}: no plan with a 'gpu' addon family")
+        gpu_plans = _gpu_plans(_plans(json_body(response), response), response, excluded)
         for plan in gpu_plans:
-            offers.extend(_plan_offers(plan, response))
+            try:
+                offers.extend(_plan_offers(plan, response, excluded))
+            except _Excluded as exc:
+                excluded[exc.reason] += 1
     if not offers:
-        raise SchemaDriftError("no GPU offers found")
-    return ensure_unique(offers)
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
+        raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")
+    return ensure_unique(offers), excluded
 
 
-def _plans(document: Any, response: RawResponse) -> list[dict[str, Any]]:
+class _Excluded(Exception):
+    """One GPU plan left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _plans(document: Any, response: RawResponse) -> list[Any]:
     plans = document.get("plans") if isinstance(document, dict) else document
     if not isinstance(plans, list) or not plans:
         raise SchemaDriftError(f"{response.url}: expected a catalog with 'plans' or a plan list")
-    for plan in plans:
-        if not isinstance(plan, dict) or "planCode" not in plan:
-            raise SchemaDriftError(f"{response.url}: plan without a planCode: {plan!r:.80}")
     return plans
 
 
+def _gpu_plans(
+    plans: list[Any], response: RawResponse, excluded: Counter[str]
+) -> list[dict[str, Any]]:
+    """The plans with a ``gpu`` addon family; the others are counted (``non_gpu`` and the
+    unreadable ones). A field every plan has, missing from all of them, is drift."""
+    named = [p for p in plans if isinstance(p, dict) and _is_name(p.get("planCode"))]
+    if not named:
+        raise SchemaDriftError(f"{response.url}: no plan with a planCode: {plans[0]!r:.80}")
+    readable = [p for p in named if isinstance(p.get("addonFamilies"), list)]
+    if not readable:
+        raise SchemaDriftError(f"{response.url}: every plan is without addonFamilies")
+    gpu_plans = [p for p in readable if _family(p, GPU_FAMILY) is not None]
+    if not gpu_plans:
+        raise SchemaDriftError(f"{response.url}: no plan with a 'gpu' addon family")
+    for reason, count in (
+        ("no_plan_code", len(plans) - len(named)),
+        ("no_addon_families", len(named) - len(readable)),
+        ("non_gpu", len(readable) - len(gpu_plans)),
+    ):
+        if count:
+            excluded[reason] += count
+    return gpu_plans
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
 def _family(plan: dict[str, Any], name: str) -> dict[str, Any] | None:
-    families = plan.get("addonFamilies")
-    if not isinstance(families, list):
-        raise SchemaDriftError(f"plan {plan['planCode']!r} without addonFamilies")
+    families = plan["addonFamilies"]
     return next((f for f in families if isinstance(f, dict) and f.get("name") == name), None)
 
 
@@ -122,7 +188,7 @@ def _default_addon(plan: dict[str, Any], name: str) -> str:
     family = _family(plan, name)
     default = family.get("default") if family else None
     if not isinstance(default, str) or not default:
-        raise SchemaDriftError(f"plan {plan['planCode']!r}: no default {name!r} addon")
+        raise _Excluded(f"no_default_{name}_addon")
     return default
 
 
@@ -131,13 +197,17 @@ def _gpu_spec(plan: dict[str, Any]) -> tuple[str, Decimal, Decimal | None, Decim
     gpu_addon = _default_addon(plan, GPU_FAMILY)
     ram_addon = _default_addon(plan, MEMORY_FAMILY)
     gpu_match, ram_match = _GPU_ADDON.match(gpu_addon), _RAM_ADDON.match(ram_addon)
-    if gpu_match is None or ram_match is None:
-        raise SchemaDriftError(f"plan {plan['planCode']!r}: unreadable {gpu_addon!r}/{ram_addon!r}")
+    if gpu_match is None:
+        raise _Excluded("unparsed_gpu_addon")
+    if ram_match is None:
+        raise _Excluded("unparsed_memory_addon")
     suffix = _common_suffix(gpu_addon.split("-"), ram_addon.split("-"))
     model_parts = gpu_match["rest"].split("-")
     if not suffix or len(model_parts) <= len(suffix):
-        raise SchemaDriftError(f"plan {plan['planCode']!r}: no model in {gpu_addon!r}")
+        raise _Excluded("unparsed_gpu_addon")
     model = "-".join(model_parts[: len(model_parts) - len(suffix)])
+    if model not in GPU_MODELS:
+        raise _Excluded(unknown_row("gpu", model))
     vram = _VRAM_SUFFIX.search(model)
     return (
         model,
@@ -162,31 +232,41 @@ def _datacenters(plan: dict[str, Any]) -> list[str]:
             values = config.get("values")
             if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
                 return values
-    raise SchemaDriftError(f"plan {plan['planCode']!r}: no {DATACENTER_CONFIG!r} values")
+    raise _Excluded("no_datacenter")
 
 
 def _monthly_prices(
-    plan: dict[str, Any],
+    plan: dict[str, Any], excluded: Counter[str]
 ) -> list[tuple[PricingModel, int | None, Decimal, str]]:
-    """(pricing, term months, price per month, currency) for every recurring pricing."""
+    """(pricing, term months, price per month, currency) for every recurring pricing.
+
+    A single pricing of another unit or without a term is counted in ``excluded`` and left
+    out; a plan whose prices cannot be trusted raises ``_Excluded``.
+    """
     found = []
+    skipped: Counter[str] = Counter()
     for pricing in plan.get("pricings") or []:
+        if not isinstance(pricing, dict):
+            raise _Excluded("unparsed_price")
         if RECURRING_CAPACITY not in (pricing.get("capacities") or []):
             continue
         try:
             raw, commitment = pricing["price"], pricing["commitment"]
             interval, unit = pricing["interval"], pricing["intervalUnit"]
             formatted = pricing["formattedPrice"]
-        except (KeyError, TypeError):
-            raise SchemaDriftError(f"plan {plan['planCode']!r}: pricing missing a field") from None
-        if unit != MONTH or not isinstance(interval, int) or interval < 1:
-            raise SchemaDriftError(f"plan {plan['planCode']!r}: interval {interval} {unit!r}")
-        total = decimal(raw) / PRICE_SCALE
-        shown, currency = money(formatted)
+            total = decimal(raw) / PRICE_SCALE
+            shown, currency = money(formatted)
+            if _NEGATIVE.search(formatted):
+                shown = -shown  # "$-3505.00 USD": emitted, so that the loader rejects it
+        except (KeyError, TypeError, SchemaDriftError):
+            raise _Excluded("unparsed_price") from None
+        if unit != MONTH:
+            skipped[unknown_row("unit", str(unit))] = 1  # once per plan: the plan is the row
+            continue
+        if not isinstance(interval, int) or interval < 1:
+            raise _Excluded("unparsed_price")
         if shown != total:
-            raise SchemaDriftError(
-                f"plan {plan['planCode']!r}: price {raw} is not {formatted!r} in 1e-8 units"
-            )
+            raise _Excluded("price_mismatch")  # e.g. a new price unit: never publish it
         monthly = total / interval
         if monthly != monthly.quantize(PRICE_QUANTUM):
             monthly = monthly.quantize(PRICE_QUANTUM)  # an upfront total that does not split
@@ -195,15 +275,19 @@ def _monthly_prices(
         elif interval == 1:
             found.append((PricingModel.ON_DEMAND, None, monthly, currency))
         else:
-            raise SchemaDriftError(f"plan {plan['planCode']!r}: {interval}-month price, no term")
+            skipped["multi_month_no_term"] += 1
     if not any(p is PricingModel.ON_DEMAND for p, *_ in found):
-        raise SchemaDriftError(f"plan {plan['planCode']!r}: no monthly no-commitment price")
+        raise _Excluded("no_on_demand_price")
+    excluded.update(skipped)  # only once the plan itself is kept
     return found
 
 
-def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
+def _plan_offers(
+    plan: dict[str, Any], response: RawResponse, excluded: Counter[str]
+) -> list[Offer]:
     model, count, vram, ram = _gpu_spec(plan)
-    prices = _monthly_prices(plan)
+    datacenters = _datacenters(plan)
+    prices = _monthly_prices(plan, excluded)
     return [
         Offer(
             provider="ovh",
@@ -222,7 +306,7 @@ def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
             source_url=response.url,
             observed_at=response.fetched_at,
         )
-        for datacenter in _datacenters(plan)
+        for datacenter in datacenters
         for pricing, term, price, currency in prices
     ]
 
@@ -233,6 +317,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
 )

@@ -10,33 +10,59 @@ Pagination is by cursor: a non-empty ``meta.links.next`` is sent back as ``curso
 (https://docs.vultr.com/reference/vultr-cli/plans/metal), up to ``MAX_PAGES`` per endpoint.
 The recorded capture is the bare ``plans_metal`` array without envelope; it is accepted too.
 
+Fetch failures: the first request failing fails the provider (``FetchError``: the host is
+down or refuses us). A request failing after it answered (a later page, or the ``vcg``
+endpoint) is a skipped part (``fetch_with_skips``: "plans-metal page 2", "plans page 1" -> the
+error; logged as a warning): that endpoint's remaining pages are not fetched, the plans already
+read are published. More than ``MAX_PAGES`` pages on one endpoint (a cursor that never ends) is
+a ``FetchError``.
+
 Reading a plan (fields as the API returns them):
 
 - **GPU plans** have a ``gpu_type`` (``NVIDIA_H100``, ``AMD_MI300X``; note ``gpu_brand`` is
-  "none" on some AMD GPU plans, so it is not used). It is the offer's ``gpu_name``, except where
-  ``GPU_TYPE_NAMES`` names the exact part of a type that leaves the form factor open. Plans
-  without ``gpu_type`` are CPU servers and are not offers (documented exclusion); one with a GPU
-  brand but no type is drift.
+  "none" on some AMD GPU plans, so it is not used). It must be one of ``GPU_TYPES``, and is the
+  offer's ``gpu_name``, except where ``GPU_TYPE_NAMES`` names the exact part of a type that
+  leaves the form factor open. Plans without ``gpu_type`` are CPU servers and are not offers.
 - **GPU count** of a bare-metal plan comes from its id, ``vbm-<c>c-<ram>gb-<n>-<model>-gpu``
   (``vbm-72c-480gb-gh200-gpu`` has no count: one GPU). ``gpu_vram_gb`` is the plan total, so
   VRAM per GPU = total / count. Cloud GPU (``vcg``) plans are often a fraction of one card
   (``vcg-a100-1c-6g-4vram``: 4 GB of an 80 GB A100): count = plan VRAM / the card's VRAM from
-  ``CARD_VRAM_GB``; a vcg GPU type missing there is drift (add it, don't guess).
+  ``CARD_VRAM_GB`` (add a type there, don't guess).
 - **Prices** are USD. ``hourly_cost`` is emitted per hour when present, else ``monthly_cost``
   per month. On-demand only when ``deploy_ondemand`` is not false; spot (``*_preemptible``
   prices) only when ``deploy_preemptible`` is true -- Vultr lists both prices on every plan but
-  these flags say which ones can actually be deployed. A GPU plan deployable neither way is
-  not an offer (documented exclusion).
+  these flags say which ones can actually be deployed.
 - **Region**: ``global``. Prices do not vary by location; ``locations`` is where a plan can be
   deployed right now (often empty for GPU plans, i.e. sold out), which is availability, not a
   different offer.
 - vCPUs = ``cpu_threads`` (bare metal) or ``vcpu_count`` (vcg); ``ram`` is MiB; storage =
   ``disk`` (GB per disk) x ``disk_count``.
+
+Exclusions (counted by ``parse_with_exclusions``, one count per plan unless stated):
+
+- ``non_gpu``: a plan without ``gpu_type`` or ``gpu_brand``; ``not_deployable``: a GPU plan
+  deployable neither on demand nor preemptible;
+- ``unknown_gpu <gpu_type>``: a ``gpu_type`` not in ``GPU_TYPES``; ``unknown_card
+  <gpu_type>``: a Cloud GPU plan of a known type whose card VRAM is not in ``CARD_VRAM_GB``;
+  ``unknown_sku <id>``: a bare-metal GPU plan whose id has no readable GPU count;
+- a GPU plan that cannot be read: ``no_plan_id``, ``no_gpu_type`` (a GPU brand but no type),
+  ``no_gpu_vram``, ``unparsed_specs``;
+- one price of a plan (the plan's other price is still emitted): ``no_on_demand_price`` /
+  ``no_spot_price`` (neither its hourly nor its monthly field), ``unparsed_price`` (not a
+  number). A price of zero or below is emitted as read, so that the loader rejects the scrape
+  (a plan "for free" is a broken answer, not an offer to publish or to drop quietly).
+
+``SchemaDriftError`` is kept for a structure that is gone: a body that is no plan list, no plan
+with an id, a field gone from every plan of a response (``gpu_type`` beside GPU brands, the
+on-demand or the preemptible price fields), no GPU offer left (the message lists the
+exclusions), or the same offer twice.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -53,6 +79,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -67,10 +94,10 @@ METAL_URL = f"{API_BASE}/plans-metal"
 PLANS_URL = f"{API_BASE}/plans"
 PER_PAGE = 500  # the documented maximum
 MAX_PAGES = 20
-# (url, query, envelope key) per endpoint.
+# (part name, url, query, envelope key) per endpoint; the name labels a skipped page.
 ENDPOINTS = (
-    (METAL_URL, {"per_page": PER_PAGE}, "plans_metal"),
-    (PLANS_URL, {"type": "vcg", "per_page": PER_PAGE}, "plans"),
+    ("plans-metal", METAL_URL, {"per_page": PER_PAGE}, "plans_metal"),
+    ("plans", PLANS_URL, {"type": "vcg", "per_page": PER_PAGE}, "plans"),
 )
 HOMEPAGE = "https://www.vultr.com"
 TOKEN_ENV = "VULTR_API_KEY"  # optional: the plan endpoints are public
@@ -101,30 +128,70 @@ GPU_TYPE_NAMES: dict[str, str] = {
     "NVIDIA_H100": "NVIDIA H100 SXM",
 }
 
+# Every ``gpu_type`` this scraper knows: those of the plans-metal captures (2026-03-31/04-01)
+# and the Cloud GPU types of ``CARD_VRAM_GB``. Another type is reported as unknown_gpu.
+GPU_TYPES = frozenset(
+    {
+        "AMD_MI300X",
+        "AMD_MI325X",
+        "AMD_MI355X",
+        "NVIDIA_A100",
+        "NVIDIA_A100_SXM",
+        "NVIDIA_B200",
+        "NVIDIA_GH200",
+        "NVIDIA_H100",
+        "NVIDIA_L40S",
+        *CARD_VRAM_GB,
+    }
+)
+
 _METAL_GPU_ID = re.compile(r"^vbm-\d+c-\d+gb-(?:(?P<count>\d+)-)?[a-z0-9]+-gpu$")
 _NO_GPU_BRAND = "none"
+_log = logging.getLogger(__name__)
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """Live fetch: every page of plans-metal and of plans?type=vcg, following
-    ``meta.links.next`` cursors. Raises ``FetchError`` on a failed request or when an endpoint
-    has more than ``MAX_PAGES`` pages (a partial catalogue is not published)."""
+    ``meta.links.next`` cursors; pages that failed after the first request answered are left
+    out (see ``fetch_with_skips``). Raises ``FetchError`` when the first request fails or an
+    endpoint has more than ``MAX_PAGES`` pages."""
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the skipped parts: "<endpoint> page <n>" -> the one-line error.
+
+    A failed page ends its endpoint (the next cursor is in the page that failed); the other
+    endpoint is still fetched. Raises ``FetchError`` when the very first request fails, and
+    ``SchemaDriftError`` when its body is not JSON.
+    """
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    responses = []
-    for url, query, _ in ENDPOINTS:
+    responses: list[RawResponse] = []
+    skipped: dict[str, str] = {}
+    for name, url, query, _ in ENDPOINTS:
         cursor: str | None = None
-        for _page in range(MAX_PAGES):
+        for page in range(1, MAX_PAGES + 1):
             params: dict[str, Any] = dict(query)
             if cursor:
                 params["cursor"] = cursor
-            response = http.get(client, url, params=params, headers=headers)
+            try:
+                response = http.get(client, url, params=params, headers=headers)
+                cursor = _next_cursor(response)
+            except (FetchError, SchemaDriftError) as exc:
+                if not responses:
+                    raise
+                part = f"{name} page {page}"
+                skipped[part] = " ".join(str(exc).split())
+                _log.warning("vultr: %s skipped, its plans are not in this scrape: %s", part, exc)
+                break
             responses.append(response)
-            cursor = _next_cursor(response)
             if not cursor:
                 break
         else:
             raise FetchError(f"GET {url}: more than {MAX_PAGES} pages")
-    return responses
+    return responses, skipped
 
 
 def _next_cursor(response: RawResponse) -> str | None:
@@ -139,97 +206,179 @@ def _next_cursor(response: RawResponse) -> str | None:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers for every GPU plan in every response (metal or vcg, enveloped or bare array).
 
-    Raises ``SchemaDriftError`` for a body that is no plan list, a GPU plan whose count, VRAM
-    or price cannot be read, or when no GPU plan is found at all.
+    Raises ``SchemaDriftError`` for a body that is no plan list, a field gone from every plan
+    of a response, or when no GPU offer is left; a GPU plan (or one of its prices) that cannot
+    be read is excluded (see ``parse_with_exclusions``).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus the plans (and single prices) left out, counted per reason."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        for plan in _plans(json_body(response), response):
-            if plan.get("gpu_type"):
-                offers.extend(_plan_offers(plan, response))
-            elif plan.get("gpu_brand", _NO_GPU_BRAND) != _NO_GPU_BRAND:
-                raise SchemaDriftError(f"plan {plan['id']!r} has a GPU brand but no gpu_type")
+        plans = _plans(json_body(response), response)
+        _check_fields(plans, response)
+        for plan in plans:
+            try:
+                offers.extend(_plan_offers(plan, response, excluded))
+            except _Excluded as exc:
+                excluded[exc.reason] += 1
     if not offers:
-        raise SchemaDriftError("no GPU plans found")
-    return ensure_unique(offers)
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
+        raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")
+    return ensure_unique(offers), excluded
 
 
-def _plans(document: Any, response: RawResponse) -> list[dict[str, Any]]:
+class _Excluded(Exception):
+    """One plan left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _plans(document: Any, response: RawResponse) -> list[Any]:
     if isinstance(document, dict):
-        keys = [key for _, _, key in ENDPOINTS if key in document]
+        keys = [key for *_, key in ENDPOINTS if key in document]
         if len(keys) != 1:
             raise SchemaDriftError(f"{response.url}: no 'plans_metal' or 'plans' list")
         document = document[keys[0]]
     if not isinstance(document, list):
         raise SchemaDriftError(f"{response.url}: plans are not a list")
-    for plan in document:
-        if not isinstance(plan, dict) or not plan.get("id"):
-            raise SchemaDriftError(f"{response.url}: plan without an id: {plan!r:.80}")
+    if document and not any(isinstance(p, dict) and _plan_id(p) for p in document):
+        raise SchemaDriftError(f"{response.url}: no plan with an id: {document[0]!r:.80}")
     return document
 
 
-def _gpus(plan: dict[str, Any]) -> tuple[Decimal, Decimal]:
+def _plan_id(plan: dict[str, Any]) -> str | None:
+    plan_id = plan.get("id")
+    return plan_id if isinstance(plan_id, str) and plan_id else None
+
+
+def _check_fields(plans: list[Any], response: RawResponse) -> None:
+    """Drift when a field every plan carries is gone from all plans of the response."""
+    rows = [p for p in plans if isinstance(p, dict)]
+    branded = [p for p in rows if p.get("gpu_brand", _NO_GPU_BRAND) != _NO_GPU_BRAND]
+    if branded and not any(p.get("gpu_type") for p in rows):
+        raise SchemaDriftError(f"{response.url}: plans with a GPU brand but no gpu_type")
+    fields = (
+        ([p for p in rows if p.get("deploy_ondemand", True)], "hourly_cost", "monthly_cost"),
+        (
+            [p for p in rows if p.get("deploy_preemptible") is True],
+            "hourly_cost_preemptible",
+            "monthly_cost_preemptible",
+        ),
+    )
+    for deployable, hourly, monthly in fields:
+        if deployable and not any(hourly in p or monthly in p for p in deployable):
+            raise SchemaDriftError(
+                f"{response.url}: neither {hourly} nor {monthly} on any plan deployable so"
+            )
+
+
+def _gpus(plan: dict[str, Any], plan_id: str, gpu_type: str) -> tuple[Decimal, Decimal]:
     """(GPU count, VRAM GB per GPU); the count is fractional for a slice of one card."""
-    plan_id, total = plan["id"], _vram_total(plan)
+    total = _vram_total(plan)
     if plan_id.startswith("vbm-"):
         match = _METAL_GPU_ID.match(plan_id)
         if match is None:
-            raise SchemaDriftError(f"bare-metal GPU plan id {plan_id!r} has no readable GPU count")
+            raise _Excluded(unknown_row("sku", plan_id))  # no readable GPU count
         count = Decimal(match["count"] or 1)
         return count, total / count
-    card = CARD_VRAM_GB.get(plan["gpu_type"])
+    card = CARD_VRAM_GB.get(gpu_type)
     if card is None:
-        raise SchemaDriftError(f"plan {plan_id!r}: no card VRAM known for {plan['gpu_type']!r}")
+        raise _Excluded(unknown_row("card", gpu_type))
     return total / card, card
 
 
 def _vram_total(plan: dict[str, Any]) -> Decimal:
-    if plan.get("gpu_vram_gb") is None:
-        raise SchemaDriftError(f"GPU plan {plan['id']!r} without gpu_vram_gb")
-    return decimal(plan["gpu_vram_gb"])
+    try:
+        total = decimal(plan["gpu_vram_gb"])
+    except (KeyError, TypeError, SchemaDriftError):
+        raise _Excluded("no_gpu_vram") from None
+    if total <= 0:
+        raise _Excluded("no_gpu_vram")
+    return total
 
 
-def _prices(plan: dict[str, Any]) -> list[tuple[PricingModel, Decimal, PriceUnit]]:
-    found = []
+def _prices(
+    plan: dict[str, Any], excluded: Counter[str]
+) -> list[tuple[PricingModel, Decimal, PriceUnit]]:
+    wanted = []
     if plan.get("deploy_ondemand", True):
-        found.append((PricingModel.ON_DEMAND, *_price(plan, "hourly_cost", "monthly_cost")))
+        wanted.append((PricingModel.ON_DEMAND, "hourly_cost", "monthly_cost", "no_on_demand_price"))
     if plan.get("deploy_preemptible") is True:
-        found.append(
+        wanted.append(
             (
                 PricingModel.SPOT,
-                *_price(plan, "hourly_cost_preemptible", "monthly_cost_preemptible"),
+                "hourly_cost_preemptible",
+                "monthly_cost_preemptible",
+                "no_spot_price",
             )
         )
+    if not wanted:
+        raise _Excluded("not_deployable")
+    found = []
+    for pricing, hourly, monthly, missing in wanted:
+        try:
+            found.append((pricing, *_price(plan, hourly, monthly, missing)))
+        except _Excluded as exc:
+            excluded[exc.reason] += 1  # this price only; the plan's other price is kept
     return found
 
 
-def _price(plan: dict[str, Any], hourly: str, monthly: str) -> tuple[Decimal, PriceUnit]:
+def _price(
+    plan: dict[str, Any], hourly: str, monthly: str, missing: str
+) -> tuple[Decimal, PriceUnit]:
     for key, unit in ((hourly, PriceUnit.HOUR), (monthly, PriceUnit.MONTH)):
         if plan.get(key) is not None:
-            price = decimal(plan[key])
-            if price <= 0:
-                raise SchemaDriftError(f"plan {plan['id']!r}: {key} is {plan[key]!r}")
-            return price, unit
-    raise SchemaDriftError(f"plan {plan['id']!r}: neither {hourly} nor {monthly}")
+            try:
+                # a price <= 0 is emitted as read: the loader rejects the whole scrape for it
+                return decimal(plan[key]), unit
+            except SchemaDriftError:
+                raise _Excluded("unparsed_price") from None
+    raise _Excluded(missing)
 
 
-def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
-    count, vram_per_gpu = _gpus(plan)
-    gpu_type = str(plan["gpu_type"])
+def _specs(plan: dict[str, Any]) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
+    """(vCPUs, RAM GB, storage GB), each None when the plan does not state it."""
     vcpus = plan.get("cpu_threads", plan.get("vcpu_count"))
     disk, disks = plan.get("disk"), plan.get("disk_count")
-    # A plan deployable neither on demand nor preemptible has no offer (documented exclusion).
-    prices = _prices(plan)
+    try:
+        return (
+            decimal(vcpus) if vcpus is not None else None,
+            gb_from_mib(plan["ram"]) if plan.get("ram") is not None else None,
+            decimal(disk) * decimal(disks) if disk and disks else None,
+        )
+    except SchemaDriftError:
+        raise _Excluded("unparsed_specs") from None
+
+
+def _plan_offers(plan: Any, response: RawResponse, excluded: Counter[str]) -> list[Offer]:
+    plan_id = _plan_id(plan) if isinstance(plan, dict) else None
+    if plan_id is None:
+        raise _Excluded("no_plan_id")
+    gpu_type = plan.get("gpu_type")
+    if not gpu_type:
+        brand = plan.get("gpu_brand", _NO_GPU_BRAND)
+        raise _Excluded("non_gpu" if brand in (_NO_GPU_BRAND, None, "") else "no_gpu_type")
+    gpu_type = str(gpu_type)
+    if gpu_type not in GPU_TYPES:
+        raise _Excluded(unknown_row("gpu", gpu_type))
+    count, vram_per_gpu = _gpus(plan, plan_id, gpu_type)
+    vcpus, ram_gb, storage_gb = _specs(plan)
     return [
         Offer(
             provider="vultr",
-            instance_type=plan["id"],
+            instance_type=plan_id,
             gpu_name=GPU_TYPE_NAMES.get(gpu_type, gpu_type),
             gpu_count=count,
             vram_gb_reported=vram_per_gpu,
-            vcpus=decimal(vcpus) if vcpus is not None else None,
-            ram_gb=gb_from_mib(plan["ram"]) if plan.get("ram") is not None else None,
-            storage_gb=decimal(disk) * decimal(disks) if disk and disks else None,
+            vcpus=vcpus,
+            ram_gb=ram_gb,
+            storage_gb=storage_gb,
             pricing=pricing,
             price=price,
             currency="USD",
@@ -238,7 +387,7 @@ def _plan_offers(plan: dict[str, Any], response: RawResponse) -> list[Offer]:
             source_url=response.url,
             observed_at=response.fetched_at,
         )
-        for pricing, price, unit in prices
+        for pricing, price, unit in _prices(plan, excluded)
     ]
 
 
@@ -248,6 +397,8 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
+    fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="VULTR_API_KEY is optional: the plan endpoints are public.",

@@ -89,9 +89,8 @@ def test_per_hour_toggle_is_read_as_hourly() -> None:
     ("old", "new", "message"),
     [
         (b">GPU Tasks<", b">GPU Jobs<", "GPU Tasks"),
-        (b"/ sec</span>", b"/ day</span>", "unknown price unit '/day'"),
-        (b'class="price svelte-1hbrymp">$0.001097', b'class="cost">$0.001097', "Nvidia H100"),
-        (b"$0.001097 <span", b"call us <span", "expected a price"),
+        # every row's unit: the whole panel changed unit, nothing is left to publish
+        (b"/ sec</span>", b"/ day</span>", r"no priced GPU row .*unknown_unit /day 9"),
         (b'<div class="line-item svelte-1hbrymp">', b'<div class="row">', "no div.line-item"),
     ],
 )
@@ -99,7 +98,56 @@ def test_mutated_capture_raises(old: bytes, new: bytes, message: str) -> None:
     body = CAPTURE.read_bytes()
     assert old in body
     with pytest.raises(SchemaDriftError, match=message):
-        modal.parse([_raw(body.replace(old, new))])
+        modal.PROVIDER.parse_report([_raw(body.replace(old, new))])
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        (b'class="price svelte-1hbrymp">$0.001097', b'class="cost">$0.001097', "unparsed_row"),
+        (b"$0.001097 <span", b"call us <span", "unparsed_price"),
+        (
+            b'$0.001097 <span class="text-light-green/60">/ sec</span>',
+            b"$0.001097",
+            "no_price_unit",
+        ),
+        (
+            b'$0.001097 <span class="text-light-green/60">/ sec',
+            b"$0.001097 <span>/ day",
+            "unknown_unit /day",
+        ),
+    ],
+)
+def test_one_unreadable_row_is_excluded_and_the_others_published(
+    old: bytes, new: bytes, reason: str
+) -> None:
+    body = CAPTURE.read_bytes()
+    assert body.count(old) == 1  # the H100 row only
+    offers, excluded = modal.PROVIDER.parse_report([_raw(body.replace(old, new))])
+    assert excluded == {reason: 1}
+    by_type = _by_type(offers)
+    assert "modal-h100" not in by_type and len(by_type) == 8
+    assert by_type["modal-h200"].price == Decimal("0.001261")
+
+
+def test_negative_price_is_emitted_for_the_loader_to_reject() -> None:
+    body = CAPTURE.read_bytes().replace(b"$0.001097 <span", b"$-0.001097 <span")
+    assert _by_type(modal.parse([_raw(body)]))["modal-h100"].price == Decimal("-0.001097")
+
+
+def test_unknown_gpu_label_is_reported_not_published() -> None:
+    body = CAPTURE.read_bytes().replace(b">Nvidia L4<", b">Nvidia L5<")
+    offers, excluded = modal.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {"unknown_gpu Nvidia L5": 1}
+    by_type = _by_type(offers)
+    assert "modal-l5" not in by_type and "modal-l4" not in by_type and len(by_type) == 8
+    assert by_type["modal-t4"].price == Decimal("0.000164")
+
+
+def test_tier_names_are_matched_without_regard_to_case_and_spacing() -> None:
+    body = CAPTURE.read_bytes().replace(b">Nvidia H100<", b">NVIDIA  H100<")
+    h100 = _by_type(modal.parse([_raw(body)]))["modal-h100"]
+    assert (h100.gpu_name, h100.price) == ("NVIDIA H100 SXM", Decimal("0.001097"))
 
 
 def test_tier_listed_twice_raises() -> None:

@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
+from typing import Any
 
 import httpx
 import pytest
@@ -117,10 +118,97 @@ def test_full_catalog_envelope_parses_the_same() -> None:
     assert ovh.parse([raw]) == list(_offers())
 
 
-def test_price_disagreeing_with_formatted_price_is_drift() -> None:
+def _plans() -> list[dict[str, Any]]:
+    return json.loads(_raw().body)
+
+
+def _with_plans(plans: list[dict[str, Any]]) -> RawResponse:
+    return dataclasses.replace(_raw(), body=json.dumps(plans).encode())
+
+
+def _plan(plans: list[dict[str, Any]], code: str) -> dict[str, Any]:
+    (found,) = [p for p in plans if p["planCode"] == code]
+    return found
+
+
+def test_the_capture_reports_its_cpu_plans_and_nothing_else() -> None:
+    _, excluded = ovh.PROVIDER.parse_report([_raw()])
+    assert excluded == {"non_gpu": 274}  # 281 plans, 7 with a gpu addon family
+
+
+def test_price_disagreeing_with_formatted_price_excludes_those_plans() -> None:
+    # The three L40S plans share the price 350500000000 ("$3505.00 USD"), setup fee and renewal.
     raw = _mutated('"price": 350500000000', '"price": 35050000000')
-    with pytest.raises(SchemaDriftError, match=r"is not '\$3505\.00 USD'"):
-        ovh.parse([raw])
+    offers, excluded = ovh.PROVIDER.parse_report([raw])
+    assert excluded["price_mismatch"] == 3
+    assert not [o for o in offers if o.gpu_name == "nvidia-l40s-48g"]
+    assert _offer("23scalegpu01-v1-eu", "gra", PricingModel.ON_DEMAND) in offers
+    assert len(offers) == 27 - 4 * 3  # the L40S plans were in vin, hil, gra, bhs
+
+
+def test_every_price_in_another_unit_is_drift() -> None:
+    plans = _plans()
+    for plan in plans:
+        for pricing in plan["pricings"]:
+            pricing["price"] *= 100  # formattedPrice unchanged: the unit changed everywhere
+    with pytest.raises(SchemaDriftError, match=r"no GPU offers found \(excluded: price_mismatch 7"):
+        ovh.PROVIDER.parse_report([_with_plans(plans)])
+
+
+def test_negative_price_is_emitted_for_the_loader_to_reject() -> None:
+    raw = _mutated('"formattedPrice": "$3505.00 USD"', '"formattedPrice": "$-3505.00 USD"')
+    raw = dataclasses.replace(raw, body=raw.body.replace(b"350500000000", b"-350500000000"))
+    offer = next(o for o in ovh.parse([raw]) if o.instance_type == "24hgrai02-v1-us")
+    assert (offer.pricing, offer.price) == (PricingModel.ON_DEMAND, Decimal("-3505"))
+
+
+def test_unknown_gpu_model_is_reported_and_the_other_plans_published() -> None:
+    plans = _plans()
+    v100s = _plan(plans, "21hgrai012-us")
+    for family in v100s["addonFamilies"]:
+        if family["name"] == "gpu":
+            family["default"] = family["default"].replace("nvidia-tesla-v100s", "nvidia-h200-141g")
+    offers, excluded = ovh.PROVIDER.parse_report([_with_plans(plans)])
+    assert excluded["unknown_gpu nvidia-h200-141g"] == 1
+    assert "21hgrai012-us" not in {o.instance_type for o in offers}
+    assert _offer("24hgrai02-v1-us", "vin", PricingModel.ON_DEMAND) in offers
+    assert len(offers) == 27 - 2 * 3  # the V100S plan was in vin and hil
+
+
+def test_unreadable_gpu_plan_is_excluded_with_its_reason() -> None:
+    plans = _plans()
+    l4 = _plan(plans, "23scalegpu02-v1-eu")
+    l4["configurations"] = []
+    for family in _plan(plans, "23scalegpu03-v1-eu")["addonFamilies"]:
+        if family["name"] == "memory":
+            del family["default"]
+    del _plan(plans, "24hgrai02-v1-ca")["pricings"][1]["formattedPrice"]
+    offers, excluded = ovh.PROVIDER.parse_report([_with_plans(plans)])
+    assert {r: n for r, n in excluded.items() if r != "non_gpu"} == {
+        "no_datacenter": 1,
+        "no_default_memory_addon": 1,
+        "unparsed_price": 1,
+    }
+    assert {o.instance_type for o in offers} == {
+        "21hgrai012-us",
+        "23scalegpu01-v1-eu",
+        "24hgrai02-v1-eu",
+        "24hgrai02-v1-us",
+    }
+
+
+def test_a_yearly_pricing_is_left_out_and_the_monthly_ones_kept() -> None:
+    plans = _plans()
+    plan = _plan(plans, "24hgrai02-v1-eu")
+    yearly = next(p for p in plan["pricings"] if p["mode"] == "upfront12" and p["interval"] == 12)
+    yearly.update(interval=1, intervalUnit="year")
+    offers, excluded = ovh.PROVIDER.parse_report([_with_plans(plans)])
+    assert excluded["unknown_unit year"] == 1
+    kept = {
+        (o.pricing, o.reserved_term_months) for o in offers if o.instance_type == plan["planCode"]
+    }
+    assert kept == {(PricingModel.ON_DEMAND, None), (PricingModel.RESERVED, 24)}
+    assert len(offers) == 26
 
 
 def test_renamed_gpu_family_is_drift() -> None:
@@ -130,8 +218,22 @@ def test_renamed_gpu_family_is_drift() -> None:
 
 
 def test_renamed_addon_families_key_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match="without addonFamilies"):
+    with pytest.raises(SchemaDriftError, match="every plan is without addonFamilies"):
         ovh.parse([_mutated('"addonFamilies"', '"addons_families"')])
+
+
+def test_a_plan_without_addon_families_is_counted() -> None:
+    plans = _plans()
+    del _plan(plans, "24hgrai02-v1-ca")["addonFamilies"]
+    offers, excluded = ovh.PROVIDER.parse_report([_with_plans(plans)])
+    assert excluded["no_addon_families"] == 1
+    assert len(offers) == 27 - 3
+
+
+def test_body_without_plans_is_drift() -> None:
+    raw = dataclasses.replace(_raw(), body=b'{"catalogId": 1, "plans": []}')
+    with pytest.raises(SchemaDriftError, match="expected a catalog with 'plans'"):
+        ovh.parse([raw])
 
 
 def test_fetch_gets_the_us_catalog_without_auth() -> None:

@@ -93,9 +93,55 @@ def test_gpu_count_defaults_to_one_without_a_count_in_the_id() -> None:
     assert (gh200.gpu_count, gh200.price) == (1, Decimal("1.99"))
 
 
-def test_unreadable_gpu_count_in_id_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match="no readable GPU count"):
-        vultr.parse([_mutated('"vbm-112c-2048gb-8-h100-gpu"', '"vbm-h100-8x"')])
+def test_unreadable_gpu_count_in_id_is_an_unknown_sku() -> None:
+    offers, excluded = vultr.PROVIDER.parse_report(
+        [_mutated('"vbm-112c-2048gb-8-h100-gpu"', '"vbm-h100-8x"')]
+    )
+    assert excluded == {"unknown_sku vbm-h100-8x": 1, "non_gpu": 13}
+    assert len(offers) == 10
+    a100 = _by_key(offers)[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)]
+    assert a100.price == Decimal("22.4")
+
+
+def test_the_captures_report_their_cpu_plans() -> None:
+    _, excluded = vultr.PROVIDER.parse_report([_raw()])
+    assert excluded == {"non_gpu": 13}  # 22 plans, 9 with a gpu_type
+
+
+def test_unknown_gpu_type_is_reported_and_the_other_plans_published() -> None:
+    offers, excluded = vultr.PROVIDER.parse_report(
+        [_mutated('"gpu_type": "NVIDIA_B200"', '"gpu_type": "NVIDIA_B300"')]
+    )
+    assert excluded["unknown_gpu NVIDIA_B300"] == 1
+    by_key = _by_key(offers)
+    assert ("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT) not in by_key
+    assert by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)].price == Decimal("18.4")
+    assert len(offers) == 10
+
+
+def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
+    plans = json.loads(_raw().body)
+    by_id = {plan["id"]: plan for plan in plans}
+    del by_id["vbm-256c-3072gb-8-mi325x-gpu"]["gpu_vram_gb"]
+    by_id["vbm-256c-3072gb-8-mi355x-gpu"]["hourly_cost_preemptible"] = 0
+    gh200 = by_id["vbm-72c-480gb-gh200-gpu"]
+    del gh200["gpu_type"]  # gpu_brand NVIDIA stays
+    a100 = by_id["vbm-48c-1024gb-4-a100-gpu"]  # on demand and preemptible
+    del a100["hourly_cost_preemptible"], a100["monthly_cost_preemptible"]
+    raw = dataclasses.replace(_raw(), body=json.dumps(plans).encode())
+    offers, excluded = vultr.PROVIDER.parse_report([raw])
+    assert excluded == {
+        "non_gpu": 13,
+        "no_gpu_vram": 1,
+        "no_gpu_type": 1,
+        "no_spot_price": 1,
+    }
+    by_key = _by_key(offers)
+    # a zero price is emitted as read: the loader rejects the scrape (prices_positive)
+    assert by_key[("vbm-256c-3072gb-8-mi355x-gpu", PricingModel.SPOT)].price == 0
+    assert by_key[("vbm-48c-1024gb-4-a100-gpu", PricingModel.ON_DEMAND)].price == Decimal("9.589")
+    assert ("vbm-48c-1024gb-4-a100-gpu", PricingModel.SPOT) not in by_key
+    assert len(offers) == 11 - 3
 
 
 def test_missing_prices_are_drift() -> None:
@@ -171,10 +217,33 @@ def test_cloud_gpu_without_hourly_price_is_monthly() -> None:
     assert (offer.price, offer.price_unit, offer.gpu_count) == (Decimal("90"), PriceUnit.MONTH, 1)
 
 
-def test_cloud_gpu_type_without_known_card_vram_is_drift() -> None:
+def test_cloud_gpu_of_unknown_type_or_card_is_reported_beside_the_known_plans() -> None:
+    page = _page(
+        "plans",
+        [
+            _vcg("vcg-x9-1c-6g-8vram", 8, "NVIDIA_X9", 0.5, 1),
+            _vcg("vcg-b200-2c-12g-12vram", 12, "NVIDIA_B200", 0.9, 2),  # no CARD_VRAM_GB entry
+            _vcg("vcg-a100-1c-6g-4vram", 4, "NVIDIA_A100", 0.25, 1),
+            _vcg("vcg-l40s-16c-180g-48vram", 48, "NVIDIA_L40S", 1.0, 16),
+        ],
+    )
+    offers, excluded = vultr.PROVIDER.parse_report([_json(page)])
+    assert excluded == {"unknown_gpu NVIDIA_X9": 1, "unknown_card NVIDIA_B200": 1}
+    assert {(o.instance_type, o.price) for o in offers} == {
+        ("vcg-a100-1c-6g-4vram", Decimal("0.25")),
+        ("vcg-l40s-16c-180g-48vram", Decimal("1.0")),
+    }
+
+
+def test_only_unknown_plans_is_drift() -> None:
     page = _page("plans", [_vcg("vcg-x9-1c-6g-8vram", 8, "NVIDIA_X9", 0.5, 1)])
-    with pytest.raises(SchemaDriftError, match="no card VRAM known for 'NVIDIA_X9'"):
-        vultr.parse([_json(page)])
+    with pytest.raises(SchemaDriftError, match=r"no GPU offers found.*unknown_gpu NVIDIA_X9 1"):
+        vultr.PROVIDER.parse_report([_json(page)])
+
+
+def test_plans_without_ids_are_drift() -> None:
+    with pytest.raises(SchemaDriftError, match="no plan with an id"):
+        vultr.parse([_mutated('"id"', '"plan_id"')])
 
 
 def test_envelope_without_a_plan_list_is_drift() -> None:
@@ -244,6 +313,51 @@ def test_fetch_follows_the_next_cursor_then_gets_cloud_gpu_plans() -> None:
         "vbm-2c-2gb-8-h100-gpu",
         "vcg-a100-1c-6g-4vram",
     }
+
+
+def _failing(api: _Api, failing: set[tuple[str, str | None]], status: int = 404):
+    """``api``, except that requests to (path, cursor) in ``failing`` answer ``status``."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if (request.url.path, request.url.params.get("cursor")) in failing:
+            api.requests.append(request)
+            return httpx.Response(status)
+        return api(request)
+
+    return handler
+
+
+def test_a_failing_second_page_is_a_skipped_part_and_the_rest_is_published() -> None:
+    api = _Api()
+    handler = _failing(api, {("/v2/plans-metal", "bmV4dA==")})
+    with make_client(httpx.MockTransport(handler)) as client:
+        responses, skipped = vultr.PROVIDER.fetch_report(client, None)
+    assert list(skipped) == ["plans-metal page 2"]
+    assert "404" in skipped["plans-metal page 2"] and "\n" not in skipped["plans-metal page 2"]
+    assert [r.url.path for r in api.requests] == ["/v2/plans-metal", "/v2/plans-metal", "/v2/plans"]
+    offers = vultr.parse(responses)
+    assert {o.instance_type for o in offers} == {"vbm-1c-1gb-8-h100-gpu", "vcg-a100-1c-6g-4vram"}
+
+
+def test_a_failing_cloud_gpu_endpoint_after_bare_metal_is_a_skipped_part() -> None:
+    api = _Api()
+    with make_client(httpx.MockTransport(_failing(api, {("/v2/plans", None)}))) as client:
+        responses, skipped = vultr.fetch_with_skips(client, None)
+    assert list(skipped) == ["plans page 1"]
+    assert {o.instance_type for o in vultr.parse(responses)} == {
+        "vbm-1c-1gb-8-h100-gpu",
+        "vbm-2c-2gb-8-h100-gpu",
+    }
+
+
+def test_a_failing_first_request_is_a_fetch_error() -> None:
+    api = _Api()
+    with (
+        make_client(httpx.MockTransport(_failing(api, {("/v2/plans-metal", None)}))) as client,
+        pytest.raises(FetchError, match="404"),
+    ):
+        vultr.fetch_with_skips(client, None)
+    assert len(api.requests) == 1  # the vcg endpoint is not tried
 
 
 def test_fetch_sends_the_bearer_token_when_set() -> None:
