@@ -1,7 +1,8 @@
 """Backfill price history from public datasets: import, rebuild, publish.
 
 Plain functions shared by ``gpuprices backfill`` and the Dagster ``backfill`` job. Imports are
-idempotent (``warehouse.importers``): running a backfill twice changes nothing.
+idempotent (``warehouse.importers``): running a backfill twice changes nothing, and the second
+run publishes no new snapshot when the current one already holds the imports.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from warehouse.db import Warehouse, load_seeds
 from warehouse.derive import rebuild
 from warehouse.importers import ImportResult, import_all
 from warehouse.paths import Paths
-from warehouse.publish import SnapshotInfo, publish
+from warehouse.publish import SnapshotInfo, current, publish
 
 HISTORY_DIR_ENV = "GPUPRICES_HISTORY_DIR"
 DEFAULT_HISTORY_DIR = Path("../shared/history")
@@ -29,11 +32,37 @@ def history_dir(value: str | None = None, env: Mapping[str, str] = os.environ) -
 
 @dataclass
 class BackfillReport:
+    """The imports' results and what happened to the published snapshot.
+
+    ``snapshot`` is the snapshot this backfill published (None when it published none);
+    ``served`` the one that holds the imports when nothing was published because nothing
+    changed; ``publish_skipped`` says why no snapshot was published, if none was.
+    """
+
     results: list[ImportResult] = field(default_factory=list)
     snapshot: SnapshotInfo | None = None
+    served: SnapshotInfo | None = None
+    publish_skipped: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when at least one import wrote rows."""
+        return any(r.wrote for r in self.results)
 
     def lines(self) -> list[str]:
-        return [r.summary() for r in self.results]
+        """One line per dataset, then one saying whether and why a snapshot was published."""
+        out = [r.summary() for r in self.results]
+        imported = [r.dataset for r in self.results if r.wrote]
+        if self.snapshot is not None:
+            why = (
+                f"imported {', '.join(imported)}"
+                if imported
+                else "nothing imported, but the current snapshot did not hold these imports"
+            )
+            out.append(f"published snapshot {self.snapshot.snapshot_id} ({why})")
+        elif self.publish_skipped is not None:
+            out.append(self.publish_skipped)
+        return out
 
 
 def import_history(
@@ -50,6 +79,24 @@ def import_history(
         return import_all(con, folder, datasets)
 
 
+def snapshot_holds(info: SnapshotInfo | None, results: Sequence[ImportResult]) -> bool:
+    """True when the snapshot ``info`` holds exactly these imports (same source and
+    fingerprint in its ``history_imports``). False for no snapshot or an unreadable one."""
+    if info is None or not info.path.is_file():
+        return False
+    try:
+        con = duckdb.connect(str(info.path), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        held = dict(con.execute("select source, fingerprint from history_imports").fetchall())
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return all(held.get(r.source) == r.fingerprint for r in results)
+
+
 def run_backfill(
     paths: Paths,
     folder: Path,
@@ -57,10 +104,32 @@ def run_backfill(
     *,
     publish_snapshot: bool = True,
 ) -> BackfillReport:
-    """Import, then rebuild the derived tables and publish a snapshot holding the history."""
+    """Import, then rebuild the derived tables and publish a snapshot holding the history.
+
+    No snapshot is published when no import wrote anything and the current snapshot already
+    holds these imports (a re-run with unchanged files): there is nothing new to serve.
+    Raises what ``import_history`` raises; warehouse.publish.SnapshotError if the current
+    snapshot pointer is unreadable.
+    """
     report = BackfillReport(import_history(paths, folder, datasets))
-    if publish_snapshot:
-        with Warehouse(paths.warehouse).connect() as con:
-            rebuild(con)
-            report.snapshot = publish(con, paths.published)
+    if not publish_snapshot:
+        report.publish_skipped = (
+            "not published (--no-publish): the next `gpuprices ingest` publishes"
+            if report.changed
+            else "nothing changed; not published (--no-publish)"
+        )
+        return report
+    if not report.changed:
+        served = current(paths.published)
+        if snapshot_holds(served, report.results):
+            assert served is not None
+            report.served = served
+            report.publish_skipped = (
+                f"nothing changed: snapshot {served.snapshot_id} already holds these imports;"
+                " no new snapshot published"
+            )
+            return report
+    with Warehouse(paths.warehouse).connect() as con:
+        rebuild(con)
+        report.snapshot = publish(con, paths.published)
     return report

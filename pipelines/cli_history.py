@@ -1,6 +1,7 @@
 """``gpuprices backfill`` and the table formats of ``gpuprices export`` (csv, parquet).
 
-``backfill`` imports the public history datasets into the warehouse and publishes a snapshot.
+``backfill`` imports the public history datasets into the warehouse and publishes a snapshot
+(none when nothing changed and the current snapshot already holds the imports).
 ``export --format csv|parquet`` copies tables of the current published snapshot (never the
 warehouse, so it works while the pipeline runs) into files.
 """
@@ -102,8 +103,6 @@ def _backfill(args: argparse.Namespace) -> int:
         return 1
     for line in report.lines():
         print(line)
-    if report.snapshot is not None:
-        print(f"published snapshot {report.snapshot.snapshot_id}")
     return 0
 
 
@@ -114,7 +113,9 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="import public price-history datasets into the warehouse",
         description="Imports " + ", ".join(IMPORTERS) + " from DIR/<dataset>/ (rows marked "
         "source='import:<dataset>'; importing twice changes nothing), then rebuilds the "
-        "derived tables and publishes a snapshot.",
+        "derived tables and publishes a snapshot, unless nothing changed and the current "
+        "snapshot already holds the imports. Per dataset it prints what became of every row "
+        "read: GPU resolved to a model, only to a family (gpu_family), unresolved, excluded.",
     )
     parser.add_argument(
         "--dir",

@@ -1,7 +1,9 @@
-"""Shared test fixtures: where the read-only captures live and how to load one as a response."""
+"""Shared test fixtures: where the read-only captures live and how to load one as a response,
+and a session environment that keeps every write of the suite inside temporary directories."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,19 @@ SHARED = REPO.parent / "shared"
 SNAPSHOTS = SHARED / "snapshots"
 HISTORY = SHARED / "history"
 SPECS = SHARED / "specs"
+
+# Variables the suite points into its temporary root (see temp_homes): anything that would
+# otherwise land in the user's home directory or data folders.
+TEMP_HOME_VARS = (
+    "HOME",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "DAGSTER_HOME",
+    "GPUPRICES_HOME",
+)
+DAGSTER_YAML = "telemetry:\n  enabled: false\n"
 
 _CONTENT_TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8"}
 
@@ -30,6 +45,50 @@ def raw_from_capture(path: Path, url: str = "https://example.invalid/") -> RawRe
         body=path.read_bytes(),
         fetched_at=stamp[0],
     )
+
+
+def dagster_home(path: Path) -> Path:
+    """A DAGSTER_HOME at ``path`` whose dagster.yaml disables telemetry (created if missing)."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "dagster.yaml").write_text(DAGSTER_YAML, encoding="utf-8")
+    return path
+
+
+def temp_home_env(root: Path) -> dict[str, str]:
+    """The values of ``TEMP_HOME_VARS`` under ``root`` (directories created)."""
+    home = root / "home"
+    env = {
+        "HOME": home,
+        "XDG_DATA_HOME": home / ".local" / "share",
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_CACHE_HOME": home / ".cache",
+        "XDG_STATE_HOME": home / ".local" / "state",
+        "DAGSTER_HOME": dagster_home(root / "dagster-home"),
+        "GPUPRICES_HOME": root / "gpuprices-home",
+    }
+    for path in env.values():
+        path.mkdir(parents=True, exist_ok=True)
+    return {name: str(path) for name, path in env.items()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temp_homes(tmp_path_factory) -> Iterator[dict[str, str]]:
+    """For the whole session, HOME, the XDG folders, DAGSTER_HOME and GPUPRICES_HOME point into
+    a temporary root (issue 12 point 9: the suite wrote ~/.dagster).
+
+    Dagster writes telemetry for every instance whose settings leave it on: the event log and
+    instance id under $DAGSTER_HOME, else ~/.dagster, and a user id under ~/.dagster/.telemetry
+    whatever DAGSTER_HOME says. Ephemeral instances never log; ``DagsterInstance.get()`` reads
+    our dagster.yaml (telemetry off); but ``DagsterInstance.local_temp(dir)`` reads dir's own
+    dagster.yaml, which tests' fresh temp dirs lack, so those instances do log. Pointing HOME
+    into the temporary root keeps even those writes (and ~/.local/share/gpuprices, the default
+    GPUPRICES_HOME) out of the user's home. Subprocesses inherit the environment.
+    """
+    env = temp_home_env(tmp_path_factory.mktemp("temp-homes"))
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        yield env
 
 
 @pytest.fixture(scope="session")

@@ -1,18 +1,21 @@
 """Backfill importers on the real datasets in ../shared/history: values read off the files,
-exclusions and unresolved GPU names reported, and importing twice changes nothing."""
+family-only GPU names kept at family level, every row read accounted for once, and importing
+twice changes nothing."""
 
 from __future__ import annotations
 
 import json
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
 
 from tests.conftest import HISTORY
+from warehouse.analysis import create_views
 from warehouse.db import Warehouse, load_seeds
-from warehouse.importers import IMPORTERS, DatasetError, gpu_hunt_site, import_all
+from warehouse.importers import IMPORTERS, DatasetError, common, gpu_hunt_site, import_all
+from warehouse.importers.families import FAMILIES_CSV, family_table, members, resolve_family
 from warehouse.load import offer_id
 
 TABLES = ("offer_history", "imported_daily_prices", "market_summaries", "market_summary_providers")
@@ -58,21 +61,81 @@ def test_gpuhunt_catalog_rows_become_daily_statistics(imported, con):
     assert (result.files, result.rows_read) == (25, 14074)
     # 2025-04-12: 80 lambdalabs H100 rows, $2.49 .. $23.92 per instance-hour
     row = con.execute(
-        "select offer_count, min_price_per_hour_usd, max_price_per_hour_usd, gpu_id"
+        "select offer_count, min_price_per_hour_usd, max_price_per_hour_usd, gpu_id, gpu_family"
         " from imported_daily_prices where day = '2025-04-12' and provider = 'lambdalabs'"
         " and gpu_name = 'H100'"
     ).fetchone()
-    assert row == (80, Decimal("2.49"), Decimal("23.92"), None)
+    assert row == (80, Decimal("2.49"), Decimal("23.92"), None, "h100")
     assert con.execute(
         "select gpu_id from imported_daily_prices where gpu_name = 'MI300X' limit 1"
     ).fetchone() == ("mi300x",)
 
 
-def test_gpuhunt_family_names_are_reported_not_dropped(imported):
+def test_gpuhunt_family_names_left_95_percent_of_rows_unresolved(imported, con):
+    # issue 12 point 8: "H100" x12512 and "A100" x788 never reached history. They name a
+    # family (SXM, PCIe, NVL; 40/80 GB), so they are kept at family level: gpu_id null (no
+    # variant is claimed), gpu_family set
     result = imported[1]["gpuhunt-h100-h200-mi300x"]
-    # "H100" / "A100" name a family (SXM, PCIe, NVL, 40/80 GB): kept with gpu_id null, counted
-    assert dict(result.unresolved_gpus) == {"H100": 12512, "A100": 788}
-    assert "'H100' x12512" in result.summary()
+    assert dict(result.rows_to_family) == {"h100": 12512, "a100": 788}
+    assert result.rows_to_model == 774  # H200 and MI300X rows
+    assert not result.unresolved_gpus and not result.excluded
+    assert "13300 to a GPU family only (h100 x12512, a100 x788" in result.summary()
+    rows = con.execute(
+        "select gpu_family, count(*), sum(offer_count), count(distinct provider),"
+        " min(day), max(day), count(gpu_id) from imported_daily_prices"
+        " where gpu_family is not null group by gpu_family order by gpu_family"
+    ).fetchall()
+    assert rows == [
+        ("a100", 9, 788, 9, date(2024, 9, 24), date(2024, 9, 24), 0),
+        ("h100", 206, 12512, 11, date(2024, 9, 24), date(2025, 4, 12), 0),
+    ]
+    # a row naming a model never carries a family: gpu_family marks family-level rows only
+    assert con.execute(
+        "select count(*) from imported_daily_prices where gpu_id is not null"
+        " and gpu_family is not null"
+    ).fetchone() == (0,)
+
+
+def test_every_row_read_has_exactly_one_outcome(imported):
+    for result in imported[1].values():
+        outcomes = (
+            result.rows_to_model
+            + sum(result.rows_to_family.values())
+            + sum(result.unresolved_gpus.values())
+            + sum(result.excluded.values())
+        )
+        assert outcomes == result.rows_read, result.dataset
+        assert result.unaccounted() == 0
+    site = imported[1]["gpu-hunt-site"]
+    assert (site.rows_to_model, sum(site.rows_to_family.values())) == (1968, 351)
+    assert (sum(site.unresolved_gpus.values()), sum(site.excluded.values())) == (59, 9886)
+
+
+def test_family_table_names_families_of_canonical_gpus():
+    assert members("h100") == ["h100-nvl", "h100-pcie", "h100-sxm"]
+    assert members("a100") == ["a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm"]
+    assert "v100s-32gb-pcie" not in members("v100")  # V100S is its own model
+    assert set(family_table(FAMILIES_CSV).values()) == {"h100", "a100", "v100"}
+    for spelling, family in [
+        ("H100", "h100"),
+        ("NVIDIA H100", "h100"),
+        ("NVIDIA H100 NVLink", "h100"),
+        ("a100", "a100"),
+        ("Tesla V100", "v100"),
+    ]:
+        assert resolve_family(spelling) == family
+    assert resolve_family("NVIDIA RTX 6000") is None  # Quadro, Ada or PRO: no common prefix
+    assert resolve_family("H100 SXM") is None  # a model, resolved by gpus.resolve
+
+
+def test_a_family_alias_that_names_a_model_is_rejected(tmp_path):
+    bad = tmp_path / "gpu_families.csv"
+    bad.write_text("alias,gpu_family\nH100 SXM,h100\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="names a model"):
+        family_table(bad)
+    bad.write_text("alias,gpu_family\nB200,b200\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a family"):
+        family_table(bad)
 
 
 def test_gpu_hunt_site_servers_become_offer_intervals(con):
@@ -125,10 +188,35 @@ def test_gpu_hunt_site_exclusions_and_unresolved_names_are_counted(imported):
     result = imported[1]["gpu-hunt-site"]
     assert result.rows_read == 12205 + 59  # price_history rows + servers without history
     assert result.excluded["rows of servers without a GPU (CPU-only)"] == 9863
-    assert result.unresolved_gpus["NVIDIA A100"] == 151  # 40 or 80 GB, SXM or PCIe: unknown
+    # "NVIDIA A100": 40 or 80 GB, SXM or PCIe: the family, not a model
+    assert result.rows_to_family["a100"] == 151 and "NVIDIA A100" not in result.unresolved_gpus
+    assert result.unresolved_gpus["NVIDIA RTX 6000"] == 14  # Quadro, Ada or PRO: no family
     assert "NVIDIA A40" not in result.unresolved_gpus
     kept = result.rows_read - sum(result.excluded.values())
     assert kept > 2000 and result.rows_written["offer_history"] > 600
+
+
+def test_gpu_hunt_site_family_only_servers_become_family_level_intervals(con):
+    # datacrunch's "8× A100 80GB" (site model column "NVIDIA A100"): SXM or PCIe is not said
+    oid = offer_id("datacrunch", "gpu-hunt-site:datacrunch-8A100.176V", "FI-01", "on_demand", None)
+    rows = con.execute(
+        "select gpu_name, gpu_id, gpu_family, gpu_count, price from offer_history"
+        " where offer_id = ?",
+        [oid],
+    ).fetchall()
+    assert set(rows) == {("NVIDIA A100", None, "a100", Decimal("8"), Decimal("20.48"))}
+    families = con.execute(
+        "select gpu_family, count(distinct offer_id), count(gpu_id) from offer_history"
+        " where gpu_family is not null group by all order by all"
+    ).fetchall()
+    assert families == [("a100", 17, 0), ("h100", 9, 0), ("v100", 32, 0)]
+    # family-level intervals are per GPU-hour prices too, labelled in the per-offer views
+    create_views(con)
+    assert con.execute(
+        "select provider, instance_type, gpu_id, gpu_family, price_per_gpu_hour_usd"
+        " from offers_as_of(timestamp '2026-04-01 12:00') where gpu_family = 'h100'"
+        " order by price_per_gpu_hour_usd, provider, instance_type limit 1"
+    ).fetchone() == ("salad", "1× H100", None, "h100", 2.25)
 
 
 def test_prime_intellect_summaries_keep_every_snapshot(imported, con):
@@ -160,10 +248,40 @@ def test_importing_twice_changes_nothing(imported, con):
     assert {r.status for r in again} == {"imported"}
     assert _contents(con) == before
     recorded = con.execute(
-        "select unresolved_gpus from history_imports"
+        "select unresolved_gpus, rows_to_family, rows_to_model, rows_by_table from history_imports"
         " where source = 'import:gpuhunt-h100-h200-mi300x'"
     ).fetchone()
-    assert json.loads(recorded[0]) == {"A100": 788, "H100": 12512}
+    assert json.loads(recorded[0]) == {}
+    assert json.loads(recorded[1]) == {"a100": 788, "h100": 12512}
+    assert recorded[2] == 774 and json.loads(recorded[3]) == {"imported_daily_prices": 275}
+
+
+def test_an_unchanged_import_does_not_claim_to_have_written_rows(imported, con):
+    # issue 12 point 8: a re-run said "unchanged" and "wrote 275 rows" in one line
+    (again,) = import_all(con, HISTORY, ["gpuhunt-h100-h200-mi300x"])
+    line = again.summary()
+    assert again.status == "unchanged" and not again.wrote
+    assert "wrote nothing" in line and "wrote 275" not in line
+    assert "keeps that import's 275 imported_daily_prices rows" in line
+    assert "it read 14074 rows: 774 to a GPU model, 13300 to a GPU family only" in line
+    assert again.imported_at is not None
+
+
+def test_unresolved_names_are_listed_in_a_stable_order():
+    # ties by name, so two runs over the same files print the same line
+    result = common.ImportResult("x", rows_read=4)
+    for name in ("b", "a", "c", "c"):
+        result.count_gpu(name, None, None, 1)
+    assert "(kept, gpu_id null: 'c' x2, 'a' x1, 'b' x1)" in result.summary()
+
+
+def test_a_changed_name_table_changes_the_fingerprint(tmp_path, monkeypatch):
+    files = sorted((HISTORY / "gpuhunt-h100-h200-mi300x").glob("*.json"))[:2]
+    before = common.fingerprint(files, 1)
+    copy = tmp_path / FAMILIES_CSV.name
+    copy.write_bytes(FAMILIES_CSV.read_bytes() + b"GH100,h100\n")
+    monkeypatch.setattr(common, "NAME_TABLES", (*common.NAME_TABLES[:-1], copy))
+    assert common.fingerprint(files, 1) != before
 
 
 def test_imported_history_never_touches_scraped_intervals(con):

@@ -22,8 +22,14 @@ real per-offer history, imported as change intervals into ``offer_history`` with
 - GPU names resolve through ``gpus.resolve`` with the server's VRAM as a hint: first the
   display name without its count prefix ("8x H100 SXM5" -> "H100 SXM5"), the provider's own
   label, then the site's GPU model column, which is a lossy normalisation of it ("RTX A4000"
-  -> "NVIDIA A40", "RTX 4080S" -> "NVIDIA RTX 4080", "H100 SXM5" -> "NVIDIA H100"). Names that
-  stay ambiguous ("NVIDIA A100") keep ``gpu_id`` null and are counted per spelling.
+  -> "NVIDIA A40", "RTX 4080S" -> "NVIDIA RTX 4080", "H100 SXM5" -> "NVIDIA H100"). A name
+  that names only a family ("1× A100 80GB" / "NVIDIA A100": SXM or PCIe) keeps ``gpu_id`` null
+  and gets ``gpu_family`` ('a100'; ``warehouse.importers.families``), tried in the same order
+  after both model lookups failed. Names that resolve to neither keep both null and are counted
+  per spelling.
+- Each row read has one outcome, counted once: excluded (with its reason, including a repeat
+  of a server within one session), or kept with its GPU resolved to a model, a family, or
+  nothing.
 
 Caveat from the dataset's provenance: for providers the site scrapes without raw data
 (coreweave, tensordock, lambda, salad, paperspace) rows may be hard-coded fallback values. The
@@ -59,12 +65,13 @@ from warehouse.importers.common import (
     record,
     require_files,
 )
+from warehouse.importers.families import resolve_family
 from warehouse.load import fx_rate, offer_id
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
 DATASET = "gpu-hunt-site"
 SOURCE = IMPORT_PREFIX + DATASET
-VERSION = 2
+VERSION = 3  # 3: gpu_family; a repeated row is counted only as excluded
 SESSION_GAP = timedelta(seconds=60)
 _SERVER_FIELDS = (
     "id",
@@ -117,15 +124,23 @@ def _time(text: str, where: str) -> datetime:
     return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _gpu(server: dict[str, str]) -> tuple[str, str | None]:
-    """(GPU spelling, gpu_id or None): the display name first, then the site's model column."""
+def _gpu(server: dict[str, str]) -> tuple[str, str | None, str | None]:
+    """(GPU spelling, gpu_id, gpu_family): a model from the display name, else from the site's
+    model column; only then a family, in the same order. gpu_family is set only when gpu_id
+    is None; both None for a name that resolves to neither (the model column is returned)."""
     vram = _decimal(server["gpu_vram_gb"], f"server {server['id']}")
     hint = float(vram) if vram else None
     display = _COUNT_PREFIX.sub("", server["name"]).strip()
-    from_display = resolve(display, hint) if display else None
-    if from_display is not None:
-        return display, from_display
-    return server["gpu_model"], resolve(server["gpu_model"], hint)
+    names = [n for n in (display, server["gpu_model"].strip()) if n]
+    for name in names:
+        gpu_id = resolve(name, hint)
+        if gpu_id is not None:
+            return name, gpu_id, None
+    for name in names:
+        family = resolve_family(name)
+        if family is not None:
+            return name, None, family
+    return server["gpu_model"], None, None
 
 
 def _one_file(folder: Path, pattern: str) -> Path:
@@ -178,9 +193,12 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
             )
     rows = _observed_rows(con, servers, observations, result)
     batch = _sessions(rows)
+    kept = _latest_per_session(rows, result)
+    for row in kept:
+        result.count_gpu(row["gpu_name"], row["gpu_id"], row["gpu_family"], 1)
     con.execute("begin transaction")
     try:
-        _replace_history(con, rows, batch, result)
+        _replace_history(con, kept, batch, result)
         record(con, result, fp)
         con.execute("commit")
     except Exception:
@@ -197,7 +215,7 @@ def _observed_rows(
 ) -> list[dict]:
     """Observation-shaped rows (history.OBSERVED_COLUMNS, plus recorded_at), validated."""
     fx_cache: dict[tuple[str, date], Decimal] = {}
-    gpu_cache: dict[str, tuple[str, str | None]] = {}
+    gpu_cache: dict[str, tuple[str, str | None, str | None]] = {}
     rows = []
     for obs in observations:
         server = servers.get(obs.server_id)
@@ -217,9 +235,7 @@ def _observed_rows(
             continue
         if obs.server_id not in gpu_cache:
             gpu_cache[obs.server_id] = _gpu(server)
-        gpu_name, gpu_id = gpu_cache[obs.server_id]
-        if gpu_id is None:
-            result.unresolved_gpus[gpu_name] += 1
+        gpu_name, gpu_id, gpu_family = gpu_cache[obs.server_id]
         currency = server["currency"].strip().upper() or "USD"
         day = obs.recorded_at.date()
         if (currency, day) not in fx_cache:
@@ -239,6 +255,7 @@ def _observed_rows(
                 "reserved_term_months": None,
                 "gpu_name": gpu_name,
                 "gpu_id": gpu_id,
+                "gpu_family": gpu_family,
                 "gpu_count": count,
                 "price": quantize_money(hourly),
                 "currency": currency,
@@ -270,19 +287,25 @@ def _sessions(rows: list[dict]) -> list[list[object]]:
     return batch
 
 
-def _replace_history(
-    con: duckdb.DuckDBPyConnection,
-    rows: list[dict],
-    batch: list[list[object]],
-    result: ImportResult,
-) -> None:
-    # the latest row of a server in a session wins (rows are in time order per provider)
+def _latest_per_session(rows: list[dict], result: ImportResult) -> list[dict]:
+    """The latest row of each server in each session (rows are in time order per provider);
+    the others are counted as excluded."""
     latest: dict[tuple[str, str], dict] = {}
     for row in rows:
         key = (row["scrape_id"], row["offer_id"])
         if key in latest:
             result.excluded["repeated rows of a server within one session (latest kept)"] += 1
         latest[key] = row
+    return list(latest.values())
+
+
+def _replace_history(
+    con: duckdb.DuckDBPyConnection,
+    rows: list[dict],
+    batch: list[list[object]],
+    result: ImportResult,
+) -> None:
+    """Replace this source's intervals with those of ``rows`` (one per server and session)."""
     earlier = con.execute(
         "select min(valid_from) from offer_history where source = ?", [SOURCE]
     ).fetchone()
@@ -305,7 +328,7 @@ def _replace_history(
         con,
         OBSERVED_TABLE,
         list(OBSERVED_COLUMNS),
-        [[r[c] for c in OBSERVED_COLUMNS] for r in latest.values()],
+        [[r[c] for c in OBSERVED_COLUMNS] for r in rows],
     )
     changes = apply_batch(con, source=SOURCE)
     # the dataset ends at each provider's last session: nothing is known after it
@@ -318,6 +341,20 @@ def _replace_history(
         """,
         [SOURCE],
     )
+    # a server's GPU name is constant, so its family labels every interval of the offer
+    families = sorted({(r["offer_id"], r["gpu_family"]) for r in rows if r["gpu_family"]})
+    if families:
+        con.execute(
+            "create or replace temp table _history_families (offer_id varchar, gpu_family varchar)"
+        )
+        bulk_insert(
+            con, "_history_families", ["offer_id", "gpu_family"], [list(f) for f in families]
+        )
+        con.execute(
+            "update offer_history as h set gpu_family = f.gpu_family from _history_families as f"
+            " where h.source = ? and h.offer_id = f.offer_id",
+            [SOURCE],
+        )
     result.rows_written = {"offer_history": changes["opened"]}
     times = [b[2] for b in batch]
     result.first_observed_at = min(times) if times else None  # type: ignore[type-var]

@@ -7,8 +7,9 @@ type, region, GPU count or spot flag, so they have no stable identity (two rows 
 and price are indistinguishable) and no per-GPU price. They are therefore kept as statistics,
 not offers: per (day, provider, GPU name) the number of rows and the min/median/max
 instance-hour price, in ``imported_daily_prices``. "H100" and "A100" name a family (SXM, PCIe,
-NVL; 40/80 GB), not a model: those rows keep ``gpu_id`` null and are reported as unresolved.
-Provider names are gpuhunt's own ("lambdalabs", "oci", "vastai").
+NVL; 40/80 GB), not a model: those rows keep ``gpu_id`` null and carry ``gpu_family`` ('h100',
+'a100'; ``warehouse.importers.families``), so a query for H100 history finds them, labelled as
+family-level. Provider names are gpuhunt's own ("lambdalabs", "oci", "vastai").
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from warehouse.importers.common import (
     record,
     require_files,
 )
+from warehouse.importers.families import resolve_family
 from warehouse.units import quantize_money
 
 DATASET = "gpuhunt-h100-h200-mi300x"
-VERSION = 1
+VERSION = 2  # 2: gpu_family for family-only names
 _FILE = re.compile(r"^(?P<day>\d{4}-\d{2}-\d{2})_[0-9a-f]+\.json$")
 _PRICE = re.compile(r"^\$(?P<amount>\d[\d,]*(?:\.\d+)?)$")
 _FIELDS = ("gpuModel", "price", "provider")
@@ -47,6 +49,7 @@ _COLUMNS = [
     "provider",
     "gpu_name",
     "gpu_id",
+    "gpu_family",
     "offer_count",
     "min_price_per_hour_usd",
     "median_price_per_hour_usd",
@@ -107,8 +110,8 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
         captured_at = datetime(day.year, day.month, day.day, tzinfo=UTC)
         for (provider, gpu_name), prices in sorted(_read(path, result).items()):
             gpu_id = resolve(gpu_name)
-            if gpu_id is None:
-                result.unresolved_gpus[gpu_name] += len(prices)
+            family = resolve_family(gpu_name) if gpu_id is None else None
+            result.count_gpu(gpu_name, gpu_id, family, len(prices))
             out.append(
                 [
                     result.source,
@@ -117,6 +120,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
                     provider,
                     gpu_name,
                     gpu_id,
+                    family,
                     len(prices),
                     min(prices),
                     quantize_money(statistics.median(prices)),

@@ -8,7 +8,9 @@ count, min, avg). Prices are USD per GPU-hour (the ``by_config`` block shows min
 min_per_gpu x GPUs) and mix spot and on-demand offers. They are statistics, not offers, so
 they go to ``market_summaries`` and ``market_summary_providers``, not to offer_history.
 ``by_config`` (per GPU count) is not imported. The GPU resolves from "<type> <socket>" with
-underscores as spaces ("H100 80GB SXM5" -> h100-sxm).
+underscores as spaces ("H100 80GB SXM5" -> h100-sxm); a market naming only a family keeps
+``gpu_id`` null and gets ``gpu_family`` (``warehouse.importers.families``). A provider line
+without count/min/avg is left out of its (kept) summary and counted in ``excluded_parts``.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from warehouse.importers.common import (
     record,
     require_files,
 )
+from warehouse.importers.families import resolve_family
 from warehouse.units import quantize_money
 
 DATASET = "prime-intellect-summary"
-VERSION = 1
+VERSION = 2  # 2: gpu_family for family-only markets
 _STATS = ("min", "p10", "p25", "median", "p75", "p90", "max", "mean")
 _AVAILABILITY = ("total", "available", "low", "medium", "high")
 _SUMMARY_COLUMNS = [
@@ -44,6 +47,7 @@ _SUMMARY_COLUMNS = [
     "gpu_name",
     "socket",
     "gpu_id",
+    "gpu_family",
     *(f"{s}_usd_per_gpu_hour" for s in _STATS),
     "offers_total",
     "offers_available",
@@ -115,7 +119,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
     result = ImportResult(DATASET, files=len(paths))
     summaries: dict[tuple[str, datetime], list[object]] = {}
     providers: list[list[object]] = []
-    gpu_cache: dict[str, str | None] = {}
+    gpu_cache: dict[str, tuple[str | None, str | None]] = {}
     for path in paths:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
@@ -133,10 +137,11 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
                 result.excluded["repeated (market, timestamp) lines (first kept)"] += 1
                 continue
             if market not in gpu_cache:
-                gpu_cache[market] = resolve(market.replace("_", " "))
-            gpu_id = gpu_cache[market]
-            if gpu_id is None:
-                result.unresolved_gpus[market] += 1
+                spelling = market.replace("_", " ")
+                model = resolve(spelling)
+                gpu_cache[market] = (model, resolve_family(spelling) if model is None else None)
+            gpu_id, family = gpu_cache[market]
+            result.count_gpu(market, gpu_id, family, 1)
             stats = snap["price_stats"] or {}
             availability = snap["availability"] or {}
             summaries[(market, observed_at)] = [
@@ -146,6 +151,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
                 snap["gpu_type"],
                 socket,
                 gpu_id,
+                family,
                 *(_money(stats.get(s), f"{where} price_stats.{s}") for s in _STATS),
                 *(_count(availability.get(a), f"{where} availability.{a}") for a in _AVAILABILITY),
             ]
@@ -154,7 +160,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
                 avg = _money(line_stats.get("avg"), f"{where} by_provider.{name}.avg")
                 count = _count(line_stats.get("count"), f"{where} by_provider.{name}.count")
                 if low is None or avg is None or count is None:
-                    result.excluded["provider lines without count/min/avg"] += 1
+                    result.excluded_parts["provider lines without count/min/avg"] += 1
                     continue
                 providers.append([result.source, market, observed_at, name, count, low, avg])
             result.first_observed_at = min(filter(None, (result.first_observed_at, observed_at)))

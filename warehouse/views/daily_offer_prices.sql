@@ -5,6 +5,10 @@
 -- Every interval counts, including prices the daily figures leave out (judged suspect, or last
 -- confirmed too long before the day: see warehouse/rollups/daily_provider_prices.sql); the
 -- published snapshot carries neither the screen verdicts nor the scrape log.
+-- `gpu_family` is set only where the source named just a GPU family ("NVIDIA A100"): gpu_id
+-- stays null and gpu_family says which family ('a100'; migration 0010), so
+-- `where gpu_id like 'a100-%' or gpu_family = 'a100'` is all A100 history, model and
+-- family level.
 -- Depends on: offer_history. Open intervals (valid_to null) run until now(). Expands all of
 -- history, so filter on offer_id or provider for speed; daily_gpu_prices is the fast path.
 create or replace view daily_offer_prices as
@@ -36,6 +40,7 @@ select
     arg_max(region, valid_from) as region,
     arg_max(pricing, valid_from) as pricing,
     arg_max(gpu_id, valid_from) as gpu_id,
+    arg_max(gpu_family, valid_from) as gpu_family,
     arg_max(gpu_count, valid_from) as gpu_count,
     arg_max(price, valid_from) as price,
     arg_max(currency, valid_from) as currency,

@@ -3,7 +3,8 @@
 -- Usage: select * from offers_as_of(timestamp '2025-06-16');   (a timestamp without zone is UTC
 -- in the warehouse; the DuckDB CLI uses its session time zone)
 -- Includes offers of providers whose later scrapes failed (not seen is not gone) and imported
--- history (`source` = 'import:<dataset>'). Depends on: offer_history, gpus.
+-- history (`source` = 'import:<dataset>'). `gpu_family` is set only on family-level rows
+-- (gpu_id null; the source named just the family). Depends on: offer_history, gpus.
 create or replace macro offers_as_of(at_time) as table
 select
     h.offer_id,
@@ -15,6 +16,7 @@ select
     h.reserved_term_months,
     h.gpu_name,
     h.gpu_id,
+    h.gpu_family,
     g.name as gpu_model,
     h.gpu_count,
     g.vram_gb as vram_gb_per_gpu,
