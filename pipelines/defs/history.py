@@ -54,7 +54,11 @@ def history_backfill(
     for r in results:
         metadata[f"{r.dataset}.status"] = r.status
         metadata[f"{r.dataset}.rows_read"] = r.rows_read
+        # what the warehouse holds of the dataset (an unchanged run wrote nothing: see .wrote)
         metadata[f"{r.dataset}.rows_written"] = sum(r.rows_written.values())
+        metadata[f"{r.dataset}.wrote"] = r.wrote
+        metadata[f"{r.dataset}.rows_to_gpu_model"] = r.rows_to_model
+        metadata[f"{r.dataset}.rows_to_gpu_family"] = sum(r.rows_to_family.values())
         metadata[f"{r.dataset}.unresolved_gpu_rows"] = sum(r.unresolved_gpus.values())
         metadata[f"{r.dataset}.excluded_rows"] = sum(r.excluded.values())
     return dg.MaterializeResult(
