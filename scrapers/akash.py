@@ -41,8 +41,28 @@ several memory sizes. ``ram`` is a Kubernetes-style quantity ("80Gi" = 80 GiB) a
 to decimal GB (85.9) like every other GiB figure; a model name the GPU seed does not know is still
 emitted (the warehouse loads it with no gpu_id and warns).
 
-Exclusions (counted by ``parse_with_exclusions``): ``no_recent_bids`` -- a model whose ``price``
-is null (no provider bid in the last 31 days).
+Known models: Akash spells a GPU as ``<family><number><suffix>`` ("h100", "rtx4090",
+"rtxa6000", "mi300x"); the family (the letters before the number) must be one of
+``KNOWN_FAMILIES`` for its vendor. The families are those of the names in Akash's GPU database
+(akash-network/provider-configs ``devices/pcie/gpus.json``, from which provider feature discovery
+takes the names: a, gt, gtx, h, m, mx, p, rtx, rtxa, t, v; amd mi) plus NVIDIA and AMD product
+lines sold since (b/gb/gh: B200, GB200, GH200; l: L4, L40S; k: K80; rtxpro: RTX PRO 6000; rx:
+Radeon RX). A new model of a known family ("rtx5090") is emitted as spelled; a name of another
+family, or of another vendor, is a row this scraper does not know.
+
+Exclusions (counted by ``parse_with_exclusions``, one count per model):
+
+- ``no_recent_bids``: a model whose ``price`` is null (no provider bid in the last 31 days);
+- ``unknown_family <instance type>``: a priced model of an unknown vendor or family
+  (``unknown_family nvidia-z100-80Gi-SXM5``);
+- ``incomplete_model``: a model without one of ``MODEL_KEYS``, or whose vendor, model, ram or
+  interface is not text;
+- ``unparsed_price``: a ``price`` that is not an object with a numeric ``weightedAverage`` and a
+  currency code; ``unparsed_memory``: a ``ram`` that is not like "80Gi".
+
+``SchemaDriftError`` is kept for a structure that is gone: a body in neither known shape, a
+``models`` that is not a non-empty list, no priced model left (the message lists the
+exclusions), more unreadable models (``UNREADABLE``) than read ones, or the same offer twice.
 """
 
 from __future__ import annotations
@@ -64,6 +84,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
 
@@ -78,6 +99,33 @@ LIVE_KEYS = frozenset({"availability", "models"})
 SAVED_KEYS = frozenset({"fetchedAt", "url", "models"})
 MODEL_KEYS = ("vendor", "model", "ram", "interface", "availability", "price")
 
+# GPU families by vendor (the letters before the model number); see the module docstring.
+KNOWN_FAMILIES: dict[str, frozenset[str]] = {
+    "nvidia": frozenset(
+        {
+            "a",
+            "b",
+            "gb",
+            "gh",
+            "gt",
+            "gtx",
+            "h",
+            "k",
+            "l",
+            "m",
+            "mx",
+            "p",
+            "rtx",
+            "rtxa",
+            "rtxpro",
+            "t",
+            "v",
+        }
+    ),
+    "amd": frozenset({"mi", "rx"}),
+}
+
+_FAMILY = re.compile(r"^(?P<family>[a-z]+)\d")
 _RAM = re.compile(r"^(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>Gi|GB)$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
@@ -90,8 +138,8 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """One on-demand offer per priced GPU model: USD per GPU-hour (the bids' weighted average).
 
-    Raises ``SchemaDriftError`` for a body in neither known shape, a model missing an expected
-    field or with an unreadable price or memory size, or when no model has a price.
+    Raises ``SchemaDriftError`` for a body in neither known shape, or when no model yields an
+    offer; a model that cannot be read is excluded instead (see ``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -102,17 +150,40 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         for model in _models(json_body(response), response):
-            offer = _offer(model, response)
-            if offer is None:
-                excluded["no_recent_bids"] += 1
-            else:
-                offers.append(offer)
+            try:
+                offers.append(_offer(model, response))
+            except _Excluded as exc:
+                excluded[exc.reason] += 1
     if not offers:
-        raise SchemaDriftError("no priced GPU model in the Akash GPU price list")
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()))
+        raise SchemaDriftError(
+            f"no priced GPU model in the Akash GPU price list (excluded: {reasons or 'none'})"
+        )
+    _check_readable(offers, excluded)
     return ensure_unique(offers), excluded
 
 
-def _models(document: Any, response: RawResponse) -> list[dict[str, Any]]:
+class _Excluded(Exception):
+    """One model left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# Exclusions of models that could not be read: one is a slip, most of them a changed layout.
+UNREADABLE = frozenset({"incomplete_model", "unparsed_price", "unparsed_memory"})
+
+
+def _check_readable(offers: list[Offer], excluded: Counter[str]) -> None:
+    """``SchemaDriftError`` when more models could not be read than were read."""
+    unreadable = {r: n for r, n in excluded.items() if r in UNREADABLE}
+    if sum(unreadable.values()) > len(offers):
+        detail = ", ".join(f"{r} {n}" for r, n in sorted(unreadable.items()))
+        raise SchemaDriftError(f"more Akash GPU models unreadable than read: {detail}")
+
+
+def _models(document: Any, response: RawResponse) -> list[Any]:
     keys = set(document) if isinstance(document, dict) else set()
     if not (keys >= LIVE_KEYS or keys >= SAVED_KEYS):
         found = sorted(keys)[:8] if keys else type(document).__name__
@@ -120,36 +191,42 @@ def _models(document: Any, response: RawResponse) -> list[dict[str, Any]]:
     models = document["models"]
     if not isinstance(models, list) or not models:
         raise SchemaDriftError(f"{response.url}: 'models' is not a non-empty list")
-    for model in models:
-        if not isinstance(model, dict) or any(key not in model for key in MODEL_KEYS):
-            raise SchemaDriftError(f"{response.url}: model without {MODEL_KEYS}: {model!r:.120}")
     return models
 
 
-def _offer(model: dict[str, Any], response: RawResponse) -> Offer | None:
+def _offer(model: Any, response: RawResponse) -> Offer:
+    if not isinstance(model, dict) or any(key not in model for key in MODEL_KEYS):
+        raise _Excluded("incomplete_model")
     vendor, name, ram, interface = (
-        _text(model, key, response) for key in ("vendor", "model", "ram", "interface")
+        _text(model, key) for key in ("vendor", "model", "ram", "interface")
     )
     label = f"{vendor}-{name}-{ram}-{interface}"
     price = model["price"]
     if price is None:
-        return None
+        raise _Excluded("no_recent_bids")
+    family = _FAMILY.match(name.lower())
+    if family is None or family["family"] not in KNOWN_FAMILIES.get(vendor.lower(), ()):
+        raise _Excluded(unknown_row("family", label))
     if not isinstance(price, dict):
-        raise SchemaDriftError(f"{response.url}: {label}: price is not an object")
+        raise _Excluded("unparsed_price")
     amount, currency = price.get(PRICE_FIELD), price.get("currency")
     if isinstance(amount, bool) or not isinstance(amount, int | float | str):
-        raise SchemaDriftError(f"{response.url}: {label}: no numeric price.{PRICE_FIELD}")
+        raise _Excluded("unparsed_price")
     if not isinstance(currency, str) or not _CURRENCY.match(currency):
-        raise SchemaDriftError(f"{response.url}: {label}: price currency {currency!r}")
+        raise _Excluded("unparsed_price")
+    try:
+        value = decimal(amount)
+    except SchemaDriftError:
+        raise _Excluded("unparsed_price") from None
     return Offer(
         provider=SLUG,
         instance_type=label,
         region=REGION,
         gpu_name=f"{vendor} {name} {interface}",
         gpu_count=Decimal(1),
-        vram_gb_reported=_vram_gb(ram, label, response),
+        vram_gb_reported=_vram_gb(ram),
         pricing=PricingModel.ON_DEMAND,
-        price=decimal(amount),
+        price=value,
         currency=currency,
         price_unit=PriceUnit.HOUR,
         price_per=PricePer.GPU,
@@ -158,17 +235,17 @@ def _offer(model: dict[str, Any], response: RawResponse) -> Offer | None:
     )
 
 
-def _text(model: dict[str, Any], key: str, response: RawResponse) -> str:
+def _text(model: dict[str, Any], key: str) -> str:
     value = model[key]
     if not isinstance(value, str) or not value.strip():
-        raise SchemaDriftError(f"{response.url}: model {key} is {value!r}, expected text")
+        raise _Excluded("incomplete_model")
     return value.strip()
 
 
-def _vram_gb(ram: str, label: str, response: RawResponse) -> Decimal:
+def _vram_gb(ram: str) -> Decimal:
     match = _RAM.match(ram)
     if match is None:
-        raise SchemaDriftError(f"{response.url}: {label}: memory {ram!r} is not like '80Gi'")
+        raise _Excluded("unparsed_memory")
     if match["unit"] == "Gi":
         return gb_from_gib(match["num"])
     return decimal(match["num"])

@@ -33,14 +33,30 @@ Known layouts:
     suffix names the instance's system RAM (1,024 vs 512 GB), not the GPU; ``instance_type``
     keeps it.
 
-Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One row the parser
+cannot read never fails the provider; the rest of the page is still published:
 
+- ``unknown_gpu <model>``: a row whose model names none of ``KNOWN_GPU_MODELS`` (the GPU models
+  seen on the captures, matched as whole words, case-insensitively): a new GPU, or something
+  that is not a GPU. Its offers are left out and the model is reported, so it can be added.
 - ``truncated_row``: a component-table row that has its GPU name but no value cells and is the
-  very end of the document (the cut edge of an excerpt). Any other incomplete row raises
-  ``SchemaDriftError``.
+  very end of the document (the cut edge of an excerpt).
+- ``unnamed_row``: a GPU-table row without a model name.
+- ``unparsed_row``: a row whose cells cannot be read as the columns say (a missing or extra
+  cell, a GPU count, VRAM, vCPU, RAM or storage figure that is not a number); none of its
+  prices are published.
 - a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``: "Contact sales",
   "N/A", "Coming soon", ...) is counted under that marker; that cell is not an offer, the row's
-  other prices still are. Any other text that is not a plain price raises.
+  other prices still are.
+- ``unparsed_price``: any other price cell that is not a plain amount ("$35,000 / month" in a
+  per-hour column, "TBD", "-"); the row's other prices still are offers. An amount that reads as
+  zero or negative ("$0.00", "-$3.64", "$-3.64") is not unreadable: it is emitted as printed, so
+  the loader rejects the whole scrape (``prices_positive``) instead of publishing the rest.
+
+``SchemaDriftError`` is kept for the page's structure: no component table and no "GPU Model"
+instance table, a GPU table without its region heading, an unknown or missing column, a table
+without rows, a duplicated offer, or a page that yields no offer at all (the message then lists
+what was excluded).
 """
 
 from __future__ import annotations
@@ -62,6 +78,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -69,7 +86,7 @@ from scrapers.parsing import (
     gb_from_size,
     html_body,
     is_document_tail,
-    money_at,
+    money,
     no_price_marker,
     node_text,
 )
@@ -96,6 +113,30 @@ INSTANCE_FIRST_HEADING = "GPU Model"
 REGION_HEADING_TAG = "h5"
 REGION_PREFIX = "REGION:"
 INFERENCE_SUFFIX = "(Inference Single GPU)"
+# The GPU models the page's rows name (every capture, priced or not). A row naming none of them
+# is reported as ``unknown_gpu``; adding a model here is how a new GPU gets published.
+KNOWN_GPU_MODELS = (
+    # 2023 component table
+    "H100",
+    "A100",
+    "A40",
+    "RTX A6000",
+    "RTX A5000",
+    "RTX A4000",
+    "Quadro RTX 5000",
+    "Quadro RTX 4000",
+    "V100",
+    # 2026 instance tables
+    "GB200",
+    "GB300",
+    "B200",
+    "B300",
+    "H200",
+    "GH200",
+    "RTX PRO 6000",
+    "L40",
+    "L40S",
+)
 
 # Normalised column heading -> role (see ``_heading_key``).
 _INSTANCE_COLUMNS = {
@@ -115,9 +156,20 @@ _FOOTNOTE_MARKS = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]")
 _INTEGER = re.compile(r"^\d+$")
 _NUMBER = re.compile(r"^\d[\d,]*(?:\.\d+)?$")
 _GPU_COUNT = re.compile(r"^(?P<n>\d+)(?:\^\d+)?$")  # "8", or "4^1" (footnote 1)
-_PLAIN_PRICE = re.compile(r"^[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?$")
+# A plain amount, with the minus sign of a negative price on either side of the symbol.
+_PLAIN_PRICE = re.compile(r"^[-\u2212]?[$\u20ac\u00a3]\s?[-\u2212]?\d[\d,]*(?:\.\d+)?$")
+# ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
+# unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
+# 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
+# the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
 _MEMORY_VARIANT = re.compile(r"\s*\((?:High|Standard) Memory\)$")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_KNOWN_GPU = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -131,8 +183,9 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     2023 component table: per GPU, on-demand, region "global". Current instance tables: per
     instance (On-Demand, Spot) or per GPU (Inference Single GPU), one region per table.
     Raises ``SchemaDriftError`` for an unknown layout, an instance-table page without a "GPU
-    Model" table or region heading, an unknown column, a row or cell that cannot be read, a
-    duplicated offer, and when a page yields no offers.
+    Model" table or region heading, an unknown column, a duplicated offer, and when a page
+    yields no offers; rows and cells that cannot be read are left out and counted (see
+    ``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -144,9 +197,17 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     for response in responses:
         found = _parse_page(response, excluded)
         if not found:
-            raise SchemaDriftError(f"{response.url}: no GPU prices found on the pricing page")
+            left_out = f"; excluded: {dict(excluded)}" if excluded else ""
+            raise SchemaDriftError(
+                f"{response.url}: no GPU prices found on the pricing page{left_out}"
+            )
         offers.extend(found)
     return ensure_unique(offers), excluded
+
+
+def _known_gpu(name: str) -> bool:
+    """Whether the row's model names one of ``KNOWN_GPU_MODELS`` (as a whole word)."""
+    return _KNOWN_GPU.search(name) is not None
 
 
 def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
@@ -182,25 +243,30 @@ def _parse_component_table(
     for row in rows:
         name_node = row.css_first(COMPONENT_NAME)
         if name_node is None or not node_text(name_node):
-            raise SchemaDriftError(f"{response.url}: component table row without a GPU name")
+            excluded["unnamed_row"] += 1
+            continue
         name = node_text(name_node)
         cells = [node_text(cell) for cell in row.css(COMPONENT_CELL)]
         if not cells and is_document_tail(row):
             excluded["truncated_row"] += 1
             continue
-        if len(cells) != COMPONENT_CELLS:
-            raise SchemaDriftError(
-                f"{response.url}: row {name!r} has {len(cells)} value cells, "
-                f"expected {COMPONENT_CELLS} (VRAM, vCPUs, RAM, price)"
-            )
+        if not _known_gpu(name):
+            excluded[unknown_row("gpu", name)] += 1
+            continue
+        # VRAM (GB), max vCPUs per GPU, max RAM (GB) per GPU, price
+        if len(cells) != COMPONENT_CELLS or not _INTEGER.match(cells[0]):
+            excluded["unparsed_row"] += 1
+            continue
         vram, _max_vcpus, _max_ram, price_text = cells
-        if not _INTEGER.match(vram):
-            raise SchemaDriftError(f"{response.url}: row {name!r}: VRAM {vram!r} is not GB")
         marker = no_price_marker(price_text)
         if marker is not None:
             excluded[marker] += 1
             continue
-        price, currency = money_at(price_text, f"{response.url}: row {name!r} price")
+        try:  # the cell is the amount, then maybe a "Reserve Now" link
+            price, currency = money(price_text)
+        except SchemaDriftError:
+            excluded["unparsed_price"] += 1
+            continue
         offers.append(
             Offer(
                 provider="coreweave",
@@ -265,24 +331,29 @@ def _instance_columns(response: RawResponse, headings: list[str]) -> dict[str, i
     return columns
 
 
-def _number(response: RawResponse, name: str, what: str, text: str) -> Decimal:
-    if not _NUMBER.match(text):
-        raise SchemaDriftError(f"{response.url}: row {name!r}: {what} {text!r} is not a number")
-    return decimal(text)
-
-
-def _instance_price(
-    response: RawResponse, name: str, column: str, text: str, excluded: Counter[str]
-) -> tuple[Decimal, str] | None:
+def _instance_price(text: str, excluded: Counter[str]) -> tuple[Decimal, str] | None:
+    """A price cell as (amount, currency), negative or zero as printed; None (counted) for a
+    no-price marker or other text."""
     marker = no_price_marker(text)
     if marker is not None:
         excluded[marker] += 1
         return None
     if not _PLAIN_PRICE.match(text):
-        raise SchemaDriftError(
-            f"{response.url}: row {name!r} {column}: expected a price, found {text!r}"
-        )
-    return money_at(text, f"{response.url}: row {name!r} {column}")
+        excluded["unparsed_price"] += 1
+        return None
+    return money(text)
+
+
+def _row_cells(row: LexborNode) -> list[str]:
+    """The desktop cells of one instance-table row (the mobile card repeats them: not read)."""
+    grid = row.css_first(INSTANCE_ROW_GRID)
+    if grid is None:
+        return []
+    return [
+        node_text(cell)
+        for cell in grid.iter()
+        if INSTANCE_CELL_CLASS in (cell.attributes.get("class") or "").split()
+    ]
 
 
 def _parse_instance_table(
@@ -296,40 +367,29 @@ def _parse_instance_table(
         raise SchemaDriftError(f"{response.url}: {region} GPU table has no rows")
     offers = []
     for row in rows:
-        grid = row.css_first(INSTANCE_ROW_GRID)
-        cells = (
-            []
-            if grid is None
-            else [
-                node_text(cell)
-                for cell in grid.iter()
-                if INSTANCE_CELL_CLASS in (cell.attributes.get("class") or "").split()
-            ]
-        )
+        cells = _row_cells(row)
         name = cells[0] if cells else ""
         if not name:
-            raise SchemaDriftError(f"{response.url}: {region} GPU table row without a model name")
-        if len(cells) != len(headings):
-            raise SchemaDriftError(
-                f"{response.url}: {region} row {name!r} has {len(cells)} cells, "
-                f"expected {len(headings)} ({headings!r})"
-            )
-        count_match = _GPU_COUNT.match(cells[col["count"]])
-        if count_match is None:
-            raise SchemaDriftError(
-                f"{response.url}: row {name!r}: GPU count {cells[col['count']]!r} is not a number"
-            )
-        vram_text = cells[col["vram"]]
-        if not _INTEGER.match(vram_text):
-            raise SchemaDriftError(f"{response.url}: row {name!r}: VRAM {vram_text!r} is not GB")
-        vcpus = _number(response, name, "vCPUs", cells[col["vcpus"]])
-        ram_gb = _number(response, name, "system RAM (GB)", cells[col["ram"]])
-        storage_tb = _number(response, name, "local storage (TB)", cells[col["storage"]])
+            excluded["unnamed_row"] += 1
+            continue
+        if not _known_gpu(name):
+            excluded[unknown_row("gpu", name)] += 1
+            continue
+        figures = [col["vcpus"], col["ram"], col["storage"]]
+        count_match = _GPU_COUNT.match(cells[col["count"]]) if len(cells) == len(headings) else None
+        if (
+            count_match is None
+            or not _INTEGER.match(cells[col["vram"]])
+            or not all(_NUMBER.match(cells[index]) for index in figures)
+        ):
+            excluded["unparsed_row"] += 1
+            continue
+        vcpus, ram_gb, storage_tb = (decimal(cells[index]) for index in figures)
         common = {
             "provider": "coreweave",
             "region": region,
             "gpu_name": _MEMORY_VARIANT.sub("", name),
-            "vram_gb_reported": decimal(vram_text),
+            "vram_gb_reported": decimal(cells[col["vram"]]),
             "price_unit": PriceUnit.HOUR,
             "source_url": response.url,
             "observed_at": response.fetched_at,
@@ -337,7 +397,7 @@ def _parse_instance_table(
         for role, pricing in _INSTANCE_PRICINGS.items():
             if role not in col:
                 continue
-            priced = _instance_price(response, name, role, cells[col[role]], excluded)
+            priced = _instance_price(cells[col[role]], excluded)
             if priced is None:
                 continue
             offers.append(
@@ -355,7 +415,7 @@ def _parse_instance_table(
                 )
             )
         if "inference" in col:
-            priced = _instance_price(response, name, "inference", cells[col["inference"]], excluded)
+            priced = _instance_price(cells[col["inference"]], excluded)
             if priced is not None:
                 offers.append(
                     Offer(

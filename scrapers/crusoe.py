@@ -19,12 +19,29 @@ list layout prints the very same figures as the table (H100 $3.90, H200 $4.29) w
 "/GPU-hr". Offers therefore carry ``gpu_count`` 1 and ``price_per`` gpu. Reserved columns map
 to ``reserved`` with ``reserved_term_months`` 6, 12 or 36.
 
-Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One row the parser
+cannot read never fails the provider; the rest of the page is still published:
 
+- ``unknown_gpu <name>``: a row whose GPU name (the row heading, e.g. "NVIDIA H200") names none
+  of ``KNOWN_GPU_MODELS`` (the models seen on the captures, matched as whole words,
+  case-insensitively). The whole row is left out and the name reported, so it can be added.
+- ``unknown_unit <label>``: a row with an amount that does not end in its layout's unit ("/hr"
+  in the table, "/GPU-hr" in the list), e.g. "$2800/GPU-month": the whole row is left out.
 - a price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``, e.g. "Contact
-  sales") is counted under that marker; any other non-price text raises ``SchemaDriftError``.
+  sales") is counted under that marker; the row's other prices are still offers.
+- ``unparsed_price``: a price cell with no readable amount ("-", "TBD"); the row's other
+  prices are still offers. An amount that reads as zero or negative ("$0.00/GPU-hr",
+  "$-4.29/GPU-hr", "-$4.29/GPU-hr") is not unreadable: it is emitted as printed, so the loader
+  rejects the whole scrape (``prices_positive``) instead of publishing the rest.
 - ``truncated_row``: a row with its GPU name but no price cells that is the very end of the
-  document (the cut edge of an excerpt). Any other short row raises ``SchemaDriftError``.
+  document (the cut edge of an excerpt).
+- ``unnamed_row``: a list item without a GPU name.
+- ``unparsed_row``: any other row that cannot be read as the columns say (a missing or extra
+  price cell, a GPU cell that is not name/VRAM/form factor, a VRAM tag that is not "<n>GB").
+
+``SchemaDriftError`` is kept for the page's structure: neither layout found (or two "GPU model"
+list headings), an unknown price column, a table without price columns, a list outside its
+container or without items, and a page that yields no offer (the message lists the exclusions).
 """
 
 from __future__ import annotations
@@ -46,12 +63,13 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
     html_body,
     is_document_tail,
-    money_at,
+    money,
     no_price_marker,
     node_text,
 )
@@ -72,6 +90,19 @@ LIST_ITEM_CELL = ".pricing-rich"
 # What follows the amount in a price cell, per layout (anything else is drift).
 TABLE_PRICE_SUFFIX = "/hr"
 LIST_PRICE_SUFFIX = "/GPU-hr"
+# The GPU models the page's rows name (every capture, priced or "Contact sales"). A row naming
+# none of them is reported as ``unknown_gpu``; adding a model here is how a new GPU is published.
+KNOWN_GPU_MODELS = (
+    "GB200",
+    "B200",
+    "H200",
+    "H100",
+    "A100",
+    "A40",
+    "L40S",
+    "MI300X",
+    "MI355X",
+)
 
 _FIXED_COLUMNS = {
     "on-demand": (PricingModel.ON_DEMAND, None),
@@ -79,6 +110,17 @@ _FIXED_COLUMNS = {
 }
 _RESERVED_COLUMN = re.compile(r"^(?P<n>\d+)-(?P<unit>month|year) reserved$")
 _VRAM_TAG = re.compile(r"^(?P<gb>\d+)\s*GB$", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+# ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
+# unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
+# 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
+# the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
+_KNOWN_GPU = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 Column = tuple[PricingModel, int | None]
 
@@ -91,8 +133,9 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from the pricing page: USD per GPU per hour, region "global".
 
-    Raises ``SchemaDriftError`` when neither layout is found, a column heading is unknown, a
-    row or price cell cannot be read, or a page yields no offers.
+    Raises ``SchemaDriftError`` when neither layout is found, a column heading is unknown, or a
+    page yields no offers; rows and cells that cannot be read are left out and counted (see
+    ``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -115,9 +158,17 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
                 f"and no '{LIST_HEADER_ROW}' list heading starting with {LIST_HEADING!r}"
             )
         if not found:
-            raise SchemaDriftError(f"{response.url}: no GPU prices found on the pricing page")
+            left_out = f"; excluded: {dict(excluded)}" if excluded else ""
+            raise SchemaDriftError(
+                f"{response.url}: no GPU prices found on the pricing page{left_out}"
+            )
         offers.extend(found)
     return offers, excluded
+
+
+def _known_gpu(name: str) -> bool:
+    """Whether the row's GPU name names one of ``KNOWN_GPU_MODELS`` (as a whole word)."""
+    return _KNOWN_GPU.search(name) is not None
 
 
 def _find_table(tree: LexborHTMLParser) -> LexborNode | None:
@@ -165,7 +216,8 @@ def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str
     for row in table.css("tbody tr"):
         cells = row.css("td")
         if not cells:
-            raise SchemaDriftError(f"{response.url}: '{TABLE_HEADING}' row without cells")
+            excluded["unparsed_row"] += 1
+            continue
         # The GPU cell holds three leaf texts: name, VRAM tag ("141GB"), form factor ("SXM").
         leaves = [
             node_text(node)
@@ -175,15 +227,12 @@ def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str
         if len(cells) == 1 and leaves and is_document_tail(row):
             excluded["truncated_row"] += 1
             continue
-        if len(leaves) != 3:
-            raise SchemaDriftError(
-                f"{response.url}: GPU cell {node_text(cells[0])!r} is not name, VRAM, form factor"
-            )
-        if len(cells) != len(columns) + 1:
-            raise SchemaDriftError(
-                f"{response.url}: row {leaves[0]!r} has {len(cells) - 1} price cells, "
-                f"expected {len(columns)}"
-            )
+        if leaves and leaves[0] and not _known_gpu(leaves[0]):
+            excluded[unknown_row("gpu", leaves[0])] += 1
+            continue
+        if len(leaves) != 3 or len(cells) != len(columns) + 1:
+            excluded["unparsed_row"] += 1
+            continue
         name, vram, form = leaves
         prices = [node_text(cell) for cell in cells[1:]]
         offers.extend(
@@ -215,22 +264,20 @@ def _parse_list(response: RawResponse, header: LexborNode, excluded: Counter[str
     for item in items:
         name_node = item.css_first(LIST_ITEM_NAME)
         if name_node is None or not node_text(name_node):
-            raise SchemaDriftError(f"{response.url}: list item without a GPU name")
+            excluded["unnamed_row"] += 1
+            continue
         name = node_text(name_node)
         cells = [node_text(cell) for cell in item.css(LIST_ITEM_CELL)]
         if not cells and is_document_tail(item):
             excluded["truncated_row"] += 1
             continue
+        if not _known_gpu(name):
+            excluded[unknown_row("gpu", name)] += 1
+            continue
         tags = [node_text(tag) for tag in item.css(LIST_ITEM_TAG)]
-        if len(tags) != 2:
-            raise SchemaDriftError(
-                f"{response.url}: item {name!r} tags {tags!r} are not VRAM, form"
-            )
-        if len(cells) != len(columns):
-            raise SchemaDriftError(
-                f"{response.url}: item {name!r} has {len(cells)} price cells, "
-                f"expected {len(columns)}"
-            )
+        if len(tags) != 2 or len(cells) != len(columns):  # VRAM and form tags, one cell a column
+            excluded["unparsed_row"] += 1
+            continue
         offers.extend(
             _offers(
                 response,
@@ -254,22 +301,30 @@ def _offers(
     suffix: str,
     excluded: Counter[str],
 ) -> list[Offer]:
+    """The row's offers, or none (counted) for a VRAM tag or a price unit it cannot read."""
     vram_match = _VRAM_TAG.match(vram)
     if vram_match is None:
-        raise SchemaDriftError(f"{response.url}: {name!r} VRAM tag {vram!r} is not '<n>GB'")
+        excluded["unparsed_row"] += 1
+        return []
     # The page's own words for the GPU: name, memory and form factor (A100 comes in three).
     label = " ".join(part for part in (name, f"{vram_match['gb']}GB", form) if part)
+    cells = [(column, text, no_price_marker(text)) for column, text in priced]
+    if any(
+        marker is None and _DIGIT.search(text) and not text.replace(" ", "").endswith(suffix)
+        for _, text, marker in cells
+    ):
+        excluded[unknown_row("unit", label)] += 1
+        return []
     offers = []
-    for (pricing, term), text in priced:
-        marker = no_price_marker(text)
+    for (pricing, term), text, marker in cells:
         if marker is not None:
             excluded[marker] += 1
             continue
-        if not text.replace(" ", "").endswith(suffix):
-            raise SchemaDriftError(
-                f"{response.url}: {label!r} price {text!r} does not end in {suffix!r}"
-            )
-        price, currency = money_at(text, f"{response.url}: {label!r} price")
+        try:
+            price, currency = money(text)
+        except SchemaDriftError:
+            excluded["unparsed_price"] += 1
+            continue
         offers.append(
             Offer(
                 provider="crusoe",

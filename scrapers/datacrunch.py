@@ -35,15 +35,26 @@ API shape: no pagination, one JSON array. ``instance_type``, ``price_per_hour`` 
 ``number_of_gpus`` and ``size_in_gigabytes``, as in DataCrunch's own Python SDK
 (github.com/DataCrunch-io/datacrunch-python, ``instance_types.py`` and its unit test).
 ``gpu_memory.size_in_gigabytes`` is the instance total; it is divided by the GPU count.
+``storage`` may carry no size: a third party's recording of the live listing (2026-09-23,
+github.com/michaellchung/yeto ``tests/fixtures/verda_instance_types.json``) has
+``{"description": "dynamic"}`` on most types (storage sized at deploy time), so
+``storage_gb`` is then None.
 
 Products page: one table per GPU model with the columns "Instance name, GPU model, GPU, CPU,
 RAM, VRAM, P2P, On demand price, Dynamic price, Spot price". VRAM is the instance total there too
 (checked against the per-GPU figure in the GPU model name). Prices are per instance-hour
 ("$29.10/h").
 
+Instance names (API and page alike) read ``<GPU count><family>.<...>``: "8B200.240V",
+"1H100.80S.30V", "1RTX6000ADA.10V", "8B300.240V.CC" (confidential computing). The family must be
+one of ``KNOWN_FAMILIES`` (the GPU families Verda lists, from its listing recorded 2026-09-23
+and the 2025-08 page); a GPU instance of another family is a row this scraper does not know.
+
 The token is ``"<client_id>:<client_secret>"``, from ``$DATACRUNCH_CREDENTIALS``.
 Only the instance-types response (or the page) is returned for archiving, never the token
-response or a refused open-listing attempt.
+response or a refused open-listing attempt. The sources are alternatives, not parts of one
+scrape (the page is read only when the listing is not open to us), so there is no partial
+fetch: ``fetch`` returns one response or raises.
 
 Pricing models: on-demand -> ``on_demand``; spot -> ``spot``; the "dynamic price" (a
 non-interruptible price that DataCrunch re-sets daily) -> ``dynamic``, its own pricing kind
@@ -52,9 +63,28 @@ non-interruptible price that DataCrunch re-sets daily) -> ``dynamic``, its own p
 Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule):
 
 - ``no_gpu``: an API instance type with zero GPUs (CPU-only node).
+- ``unknown_family <instance type>``: a GPU instance type (API item or page row) whose name is
+  not ``<count><family>.`` with a family in ``KNOWN_FAMILIES`` (counted once per row).
 - ``no_spot_price`` / ``no_dynamic_price``: an API price field that is absent, null or 0.
+- ``incomplete_instance_type``: an API item without a field every item has (``instance_type``,
+  ``gpu``, ``cpu``, ``memory``, ``gpu_memory``, ``price_per_hour``, ``currency``), or with a
+  field of the wrong type; ``unparsed_gpu``: an API GPU description that is not
+  ``"<count>x <model>"`` for its GPU count.
+- ``unparsed_specs``: a page row whose GPU/CPU/RAM/VRAM cell is not a whole number (or 0 GPUs);
+  ``vram_mismatch``: a page row whose VRAM / GPUs is not the GB figure in its GPU model name.
+- ``unparsed_price``: one price (API field or page cell) that is not a number (absent, "TBD",
+  "NaN"), or a page cell that does not end in "/h"; the row's other prices are still read. A
+  price that reads as zero or negative (``"price_per_hour": "-3.64"``, "$-3.64/h", "-$3.64/h",
+  "$0.00/h") is not unreadable: it is emitted as read, so the loader rejects the whole scrape
+  (``prices_positive``). Only an optional API price of exactly 0 is "not offered" (above).
 - a page price cell that is exactly a no-price marker (``parsing.NO_PRICE_MARKERS``) is
-  counted under that marker; any other non-price text raises ``SchemaDriftError``.
+  counted under that marker.
+
+``SchemaDriftError`` is kept for a structure that is gone: an API body that is not an array, a
+page without a table headed "Instance name", a table whose columns changed, a row with another
+number of cells than its header, a response without any offer left (the message lists the
+exclusions), and more unreadable rows or prices (``UNREADABLE``) than rows read (a price format
+or spec column changed on every row is a changed layout, not a slip).
 """
 
 from __future__ import annotations
@@ -62,6 +92,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -76,8 +107,9 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
-from scrapers.parsing import Cell, decimal, html_tables, json_body, money_at, no_price_marker
+from scrapers.parsing import Cell, decimal, html_tables, json_body, money, no_price_marker
 
 PRODUCTS_URL = "https://datacrunch.io/products"
 HOMEPAGE = "https://verda.com"
@@ -100,9 +132,33 @@ _PAGE_PRICE_COLUMNS = {
     "Dynamic price": (PricingModel.DYNAMIC, ""),
     "Spot price": (PricingModel.SPOT, ""),
 }
+# GPU families in instance names ("<count><family>.<...>"): Verda's listing as recorded on
+# 2026-09-23 (GB300, B300, B200, H200, H100, A100, V100, RTXPRO6000, L40S, RTX6000ADA, A6000; see
+# the module docstring) and the 2025-08 products page (B200). Compared in upper case.
+KNOWN_FAMILIES = frozenset(
+    {
+        "GB300",
+        "B300",
+        "B200",
+        "H200",
+        "H100",
+        "A100",
+        "V100",
+        "RTXPRO6000",
+        "L40S",
+        "RTX6000ADA",
+        "A6000",
+    }
+)
+_INSTANCE_NAME = re.compile(r"^(?P<count>\d+)(?P<family>[A-Za-z][A-Za-z0-9]*)\.")
 _GPU_DESCRIPTION = re.compile(r"^(?P<count>\d+)x (?P<name>.+)$")
 _GB_IN_NAME = re.compile(r"(?P<gb>\d+)\s*GB\b")
 _INTEGER = re.compile(r"^\d+$")
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+# ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
+# unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
+# 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
+# the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -167,14 +223,14 @@ def _oauth_listing(client: httpx.Client, client_id: str, client_secret: str) -> 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers per instance-hour (currency as given, USD on the page), region "global".
 
-    Raises ``SchemaDriftError`` for an unknown layout or shape, a row or price that cannot be
-    read, a VRAM figure that does not match the GPU model, or a response with no offers.
+    Raises ``SchemaDriftError`` for an unknown layout or shape, or a response with no offer
+    left; a row that cannot be read is excluded instead (see ``parse_with_exclusions``).
     """
     return parse_with_exclusions(responses)[0]
 
 
 def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many items/cells each documented exclusion rule dropped."""
+    """``parse``, plus how many items/rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -183,9 +239,68 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         else:
             found = _parse_page(response, excluded)
         if not found:
-            raise SchemaDriftError(f"{response.url}: no GPU instance prices found")
+            reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "no_gpu")
+            raise SchemaDriftError(
+                f"{response.url}: no GPU instance prices found (excluded: {reasons or 'none'})"
+            )
         offers.extend(found)
+    _check_readable(offers, excluded)
     return offers, excluded
+
+
+# Exclusions of rows (or prices) of a known family that could not be read: one is a slip, most of
+# them a changed layout (see ``_check_readable``).
+UNREADABLE = frozenset(
+    {
+        "incomplete_instance_type",
+        "unparsed_gpu",
+        "unparsed_specs",
+        "vram_mismatch",
+        "unparsed_price",
+    }
+)
+
+
+def _check_readable(offers: list[Offer], excluded: Counter[str]) -> None:
+    """``SchemaDriftError`` when more rows/prices could not be read than rows were read (counted
+    like ``base.check_structure`` counts rows): the layout changed, publishing the rest would
+    hide it."""
+    read = len({(offer.instance_type, offer.region) for offer in offers})
+    unreadable = {r: n for r, n in excluded.items() if r in UNREADABLE}
+    if sum(unreadable.values()) > read:
+        detail = ", ".join(f"{r} {n}" for r, n in sorted(unreadable.items()))
+        raise SchemaDriftError(f"more DataCrunch rows or prices unreadable than read: {detail}")
+
+
+class _Excluded(Exception):
+    """One row (or one price of a row) left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _known_family(name: str) -> None:
+    """Raise ``_Excluded(unknown_family <name>)`` unless ``name`` is of a known GPU family."""
+    match = _INSTANCE_NAME.match(name)
+    if match is None or match["family"].upper() not in KNOWN_FAMILIES:
+        raise _Excluded(unknown_row("family", name))
+
+
+def _price(raw: Any) -> Decimal | None:
+    """A price field as a Decimal, negative or zero as given (None when absent);
+    ``_Excluded`` when it is not a finite number."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise _Excluded("unparsed_price")
+    try:
+        price = decimal(raw)
+    except SchemaDriftError:
+        raise _Excluded("unparsed_price") from None
+    if not price.is_finite():  # "NaN", "Infinity": not a number of dollars
+        raise _Excluded("unparsed_price")
+    return price
 
 
 # --- API -------------------------------------------------------------------------------------
@@ -199,57 +314,70 @@ def _parse_api(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     for item in items:
         try:
             offers.extend(_api_item(response, item, excluded))
-        except (KeyError, TypeError) as exc:
-            name = item.get("instance_type") if isinstance(item, dict) else None
-            raise SchemaDriftError(
-                f"{response.url}: instance type {name!r} lacks field {exc}"
-            ) from None
+        except _Excluded as exc:
+            excluded[exc.reason] += 1
+        except (KeyError, TypeError, AttributeError):
+            excluded["incomplete_instance_type"] += 1
     return offers
 
 
 def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str]) -> list[Offer]:
     name = item["instance_type"]
     gpus = item["gpu"]["number_of_gpus"]
+    if not isinstance(name, str) or not name or isinstance(gpus, bool) or not isinstance(gpus, int):
+        raise TypeError("instance_type / number_of_gpus")
     if not gpus:
         excluded["no_gpu"] += 1
         return []
+    _known_family(name)
     description = _GPU_DESCRIPTION.match(item["gpu"]["description"])
     if description is None or int(description["count"]) != gpus:
-        raise SchemaDriftError(
-            f"{response.url}: {name}: gpu description {item['gpu']['description']!r} "
-            f"is not '{gpus}x <model>'"
-        )
+        raise _Excluded("unparsed_gpu")
     gpu_count = decimal(gpus)
     currency = str(item["currency"]).upper()
-    specs = {
-        "provider": "datacrunch",
-        "gpu_name": description["name"],
-        "gpu_count": gpu_count,
-        "vram_gb_reported": decimal(item["gpu_memory"]["size_in_gigabytes"]) / gpu_count,
-        "vcpus": decimal(item["cpu"]["number_of_cores"]),
-        "ram_gb": decimal(item["memory"]["size_in_gigabytes"]),
-        "storage_gb": decimal(item["storage"]["size_in_gigabytes"]),
-        "currency": currency,
-        "price_unit": PriceUnit.HOUR,
-        "price_per": PricePer.INSTANCE,
-        "source_url": response.url,
-        "observed_at": response.fetched_at,
-    }
-    # (pricing, instance type, raw price, exclusion rule when the price is absent or 0)
-    prices: list[tuple[PricingModel, str, Any, str | None]] = [
-        (PricingModel.ON_DEMAND, name, item["price_per_hour"], None),
-        (PricingModel.SPOT, name, item.get("spot_price"), "no_spot_price"),
-        (PricingModel.DYNAMIC, name, item.get("dynamic_price"), "no_dynamic_price"),
-    ]
-    offers = []
-    for pricing, instance_type, raw, rule in prices:
-        price = None if raw is None else decimal(raw)
-        if rule is not None and (price is None or price == 0):
-            excluded[rule] += 1
+    if not _CURRENCY.match(currency):
+        raise _Excluded("incomplete_instance_type")
+    storage = item.get("storage")
+    storage_gb = storage.get("size_in_gigabytes") if isinstance(storage, dict) else None
+    try:
+        specs = {
+            "provider": "datacrunch",
+            "gpu_name": description["name"],
+            "gpu_count": gpu_count,
+            "vram_gb_reported": decimal(item["gpu_memory"]["size_in_gigabytes"]) / gpu_count,
+            "vcpus": decimal(item["cpu"]["number_of_cores"]),
+            "ram_gb": decimal(item["memory"]["size_in_gigabytes"]),
+            "storage_gb": None if storage_gb is None else decimal(storage_gb),
+            "currency": currency,
+            "price_unit": PriceUnit.HOUR,
+            "price_per": PricePer.INSTANCE,
+            "source_url": response.url,
+            "observed_at": response.fetched_at,
+        }
+    except SchemaDriftError:
+        raise _Excluded("incomplete_instance_type") from None
+    on_demand = _price(item["price_per_hour"])
+    if on_demand is None:
+        raise _Excluded("unparsed_price")
+    # A zero or negative on-demand price is emitted as read: a wrong price fails the scrape
+    # (the loader's ``prices_positive``), it is not left out as unreadable.
+    offers = [Offer(instance_type=name, pricing=PricingModel.ON_DEMAND, price=on_demand, **specs)]
+    # An optional price that is absent or 0 is "not offered"; one that is not a number is
+    # counted as unparsed, and the item's other prices are still read. A negative one is
+    # emitted as read, so the loader rejects the scrape.
+    for pricing, field, rule in (
+        (PricingModel.SPOT, "spot_price", "no_spot_price"),
+        (PricingModel.DYNAMIC, "dynamic_price", "no_dynamic_price"),
+    ):
+        try:
+            price = _price(item.get(field))
+        except _Excluded as exc:
+            excluded[exc.reason] += 1
             continue
-        if price is None or price <= 0:
-            raise SchemaDriftError(f"{response.url}: {name}: price_per_hour {raw!r} is not a price")
-        offers.append(Offer(instance_type=instance_type, pricing=pricing, price=price, **specs))
+        if price is None or price == 0:
+            excluded[rule] += 1
+        else:
+            offers.append(Offer(instance_type=name, pricing=pricing, price=price, **specs))
     return offers
 
 
@@ -273,7 +401,10 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
                 f"(missing {missing}, unknown {unknown})"
             )
         for row in table[1:]:
-            offers.extend(_page_row(response, header, _texts(row), excluded))
+            try:
+                offers.extend(_page_row(response, header, _texts(row), excluded))
+            except _Excluded as exc:
+                excluded[exc.reason] += 1
     return offers
 
 
@@ -290,21 +421,16 @@ def _page_row(
         )
     row = dict(zip(header, values, strict=True))
     name = row["Instance name"]
-    for column in ("GPU", "CPU", "RAM", "VRAM"):
-        if not _INTEGER.match(row[column]):
-            raise SchemaDriftError(
-                f"{response.url}: {name}: {column} {row[column]!r} is not a number"
-            )
+    _known_family(name)
+    if not all(_INTEGER.match(row[column]) for column in ("GPU", "CPU", "RAM", "VRAM")):
+        raise _Excluded("unparsed_specs")
     gpu_count = decimal(row["GPU"])
     if gpu_count <= 0:
-        raise SchemaDriftError(f"{response.url}: {name}: GPU count {row['GPU']!r}")
+        raise _Excluded("unparsed_specs")
     vram_per_gpu = decimal(row["VRAM"]) / gpu_count
     stated = _GB_IN_NAME.search(row["GPU model"])
     if stated is not None and decimal(stated["gb"]) != vram_per_gpu:
-        raise SchemaDriftError(
-            f"{response.url}: {name}: VRAM {row['VRAM']} / {row['GPU']} GPUs does not match "
-            f"{row['GPU model']!r} (is VRAM still the instance total?)"
-        )
+        raise _Excluded("vram_mismatch")  # is VRAM still the instance total?
     offers = []
     for column, (pricing, suffix) in _PAGE_PRICE_COLUMNS.items():
         if column not in row:
@@ -315,10 +441,13 @@ def _page_row(
             excluded[marker] += 1
             continue
         if not text.replace(" ", "").endswith(PAGE_PRICE_SUFFIX):
-            raise SchemaDriftError(
-                f"{response.url}: {name}: {column} {text!r} does not end in {PAGE_PRICE_SUFFIX!r}"
-            )
-        price, currency = money_at(text, f"{response.url}: {name}: {column}")
+            excluded["unparsed_price"] += 1
+            continue
+        try:
+            price, currency = money(text)
+        except SchemaDriftError:
+            excluded["unparsed_price"] += 1
+            continue
         offers.append(
             Offer(
                 provider="datacrunch",

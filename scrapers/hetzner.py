@@ -6,14 +6,17 @@ no pagination: the JSON behind https://www.hetzner.com/sb listing every server o
 Known layouts: ``{"server": [...]}`` (the live response) and a bare array of the server
 elements (how the 2026-04 capture stores one run's rows).
 
-Rules (exclusions counted by ``parse_with_exclusions``):
+Rules (exclusions counted by ``parse_with_exclusions``, one count per server):
 
 1. A GPU server has a description line "GPU - <model>" (and "GPU" among its ``specials``);
-   every other server -> ``non_gpu``. "GPU" in ``specials`` without such a line raises.
+   every other server -> ``non_gpu``. "GPU" in ``specials`` without such a line ->
+   ``unknown_gpu auction-<id>`` (a GPU this scraper cannot name).
 2. One offer per GPU server: ``instance_type`` "auction-<id>", ``region`` its data center
    (``FSN1-DC18``), ``gpu_name`` the model as the line spells it, one GPU per "GPU - " line
    (Hetzner prefixes multiples with "Nx", as in "2x RAM ..."; a GPU line with such a prefix
-   is read the same way).
+   is read the same way). The model must be one of ``VRAM_GB`` (the models this scraper has
+   seen and knows the memory of); another model -> ``unknown_gpu <model>``. Several models in one
+   server -> ``several_gpu_models``.
 3. Price: ``hourly_price`` (EUR per hour) when present, else ``price`` (EUR per month). The
    hourly rate applies while a server is used for part of a month; the month is capped at
    ``price`` ("The total costs is never more than the monthly price",
@@ -24,8 +27,22 @@ Rules (exclusions counted by ``parse_with_exclusions``):
 
 RAM: ``ram_size`` is in binary GB (the modules are listed in MB of 1024² bytes, "4x RAM 16384
 MB"), converted to decimal GB. Storage: the sum of ``serverDiskData`` nvme/sata/hdd sizes,
-which are decimal GB as disks are sold. VRAM is not in the feed: ``VRAM_GB`` by model spelling,
-None for a model not in it.
+which are decimal GB as disks are sold. VRAM is not in the feed: ``VRAM_GB`` by model spelling.
+
+A GPU server that cannot be read is excluded: ``no_datacenter``, ``unparsed_price`` (neither
+``hourly_price`` nor ``price`` present, or the one read not a finite number), ``unparsed_ram``
+(``ram_size`` not a positive number), ``unparsed_disks`` (``serverDiskData`` missing or not
+lists of sizes).
+
+A price that reads as zero or negative (``"hourly_price": -0.1795``, ``0.0000``) is not
+unreadable: it is emitted as read, so the loader rejects the whole scrape
+(``prices_positive``); one 100x too high is emitted too, and the price-jump guard quarantines
+the scrape.
+
+``SchemaDriftError`` is kept for a structure that is gone: a body in neither known layout, a
+server that is not an object or has no ``id``/``description``, a response without any GPU offer
+left (the message lists the exclusions), more unreadable GPU servers (``UNREADABLE``) than read
+ones, and duplicate ids.
 """
 
 from __future__ import annotations
@@ -47,6 +64,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
 
@@ -83,9 +101,9 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """One offer per GPU auction server: EUR per server per hour (per month without an hourly
     price), net, on-demand, region = data center.
 
-    Raises ``SchemaDriftError`` for an unknown layout, a server missing a field, a GPU flag
-    without a GPU line, several GPU models in one server, duplicate ids, and when a response
-    holds no GPU server.
+    Raises ``SchemaDriftError`` for an unknown layout, a server that is not an object or lacks
+    id/description, duplicate ids, and when a response holds no GPU offer; a GPU server that
+    cannot be read is excluded instead (see the module docstring).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -95,15 +113,45 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        found = [
-            offer
-            for index, server in enumerate(_servers(response))
-            if (offer := _parse_server(server, response, excluded, index)) is not None
-        ]
+        found = []
+        for index, server in enumerate(_servers(response)):
+            try:
+                offer = _parse_server(server, response, excluded, index)
+            except _Excluded as exc:
+                excluded[exc.reason] += 1
+                continue
+            if offer is not None:
+                found.append(offer)
         if not found:
-            raise SchemaDriftError(f"{response.url}: no GPU server in the auction list")
+            reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
+            raise SchemaDriftError(
+                f"{response.url}: no GPU server in the auction list (excluded: {reasons or 'none'})"
+            )
         offers.extend(found)
+    _check_readable(offers, excluded)
     return ensure_unique(offers), excluded
+
+
+class _Excluded(Exception):
+    """One server left out; ``reason`` is its exclusion reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# Exclusions of GPU servers that could not be read: one is a slip, most of them a changed layout.
+UNREADABLE = frozenset(
+    {"several_gpu_models", "no_datacenter", "unparsed_price", "unparsed_ram", "unparsed_disks"}
+)
+
+
+def _check_readable(offers: list[Offer], excluded: Counter[str]) -> None:
+    """``SchemaDriftError`` when more GPU servers could not be read than were read."""
+    unreadable = {r: n for r, n in excluded.items() if r in UNREADABLE}
+    if sum(unreadable.values()) > len(offers):
+        detail = ", ".join(f"{r} {n}" for r, n in sorted(unreadable.items()))
+        raise SchemaDriftError(f"more auction GPU servers unreadable than read: {detail}")
 
 
 def _servers(response: RawResponse) -> list[Any]:
@@ -131,29 +179,31 @@ def _parse_server(
     specials = server.get("specials")
     flagged = isinstance(specials, list) and GPU_SPECIAL in specials
     if not gpu_lines:
-        if flagged:
-            raise SchemaDriftError(f"auction server {server_id}: GPU flag but no 'GPU - ' line")
+        if flagged:  # a GPU server whose GPU line this scraper cannot read
+            raise _Excluded(unknown_row("gpu", f"auction-{server_id}"))
         excluded["non_gpu"] += 1
         return None
     models = {m["model"] for m in gpu_lines}
     if len(models) != 1:
-        raise SchemaDriftError(f"auction server {server_id}: several GPU models {sorted(models)}")
+        raise _Excluded("several_gpu_models")
     gpu_name = models.pop()
+    if gpu_name not in VRAM_GB:
+        raise _Excluded(unknown_row("gpu", gpu_name))
     gpu_count = sum(int(m["count"] or 1) for m in gpu_lines)
 
     datacenter = server.get("datacenter")
     if not isinstance(datacenter, str) or not datacenter:
-        raise SchemaDriftError(f"auction server {server_id}: no datacenter")
-    price, unit = _price(server, server_id)
+        raise _Excluded("no_datacenter")
+    price, unit = _price(server)
     return Offer(
         provider=PROVIDER_SLUG,
         instance_type=f"auction-{server_id}",
         region=datacenter,
         gpu_name=gpu_name,
         gpu_count=Decimal(gpu_count),
-        vram_gb_reported=VRAM_GB.get(gpu_name),
-        ram_gb=_ram_gb(server, server_id),
-        storage_gb=_storage_gb(server, server_id),
+        vram_gb_reported=VRAM_GB[gpu_name],
+        ram_gb=_ram_gb(server),
+        storage_gb=_storage_gb(server),
         pricing=PricingModel.ON_DEMAND,
         price=price,
         currency=CURRENCY,
@@ -164,38 +214,43 @@ def _parse_server(
     )
 
 
-def _price(server: dict[str, Any], server_id: int) -> tuple[Decimal, PriceUnit]:
+def _price(server: dict[str, Any]) -> tuple[Decimal, PriceUnit]:
     for field, unit in (("hourly_price", PriceUnit.HOUR), ("price", PriceUnit.MONTH)):
         value = server.get(field)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise SchemaDriftError(f"auction server {server_id}: {field} {value!r} is not a number")
-        price = decimal(value)
-        if price <= 0:
-            raise SchemaDriftError(f"auction server {server_id}: {field} {price} is not positive")
+            raise _Excluded("unparsed_price")
+        try:
+            price = decimal(value)
+        except SchemaDriftError:
+            raise _Excluded("unparsed_price") from None
+        if not price.is_finite():  # NaN / Infinity (Python's json reads them): not a price
+            raise _Excluded("unparsed_price")
+        # A zero or negative price is returned as read: a wrong price fails the scrape (the
+        # loader's ``prices_positive``), it is not left out as unreadable.
         return price, unit
-    raise SchemaDriftError(f"auction server {server_id}: neither hourly_price nor price")
+    raise _Excluded("unparsed_price")
 
 
-def _ram_gb(server: dict[str, Any], server_id: int) -> Decimal:
+def _ram_gb(server: dict[str, Any]) -> Decimal:
     size = server.get("ram_size")
     if isinstance(size, bool) or not isinstance(size, int | float) or size <= 0:
-        raise SchemaDriftError(f"auction server {server_id}: ram_size {size!r}")
+        raise _Excluded("unparsed_ram")
     return gb_from_gib(size)
 
 
-def _storage_gb(server: dict[str, Any], server_id: int) -> Decimal:
+def _storage_gb(server: dict[str, Any]) -> Decimal:
     disks = server.get("serverDiskData")
     if not isinstance(disks, dict):
-        raise SchemaDriftError(f"auction server {server_id}: no serverDiskData")
+        raise _Excluded("unparsed_disks")
     total = Decimal(0)
     for kind in DISK_KINDS:
         sizes = disks.get(kind, [])
         if not isinstance(sizes, list) or not all(
             isinstance(s, int | float) and not isinstance(s, bool) for s in sizes
         ):
-            raise SchemaDriftError(f"auction server {server_id}: serverDiskData.{kind} {sizes!r}")
+            raise _Excluded("unparsed_disks")
         total += sum((decimal(s) for s in sizes), Decimal(0))
     return total
 

@@ -13,7 +13,7 @@ come with each GPU):
 Grids are recognised by their column headings (a capture's card titles may be cut off), and
 only grids whose first heading is "GPU Model" are read; CPU and storage cards are not GPUs.
 
-Documented exclusions:
+Documented rules:
 
 - **Reservation prices are not emitted.** Both layouts print a "Starting from" / "Starts from"
   price with no contract term, so there is no honest ``reserved_term_months`` for them.
@@ -37,11 +37,43 @@ has no pricebook price is drift. The USD currency and the price-per-GPU unit are
 documentation's ("Price value for the GPU per hour"); the response itself does not state them.
 Docs: https://docs.hyperstack.cloud/docs/api-reference/pricebook-resources/pricebook and
 https://docs.hyperstack.cloud/docs/api-reference/core-resources/flavors.
+
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One row the parser
+cannot read never fails the provider; the rest is still published:
+
+- ``unknown_gpu <GPU Model>`` (page): a row whose GPU Model names none of ``KNOWN_GPU_MODELS``
+  (the models seen on the captures, whole words, case-insensitively), or an open spelling of
+  ``PAGE_GPU_NAMES`` shown with another VRAM ("NVIDIA H100 (94 GB)": a variant the map does
+  not know). Reported once per page though a GPU has rows in several grids; its on-demand and
+  spot rows are all left out. (API flavors are not checked against the list: their ``gpu``
+  field says they are GPUs, and the API names them itself.)
+- a price cell that is a no-price marker (``parsing.NO_PRICE_MARKERS``) is counted under it.
+- ``unparsed_price``: any other price cell without a readable amount ("TBD", "-").
+- ``unnamed_row``: a grid row without a GPU Model.
+- ``unparsed_row``: a grid row whose cells do not match the headings, or whose VRAM / pCPU /
+  RAM figure is not a number.
+- ``non_gpu`` (API): a flavor without GPUs (CPU-only).
+- ``unparsed_flavor`` (API): a flavor without one of its documented fields.
+- ``unpriced_gpu`` (API): a GPU flavor whose GPU has no pricebook price (or a null ``value``).
+- ``unparsed_pricebook_entry`` (API): a pricebook entry without ``name`` / ``value``, or whose
+  ``value`` is not a finite number.
+
+A price that reads as zero or negative (page "$0.00", "$-3.99", "-$3.99"; pricebook ``value``
+-3.99 or 0) is not unreadable: it is emitted as read, so the loader rejects the whole scrape
+(``prices_positive``); one 100x too high is emitted too, and the price-jump guard quarantines it.
+
+``SchemaDriftError`` is kept for structure: a response that is neither layout (nor pricebook or
+flavors JSON), only one of the two API responses, a grid column heading that is unknown or
+repeated, a GPU grid without rows, an empty pricebook, a flavors response whose ``data`` is not
+a list of groups with ``flavors`` lists, a duplicated offer, and no offer at all (the message
+lists the exclusions).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -58,6 +90,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     decimal,
@@ -66,6 +99,7 @@ from scrapers.parsing import (
     first_number,
     html_body,
     money,
+    no_price_marker,
     node_text,
 )
 
@@ -109,6 +143,32 @@ _HEADING_ROLES = (
 )
 _PRICE_ROLES = {_ON_DEMAND: PricingModel.ON_DEMAND, _SPOT: PricingModel.SPOT}
 
+# The GPU models the page's GPU Model cells name (every capture, every grid). A row naming none
+# of them is reported as ``unknown_gpu``; adding a model here is how a new GPU gets published.
+KNOWN_GPU_MODELS = (
+    "A4000",
+    "A5000",
+    "A6000",
+    "A40",
+    "L40",
+    "A100",
+    "H100",
+    "H200",
+    "B200",
+    "B300",
+    "RTX PRO 6000",
+)
+_KNOWN_GPU = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
+# unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
+# 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
+# the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
+
 # Page spellings that leave the part open -> (exact part, the VRAM in GB the row must show).
 # The 2025 page lists "NVIDIA H100 SXM" / "NVIDIA A100 SXM" beside plain and "NVLink" rows, and
 # its plain/NVLink rows keep the pCPUs and RAM of the 2024 page's "PCIe 80GB" / "PCIe NVLink"
@@ -143,18 +203,25 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from the pricing page (either layout) or from pricebook + flavors JSON.
 
     Prices are USD per GPU-hour (``price_per`` gpu). Raises ``SchemaDriftError`` when a
-    response is neither layout, a grid has an unknown column, a cell is not a number/price,
-    a GPU flavor has no pricebook price, or nothing at all is found.
+    response is neither layout, a grid has an unknown column, the API envelope is not the
+    documented one, or nothing at all is found; rows that cannot be read are left out (see
+    ``parse_with_exclusions``).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many rows/cells each documented exclusion rule left out."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     pricebook: dict[str, Decimal | None] | None = None
     flavors: list[tuple[RawResponse, dict[str, Any]]] | None = None
     for response in distinct_bodies(responses):
         document = _json_or_none(response)
         if document is None:
-            offers.extend(_parse_page(response))
+            offers.extend(_parse_page(response, excluded))
         elif isinstance(document, list):
-            pricebook = _parse_pricebook(document)
+            pricebook = _parse_pricebook(document, excluded)
         elif isinstance(document, dict) and "data" in document:
             flavors = [(response, flavor) for flavor in _iter_flavors(document)]
         else:
@@ -163,10 +230,29 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
         missing = "flavors" if flavors is None else "pricebook"
         raise SchemaDriftError(f"API responses without the {missing} response")
     if pricebook is not None and flavors is not None:
-        offers.extend(_api_offers(pricebook, flavors))
+        offers.extend(_api_offers(pricebook, flavors, excluded))
     if not offers:
-        raise SchemaDriftError("no GPU offers found in any response")
-    return ensure_unique(offers)
+        raise SchemaDriftError(f"no GPU offers found in any response{_left_out(excluded)}")
+    return ensure_unique(offers), excluded
+
+
+def _left_out(excluded: Counter[str]) -> str:
+    return f"; excluded: {dict(excluded)}" if excluded else ""
+
+
+class _Skip(Exception):
+    """One row (or cell) left out, under the exclusion reason it carries."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _figure(text: str) -> Decimal:
+    try:
+        return first_number(text)
+    except SchemaDriftError:
+        raise _Skip("unparsed_row") from None
 
 
 def _json_or_none(response: RawResponse) -> Any:
@@ -186,14 +272,15 @@ class _Grid:
     rows: list[list[str]]
 
 
-def _parse_page(response: RawResponse) -> list[Offer]:
+def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     tree = html_body(response)
     grids = [_table_grid(t) for t in tree.css(TABLE)] + [_card_grid(c) for c in tree.css(CARD_GRID)]
     gpu_grids = [g for g in grids if g.headings and g.headings[0].lower().startswith("gpu model")]
     if not gpu_grids:
         raise SchemaDriftError(f"{response.url}: no table or card grid headed 'GPU Model'")
-    specs: dict[str, dict[str, Decimal]] = {}
-    rows_by_role: list[tuple[str, dict[str, str]]] = []
+    vram_of: dict[str, Decimal] = {}  # GPU Model -> VRAM of its row in a grid with that column
+    priced: list[tuple[str, dict[str, str], Decimal | None]] = []
+    unknown: set[str] = set()  # a GPU's rows in several grids are one unknown row
     for grid in gpu_grids:
         roles = [_heading_role(h) for h in grid.headings]
         if len(set(roles)) != len(roles):
@@ -202,16 +289,41 @@ def _parse_page(response: RawResponse) -> list[Offer]:
             raise SchemaDriftError(f"GPU grid {grid.headings!r} has no rows")
         for cells in grid.rows:
             if len(cells) != len(roles):
-                raise SchemaDriftError(f"row {cells!r} does not match columns {grid.headings!r}")
+                excluded["unparsed_row"] += 1
+                continue
             row = dict(zip(roles, cells, strict=True))
-            if _VRAM in row:
-                specs[row[_GPU]] = {"vram": first_number(row[_VRAM])}
-            for role in roles:
-                if role in _PRICE_ROLES:
-                    rows_by_role.append((role, row))
-    offers = [_page_offer(role, row, specs, response) for role, row in rows_by_role]
+            gpu = row[_GPU]
+            if not gpu:
+                excluded["unnamed_row"] += 1
+                continue
+            if _KNOWN_GPU.search(gpu) is None:
+                unknown.add(gpu)
+                continue
+            try:
+                own_vram = _figure(row[_VRAM]) if _VRAM in row else None
+            except _Skip as skip:
+                excluded[skip.reason] += 1
+                continue
+            if own_vram is not None:
+                vram_of[gpu] = own_vram
+            priced.extend((role, row, own_vram) for role in roles if role in _PRICE_ROLES)
+    offers = []
+    for role, row, own_vram in priced:
+        gpu = row[_GPU]
+        vram = own_vram if own_vram is not None else vram_of.get(gpu)
+        exact = PAGE_GPU_NAMES.get(gpu)
+        if exact is not None and vram is not None and vram != exact[1]:
+            unknown.add(f"{gpu} ({vram} GB)")  # the page sells another variant under these words
+            continue
+        try:
+            offers.append(_page_offer(role, row, vram, response))
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+    excluded.update(unknown_row("gpu", name) for name in unknown)
     if not offers:
-        raise SchemaDriftError(f"{response.url}: GPU grids without an on-demand or spot price")
+        raise SchemaDriftError(
+            f"{response.url}: GPU grids without an on-demand or spot price{_left_out(excluded)}"
+        )
     return offers
 
 
@@ -236,21 +348,27 @@ def _heading_role(heading: str) -> str:
 
 
 def _page_offer(
-    role: str, row: dict[str, str], specs: dict[str, dict[str, Decimal]], response: RawResponse
+    role: str, row: dict[str, str], vram: Decimal | None, response: RawResponse
 ) -> Offer:
+    """One price cell of a known GPU row as an offer; ``_Skip`` for a cell or figure it cannot
+    read. ``vram`` is the row's own VRAM, or that of the GPU's row in the on-demand grid."""
     gpu = row[_GPU]
-    if not gpu:
-        raise SchemaDriftError(f"GPU row without a name: {row!r}")
-    price, currency = money(row[role])
-    vram = first_number(row[_VRAM]) if _VRAM in row else specs.get(gpu, {}).get("vram")
+    marker = no_price_marker(row[role])
+    if marker is not None:
+        raise _Skip(marker)
+    try:
+        price, currency = money(row[role])
+    except SchemaDriftError:
+        raise _Skip("unparsed_price") from None
+    exact = PAGE_GPU_NAMES.get(gpu)
     return Offer(
         provider="hyperstack",
         instance_type=gpu,
-        gpu_name=_page_gpu_name(gpu, vram),
+        gpu_name=exact[0] if exact is not None else gpu,
         gpu_count=Decimal(1),
         vram_gb_reported=vram,
-        vcpus=first_number(row[_VCPUS]) if _VCPUS in row else None,
-        ram_gb=first_number(row[_RAM]) if _RAM in row else None,
+        vcpus=_figure(row[_VCPUS]) if _VCPUS in row else None,
+        ram_gb=_figure(row[_RAM]) if _RAM in row else None,
         pricing=_PRICE_ROLES[role],
         price=price,
         currency=currency,
@@ -261,34 +379,30 @@ def _page_offer(
     )
 
 
-def _page_gpu_name(gpu: str, vram: Decimal | None) -> str:
-    """The row's GPU name, or the exact part ``PAGE_GPU_NAMES`` gives for an open spelling.
-
-    Raises ``SchemaDriftError`` when such a row shows a VRAM other than the mapped part's (the
-    page then sells a different variant under the same words).
-    """
-    exact = PAGE_GPU_NAMES.get(gpu)
-    if exact is None:
-        return gpu
-    name, expected_vram = exact
-    if vram is not None and vram != expected_vram:
-        raise SchemaDriftError(f"{gpu!r} row shows {vram} GB VRAM, PAGE_GPU_NAMES expects {name}")
-    return name
-
-
 # --- the Infrahub API -------------------------------------------------------------------------
 
 
-def _parse_pricebook(document: list[Any]) -> dict[str, Decimal | None]:
+def _parse_pricebook(document: list[Any], excluded: Counter[str]) -> dict[str, Decimal | None]:
     """Resource name -> price; None when the entry has no value (checked only where used)."""
+    if not document:
+        raise SchemaDriftError("empty pricebook")
     prices: dict[str, Decimal | None] = {}
     for entry in document:
         if not isinstance(entry, dict) or "name" not in entry or "value" not in entry:
-            raise SchemaDriftError(f"pricebook entry without name/value: {entry!r:.80}")
+            excluded["unparsed_pricebook_entry"] += 1
+            continue
         value = entry["value"]
-        prices[str(entry["name"])] = decimal(value) if value is not None else None
+        try:
+            price = decimal(value) if value is not None else None
+        except SchemaDriftError:
+            excluded["unparsed_pricebook_entry"] += 1
+            continue
+        if price is not None and not price.is_finite():  # NaN / Infinity: not a price
+            excluded["unparsed_pricebook_entry"] += 1
+            continue
+        prices[str(entry["name"])] = price
     if not prices:
-        raise SchemaDriftError("empty pricebook")
+        raise SchemaDriftError(f"pricebook without a readable entry{_left_out(excluded)}")
     return prices
 
 
@@ -305,21 +419,30 @@ def _iter_flavors(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _api_offers(
-    pricebook: dict[str, Decimal | None], flavors: list[tuple[RawResponse, dict[str, Any]]]
+    pricebook: dict[str, Decimal | None],
+    flavors: list[tuple[RawResponse, dict[str, Any]]],
+    excluded: Counter[str],
 ) -> list[Offer]:
     offers = []
     for response, flavor in flavors:
         try:
             gpu, count = flavor["gpu"], flavor["gpu_count"]
             if not gpu or not count:
-                continue  # a CPU-only flavor: not a GPU offer
+                excluded["non_gpu"] += 1  # a CPU-only flavor: not a GPU offer
+                continue
             name, region = flavor["name"], flavor["region_name"]
             cpu, ram, disk = flavor["cpu"], flavor["ram"], flavor["disk"]
-        except (KeyError, TypeError):
-            raise SchemaDriftError(f"flavor missing a field: {flavor!r:.120}") from None
+            figures = [decimal(v) for v in (count, cpu, ram, disk, flavor.get("ephemeral") or 0)]
+        except (KeyError, TypeError, SchemaDriftError):
+            excluded["unparsed_flavor"] += 1
+            continue
         price = pricebook.get(gpu)
-        if price is None or price <= 0:
-            raise SchemaDriftError(f"flavor {name!r} uses GPU {gpu!r}, which the pricebook lacks")
+        if price is None:
+            excluded["unpriced_gpu"] += 1  # the pricebook lacks the flavor's GPU
+            continue
+        # A zero or negative price is emitted as read: a wrong price fails the scrape (the
+        # loader's ``prices_positive``), it is not left out as if the GPU were unpriced.
+        gpu_count, vcpus, ram_gb, disk_gb, ephemeral_gb = figures
         spot = gpu.endswith(SPOT_SUFFIX)
         offers.append(
             Offer(
@@ -327,11 +450,11 @@ def _api_offers(
                 instance_type=name,
                 region=region,
                 gpu_name=gpu.removesuffix(SPOT_SUFFIX),
-                gpu_count=decimal(count),
-                vcpus=decimal(cpu),
-                ram_gb=decimal(ram),
+                gpu_count=gpu_count,
+                vcpus=vcpus,
+                ram_gb=ram_gb,
                 # Root disk plus the ephemeral NVMe that comes with the flavor.
-                storage_gb=decimal(disk) + decimal(flavor.get("ephemeral") or 0),
+                storage_gb=disk_gb + ephemeral_gb,
                 pricing=PricingModel.SPOT if spot else PricingModel.ON_DEMAND,
                 price=price,
                 currency="USD",
@@ -342,7 +465,7 @@ def _api_offers(
             )
         )
     if not offers:
-        raise SchemaDriftError("flavors response lists no GPU flavor")
+        raise SchemaDriftError(f"flavors response lists no priced GPU flavor{_left_out(excluded)}")
     return offers
 
 
@@ -352,6 +475,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
     notes="HYPERSTACK_API_KEY is optional: with it the pricebook API is used, else the page.",

@@ -85,7 +85,6 @@ UNITS: dict[str, PriceUnit] = {
     "/hour": PriceUnit.HOUR,
 }
 _VRAM_IN_NAME = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
-_NEGATIVE = re.compile(r"[-\u2212]\s*[$\u20ac\u00a3]?\s*\d")  # a minus before the amount
 
 # Documented default for tiers whose name leaves the form factor open. Modal names the GPU types
 # "A100-40GB", "A100-80GB" and "H100" and runs up to 8 of them per container, "always attached to
@@ -225,7 +224,7 @@ def _parse_row(row: Any, response: RawResponse, excluded: Counter[str]) -> Offer
         excluded[reason] += 1
         return None
     unit = UNITS["".join(node_text(price_node.css_first("span")).split()).lower()]
-    price, currency = _signed_money(node_text(price_node))
+    price, currency = money(node_text(price_node))
     vram = _VRAM_IN_NAME.search(name)
     return Offer(
         provider=PROVIDER_SLUG,
@@ -264,20 +263,10 @@ def _unreadable_price(price_node: Any) -> str | None:
     if unit_text not in UNITS:
         return unknown_row("unit", unit_text)
     try:
-        _signed_money(node_text(price_node))
+        money(node_text(price_node))
     except SchemaDriftError:
         return "unparsed_price"
     return None
-
-
-def _signed_money(text: str) -> tuple[Decimal, str]:
-    """``money``, negative when a minus precedes the amount ("$-0.001736"): such a price is
-    emitted as read, so that the loader rejects the scrape rather than this row being dropped."""
-    sign = _NEGATIVE.search(text)
-    if sign is None:
-        return money(text)
-    price, currency = money(text[: sign.start()] + text[sign.start() + 1 :])
-    return -price, currency
 
 
 def _slug(gpu_name: str) -> str:

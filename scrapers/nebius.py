@@ -37,11 +37,35 @@ Documented rules:
   configuration as above. Any other text in that column is drift.
 
 Prices are USD per hour (the page's cards and column titles say "/ hour", "GPU-hour").
+
+Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One row the parser
+cannot read never fails the provider; the rest of the page is still published:
+
+- ``unknown_gpu <item>``: a GPU row whose item ("NVIDIA HGX B300", "8 × H200 SXM") names none
+  of ``KNOWN_GPU_MODELS`` (the models seen on the captures, whole words, case-insensitively).
+  The row is left out and reported once per page, though the on-demand and the preemptible
+  table both list it.
+- ``contact us`` (``parsing.NO_PRICE_MARKERS``) and ``dashes``: a price cell with no public
+  price; the row's other prices are still offers.
+- ``dynamic_spot_floor``: a "from $X" cell of the dynamic spot column (see above).
+- ``unparsed_price``: any other price cell without a readable amount ("TBD"), or a dynamic spot
+  cell that is neither "from $X" nor a flat rate. An amount that reads as zero or negative
+  ("$0.00", "$-9.50", "-$9.50") is not unreadable: it is emitted as printed, so the loader
+  rejects the whole scrape (``prices_positive``) instead of publishing the rest.
+- ``unnamed_row``: a row without an item name.
+- ``unparsed_row``: a row whose cells do not match the columns, whose GPU cell is not
+  "N × GPU" (2024) or whose vRAM / RAM / vCPU figures are not numbers.
+
+``SchemaDriftError`` is kept for the page's structure: no GPU table (or none with an on-demand
+column), an unknown or repeated column heading, an effective-date column with an unknown base or
+unreadable date, a table without its item/vCPU/RAM or price columns, a duplicated offer, and no
+offer at all (the message lists the exclusions).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -58,6 +82,7 @@ from scrapers.base import (
     Provider,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.parsing import (
     distinct_bodies,
@@ -88,6 +113,36 @@ FLAT_RATE_MARK = "**"  # the page's footnote for flat-rate (not dynamic) preempt
 _INSTANCE = re.compile(r"^(?P<count>\d+)\s*[×x]\s*(?P<gpu>\S.*)$")
 _RANGE = re.compile(r"^\s*(?P<low>\d[\d,]*(?:\.\d+)?)\s*[-–]\s*\d[\d,]*(?:\.\d+)?\s*$")
 _DASHES = re.compile(r"^[-–—\s]+$")
+# ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
+# unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
+# 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
+# the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
+# The GPU models the page's rows name (every capture, priced or "Contact us"). A row naming none
+# of them is reported as ``unknown_gpu``; adding a model here is how a new GPU gets published.
+KNOWN_GPU_MODELS = (
+    "GB300",
+    "GB200",
+    "B300",
+    "B200",
+    "H200",
+    "H100",
+    "RTX PRO 6000",
+    "L40S",
+)
+_KNOWN_GPU = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+class _Skip(Exception):
+    """One row (or cell) left out, under the exclusion reason it carries."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -99,24 +154,33 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     """Offers from either known table layout; USD per hour.
 
     Raises ``SchemaDriftError`` when no GPU table (or none with an on-demand column) is found, a
-    GPU table has an unknown column or unreadable effective date, a cell is neither a number, a
-    price nor a no-price marker, or no offer results. Effective-date columns are chosen by each
-    response's ``fetched_at`` (see the module docstring).
+    GPU table has an unknown column or unreadable effective date, or no offer results; rows and
+    cells that cannot be read are left out (see ``parse_with_exclusions``). Effective-date
+    columns are chosen by each response's ``fetched_at`` (see the module docstring).
     """
+    return parse_with_exclusions(responses)[0]
+
+
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
+    """``parse``, plus how many rows/cells each documented exclusion rule left out."""
     offers: list[Offer] = []
+    excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         tree = html_body(response)
         found = _config_tables(tree) + _highlight_tables(tree)
         if not found:
             raise SchemaDriftError(f"{response.url}: no GPU price table (2024 or 2026 layout)")
+        unknown: set[str] = set()  # a GPU's rows in two tables are one unknown row
         for headings, rows, reader in found:
-            offers.extend(reader(headings, rows, response))
+            offers.extend(reader(headings, rows, response, excluded, unknown))
         if not any(_ON_DEMAND_HEADINGS.intersection(headings) for headings, _, _ in found):
             # e.g. only the preemptible table left: its few flat-rate rows are not the page.
             raise SchemaDriftError(f"{response.url}: no GPU table with an on-demand column")
+        excluded.update(unknown_row("gpu", name) for name in unknown)
     if not offers:
-        raise SchemaDriftError("no GPU offers found")
-    return ensure_unique(offers)
+        left_out = f"; excluded: {dict(excluded)}" if excluded else ""
+        raise SchemaDriftError(f"no GPU offers found{left_out}")
+    return ensure_unique(offers), excluded
 
 
 def _config_tables(tree: Any) -> list[tuple[list[str], list[list[str]], Any]]:
@@ -155,22 +219,32 @@ def _columns(headings: list[str], known: dict[str, str]) -> dict[str, int]:
     return columns
 
 
-def _cells(row: list[str], headings: list[str]) -> list[str]:
-    if len(row) != len(headings):
-        raise SchemaDriftError(f"row {row!r} does not match columns {headings!r}")
-    return row
+def _price(text: str) -> tuple[Decimal, str]:
+    """(price, currency), negative or zero as printed; ``_Skip`` for a cell with no public price
+    or no readable amount."""
+    marker = no_price_marker(text)
+    if marker is not None:
+        raise _Skip(marker)
+    if _DASHES.match(text):
+        raise _Skip("dashes")
+    try:
+        return money(text)
+    except SchemaDriftError:
+        raise _Skip("unparsed_price") from None
 
 
-def _price(text: str) -> tuple[Decimal, str] | None:
-    """(price, currency), or None for a cell that says there is no public price."""
-    if no_price_marker(text) or _DASHES.match(text):
-        return None
-    return money(text)
-
-
-def _lower_bound(text: str) -> Decimal:
+def _figure(text: str) -> Decimal:
+    """A vCPU/RAM/vRAM figure, the lower bound of a range ("16-192"); ``_Skip`` if none."""
     match = _RANGE.match(text)
-    return first_number(match["low"]) if match else first_number(text)
+    try:
+        return first_number(match["low"]) if match else first_number(text)
+    except SchemaDriftError:
+        raise _Skip("unparsed_row") from None
+
+
+def _known_gpu(name: str) -> bool:
+    """Whether the row's item names one of ``KNOWN_GPU_MODELS`` (as a whole word)."""
+    return _KNOWN_GPU.search(name) is not None
 
 
 _CONFIG_COLUMNS = {
@@ -185,20 +259,36 @@ _CONFIG_COLUMNS = {
 
 
 def _parse_config_rows(
-    headings: list[str], rows: list[list[str]], response: RawResponse
+    headings: list[str],
+    rows: list[list[str]],
+    response: RawResponse,
+    excluded: Counter[str],
+    unknown: set[str],
 ) -> list[Offer]:
     col = _columns(headings, _CONFIG_COLUMNS)
     for role in ("gpu", "vram", "ram", "vcpus", "on_demand"):
         if role not in col:
             raise SchemaDriftError(f"GPU table without a {role!r} column: {headings!r}")
     offers = []
-    for row in rows:
-        cells = _cells(row, headings)
-        match = _INSTANCE.match(cells[col["gpu"]])
-        if match is None:
-            raise SchemaDriftError(f"expected 'N × GPU', found {cells[col['gpu']]!r}")
-        priced = _price(cells[col["on_demand"]])
-        if priced is None:
+    for cells in rows:
+        if len(cells) != len(headings):
+            excluded["unparsed_row"] += 1
+            continue
+        item = cells[col["gpu"]]
+        if not item:
+            excluded["unnamed_row"] += 1
+            continue
+        if not _known_gpu(item):
+            unknown.add(item)
+            continue
+        match = _INSTANCE.match(item)
+        try:
+            if match is None:  # not "N × GPU"
+                raise _Skip("unparsed_row")
+            vram, vcpus, ram = (_figure(cells[col[role]]) for role in ("vram", "vcpus", "ram"))
+            price, currency = _price(cells[col["on_demand"]])
+        except _Skip as skip:
+            excluded[skip.reason] += 1
             continue
         count = Decimal(match["count"])
         offers.append(
@@ -207,12 +297,12 @@ def _parse_config_rows(
                 instance_type=f"{match['count']}x {match['gpu']}",
                 gpu_name=match["gpu"],
                 gpu_count=count,
-                vram_gb_reported=first_number(cells[col["vram"]]) / count,
-                vcpus=first_number(cells[col["vcpus"]]),
-                ram_gb=first_number(cells[col["ram"]]),
+                vram_gb_reported=vram / count,
+                vcpus=vcpus,
+                ram_gb=ram,
                 pricing=PricingModel.ON_DEMAND,
-                price=priced[0],
-                currency=priced[1],
+                price=price,
+                currency=currency,
                 price_unit=PriceUnit.HOUR,
                 price_per=PricePer.INSTANCE,
                 source_url=PRICING_URL,
@@ -291,20 +381,24 @@ def _columns_in_force(headings: list[str], observed: date) -> dict[str, int]:
     return columns
 
 
-def _dynamic_spot_price(text: str) -> tuple[Decimal, str] | None:
-    """A flat-rate cell of the dynamic spot column as a price; None for a floor or no price."""
-    if no_price_marker(text) or _DASHES.match(text):
-        return None
+def _dynamic_spot_price(text: str) -> tuple[Decimal, str]:
+    """A flat-rate cell of the dynamic spot column as a price; ``_Skip`` for anything else."""
     if text.endswith(FLAT_RATE_MARK):
-        return money(text.removesuffix(FLAT_RATE_MARK))
+        return _price(text.removesuffix(FLAT_RATE_MARK))
     if text.startswith("from "):
-        money(text)  # still a readable amount, or the column changed meaning
-        return None
-    raise SchemaDriftError(f"dynamic spot cell {text!r} is neither 'from $X' nor a flat rate")
+        _price(text)  # still a readable amount, or the cell is unparsed
+        raise _Skip("dynamic_spot_floor")
+    if no_price_marker(text) or _DASHES.match(text):
+        return _price(text)  # raises under the marker's reason
+    raise _Skip("unparsed_price")  # neither "from $X" nor a flat rate
 
 
 def _parse_highlight_rows(
-    headings: list[str], rows: list[list[str]], response: RawResponse
+    headings: list[str],
+    rows: list[list[str]],
+    response: RawResponse,
+    excluded: Counter[str],
+    unknown: set[str],
 ) -> list[Offer]:
     observed = response.fetched_at.astimezone(UTC).date()
     col = _columns_in_force(headings, observed)
@@ -314,17 +408,32 @@ def _parse_highlight_rows(
     if not any(role in col for role in _HIGHLIGHT_PRICINGS):
         raise SchemaDriftError(f"GPU table without a price column: {headings!r}")
     offers = []
-    for row in rows:
-        cells = _cells(row, headings)
+    for cells in rows:
+        if len(cells) != len(headings):
+            excluded["unparsed_row"] += 1
+            continue
         gpu = cells[col["gpu"]]
         if not gpu:
-            raise SchemaDriftError(f"GPU row without a name: {cells!r}")
+            excluded["unnamed_row"] += 1
+            continue
+        if not _known_gpu(gpu):
+            unknown.add(gpu)
+            continue
+        try:
+            vcpus, ram = _figure(cells[col["vcpus"]]), _figure(cells[col["ram"]])
+        except _Skip as skip:
+            excluded[skip.reason] += 1
+            continue
         for role, pricing in _HIGHLIGHT_PRICINGS.items():
             if role not in col:
                 continue
             text = cells[col[role]]
-            priced = _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
-            if priced is None:
+            try:
+                price, currency = (
+                    _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
+                )
+            except _Skip as skip:
+                excluded[skip.reason] += 1
                 continue
             offers.append(
                 Offer(
@@ -332,11 +441,11 @@ def _parse_highlight_rows(
                     instance_type=gpu,
                     gpu_name=gpu,
                     gpu_count=Decimal(1),
-                    vcpus=_lower_bound(cells[col["vcpus"]]),
-                    ram_gb=_lower_bound(cells[col["ram"]]),
+                    vcpus=vcpus,
+                    ram_gb=ram,
                     pricing=pricing,
-                    price=priced[0],
-                    currency=priced[1],
+                    price=price,
+                    currency=currency,
                     price_unit=PriceUnit.HOUR,
                     price_per=PricePer.GPU,
                     source_url=PRICING_URL,
@@ -352,6 +461,7 @@ PROVIDER = Provider(
     homepage=HOMEPAGE,
     fetch=fetch,
     parse=parse,
+    parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
 )

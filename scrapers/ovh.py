@@ -101,7 +101,6 @@ GPU_MODELS = frozenset({"nvidia-l40s-48g", "nvidia-l4", "nvidia-tesla-v100s"})
 _GPU_ADDON = re.compile(r"^gpu-(?P<count>\d+)x(?P<rest>.+)$")
 _RAM_ADDON = re.compile(r"^ram-(?P<gb>\d+)g-")
 _VRAM_SUFFIX = re.compile(r"-(?P<gb>\d+)g$")
-_NEGATIVE = re.compile(r"[-\u2212]\s*[$\u20ac\u00a3]?\s*\d")  # a minus before the amount
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -255,9 +254,8 @@ def _monthly_prices(
             interval, unit = pricing["interval"], pricing["intervalUnit"]
             formatted = pricing["formattedPrice"]
             total = decimal(raw) / PRICE_SCALE
+            # signed as printed ("$-3505.00 USD"): emitted, so that the loader rejects it
             shown, currency = money(formatted)
-            if _NEGATIVE.search(formatted):
-                shown = -shown  # "$-3505.00 USD": emitted, so that the loader rejects it
         except (KeyError, TypeError, SchemaDriftError):
             raise _Excluded("unparsed_price") from None
         if unit != MONTH:

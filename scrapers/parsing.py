@@ -20,18 +20,25 @@ from scrapers.base import Offer, RawResponse, SchemaDriftError
 
 MIB_PER_GB = Decimal(1000) / Decimal("1.048576")  # 1 GB = 1e9 B; 1 MiB = 1.048576e6 B
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
-_MONEY = re.compile(r"(?P<sym>[$€£])?\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<code>USD|EUR|GBP)?")
+# a minus right before the symbol or the digits is the price's sign ("-$3.64", "$-3.64",
+# "−$3.64"): a wrong price is read as printed and rejected by the loader, never turned positive
+_MONEY = re.compile(
+    r"(?P<sign>[-\u2212])?(?:(?P<sym>[$€£])\s*)?(?P<sign2>[-\u2212])?"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<code>USD|EUR|GBP)?"
+)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
 def money(text: str, *, default_currency: str | None = None) -> tuple[Decimal, str]:
-    """``"$2.99 / GPU / hr"`` -> ``(Decimal("2.99"), "USD")``. Raises on text with no price."""
+    """``"$2.99 / GPU / hr"`` -> ``(Decimal("2.99"), "USD")``; ``"-$3.64"`` / ``"$-3.64"`` ->
+    ``(Decimal("-3.64"), "USD")`` (signed as printed). Raises on text with no price."""
     match = _MONEY.search(text)
     if match is None or not (match["sym"] or match["code"] or default_currency):
         raise SchemaDriftError(f"expected a price, found {text.strip()[:60]!r}")
     currency = match["code"] or _CURRENCY_SYMBOLS.get(match["sym"] or "", default_currency)
     assert currency is not None
-    return decimal(match["num"]), currency
+    amount = decimal(match["num"])
+    return (-amount if match["sign"] or match["sign2"] else amount), currency
 
 
 def decimal(text: str | float | int | Decimal) -> Decimal:

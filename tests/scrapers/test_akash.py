@@ -12,7 +12,14 @@ import httpx
 import pytest
 
 from scrapers import akash
-from scrapers.base import PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
+from scrapers.base import (
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    RawResponse,
+    SchemaDriftError,
+    unknown_row,
+)
 from scrapers.http import make_client
 from scrapers.replay import ReplayTransport, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
@@ -100,12 +107,39 @@ def test_live_shape_with_several_models_and_one_without_bids() -> None:
     assert by_type["nvidia-a100-40Gi-PCIe"].vram_gb_reported == Decimal("42.9")
 
 
-def test_unknown_gpu_model_is_emitted_with_akash_spelling() -> None:
+def test_new_model_of_a_known_family_is_emitted_with_akash_spelling() -> None:
     unknown = _model(vendor="nvidia", model="rtx9999ti", ram="48Gi", interface="PCIe")
     offers = akash.parse([_live([_model(), unknown])])
     new = next(o for o in offers if o.instance_type == "nvidia-rtx9999ti-48Gi-PCIe")
     assert new.gpu_name == "nvidia rtx9999ti PCIe"
     assert resolve(new.gpu_name, float(new.vram_gb_reported or 0)) is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "label"),
+    [
+        ({"model": "z100"}, "nvidia-z100-80Gi-SXM5"),
+        ({"vendor": "intel", "model": "max1550"}, "intel-max1550-80Gi-SXM5"),
+        ({"model": "titan"}, "nvidia-titan-80Gi-SXM5"),  # no model number
+    ],
+)
+def test_model_of_an_unknown_family_is_reported_not_emitted(
+    changes: dict[str, Any], label: str
+) -> None:
+    offers, excluded = akash.PROVIDER.parse_report([_live([_model(), _model(**changes)])])
+    assert excluded == {unknown_row("family", label): 1}
+    assert [(o.instance_type, o.price) for o in offers] == [
+        ("nvidia-h100-80Gi-SXM5", Decimal("2.72"))
+    ]
+
+
+@pytest.mark.parametrize(
+    "model", ["a100", "rtxa6000", "rtx4000sffada", "gtx1080ti", "l40s", "b200", "gh200", "t4"]
+)
+def test_families_of_akash_gpu_names_are_known(model: str) -> None:
+    offers, excluded = akash.parse_with_exclusions([_live([_model(model=model)])])
+    assert [o.instance_type for o in offers] == [f"nvidia-{model}-80Gi-SXM5"]
+    assert excluded == {}
 
 
 @pytest.mark.parametrize(
@@ -122,36 +156,49 @@ def test_unknown_envelope_is_drift(document: Any, message: str) -> None:
         akash.parse([_json(document)])
 
 
-def test_model_without_price_field_is_drift() -> None:
-    model = _model()
+def test_model_without_price_field_is_excluded() -> None:
+    model = _model(model="a100", ram="40Gi")
     del model["price"]
-    with pytest.raises(SchemaDriftError, match="model without"):
-        akash.parse([_live([model])])
+    offers, excluded = akash.parse_with_exclusions([_live([_model(), model])])
+    assert excluded == {"incomplete_model": 1}
+    assert [o.price for o in offers] == [Decimal("2.72")]
 
 
 @pytest.mark.parametrize(
-    ("changes", "message"),
+    ("changes", "reason"),
     [
-        ({"price": {"currency": "USD", "avg": 2.5}}, "no numeric price.weightedAverage"),
-        ({"price": {"currency": "uakt", "weightedAverage": 2.5}}, "currency"),
-        ({"price": 2.5}, "price is not an object"),
-        ({"ram": "80"}, "not like '80Gi'"),
-        ({"model": ""}, "expected text"),
+        ({"price": {"currency": "USD", "avg": 2.5}}, "unparsed_price"),
+        ({"price": {"currency": "uakt", "weightedAverage": 2.5}}, "unparsed_price"),
+        ({"price": 2.5}, "unparsed_price"),
+        ({"ram": "80"}, "unparsed_memory"),
+        ({"model": ""}, "incomplete_model"),
     ],
 )
-def test_unreadable_model_fields_are_drift(changes: dict[str, Any], message: str) -> None:
-    with pytest.raises(SchemaDriftError, match=message):
-        akash.parse([_live([_model(**changes)])])
+def test_unreadable_model_is_excluded_and_the_others_published(
+    changes: dict[str, Any], reason: str
+) -> None:
+    a100 = _model(**{"model": "a100", "ram": "40Gi", "interface": "PCIe", **changes})
+    offers, excluded = akash.PROVIDER.parse_report([_live([_model(), a100])])
+    assert excluded == {reason: 1}
+    assert [(o.instance_type, o.price) for o in offers] == [
+        ("nvidia-h100-80Gi-SXM5", Decimal("2.72"))
+    ]
+
+
+def test_most_models_unreadable_is_drift() -> None:
+    broken = [_model(model=m, price=2.5) for m in ("a100", "a40")]
+    with pytest.raises(SchemaDriftError, match="unreadable than read: unparsed_price 2"):
+        akash.parse([_live([_model(), *broken])])
 
 
 def test_no_priced_model_at_all_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match="no priced GPU model"):
+    with pytest.raises(SchemaDriftError, match=r"no priced GPU model.*no_recent_bids 1"):
         akash.parse([_live([_model(price=None)])])
 
 
 def test_capture_with_renamed_keys_is_drift() -> None:
     body = H100_2026_09.read_bytes().replace(b'"weightedAverage"', b'"weighted_average"')
-    with pytest.raises(SchemaDriftError, match="weightedAverage"):
+    with pytest.raises(SchemaDriftError, match=r"no priced GPU model.*excluded: unparsed_price 1"):
         akash.parse([_raw(body)])
 
 

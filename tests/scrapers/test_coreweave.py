@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -75,20 +76,34 @@ def test_missing_price_heading_is_schema_drift() -> None:
         coreweave.parse([_raw(body)])
 
 
-def test_removed_price_cells_are_schema_drift() -> None:
+def _known_2023_without(*names: str) -> dict[str, Decimal]:
+    """Instance type -> price of the unedited 2023 capture, minus ``names``."""
+    return {
+        o.instance_type: o.price for o in coreweave.parse([_raw()]) if o.instance_type not in names
+    }
+
+
+def test_removed_price_is_counted_and_the_other_rows_still_published() -> None:
     body = _raw().body.replace(b"<strong>$4.25</strong>", b"")
     assert body != _raw().body
-    with pytest.raises(SchemaDriftError, match="NVIDIA H100 PCIe"):
-        coreweave.parse([_raw(body)])
+    offers, excluded = coreweave.parse_with_exclusions([_raw(body)])
+    assert excluded == {"truncated_row": 1, "unparsed_price": 1}
+    by_name = _by_name(offers)
+    assert "NVIDIA H100 PCIe" not in by_name
+    assert {o.instance_type: o.price for o in offers} == _known_2023_without("NVIDIA H100 PCIe")
+    assert by_name["NVIDIA HGX H100"].price == Decimal("4.76")
 
 
-def test_row_missing_a_cell_mid_table_is_schema_drift_not_truncation() -> None:
+def test_row_missing_its_cells_mid_table_is_an_unparsed_row_not_truncation() -> None:
     # Drop every value cell of the first row: it is not the end of the document, so not a cut.
     raw = _raw()
     start = raw.body.index(b'<div class="w-col w-col-2"><div>80</div></div>')
     end = raw.body.index(b"</div></div></div>", raw.body.index(b"$4.76")) + len(b"</div></div>")
-    with pytest.raises(SchemaDriftError, match="NVIDIA HGX H100"):
-        coreweave.parse([_raw(raw.body[:start] + raw.body[end:])])
+    offers, excluded = coreweave.parse_with_exclusions([_raw(raw.body[:start] + raw.body[end:])])
+    assert excluded == {"truncated_row": 1, "unparsed_row": 1}
+    assert "NVIDIA HGX H100" not in _by_name(offers)
+    assert _by_name(offers)["NVIDIA H100 PCIe"].price == Decimal("4.25")
+    assert len(offers) == 11
 
 
 def test_contact_sales_price_is_counted_not_parsed() -> None:
@@ -98,10 +113,27 @@ def test_contact_sales_price_is_counted_not_parsed() -> None:
     assert excluded == {"truncated_row": 1, "coming soon": 1}
 
 
-def test_unreadable_price_is_schema_drift() -> None:
+def test_unreadable_price_is_counted_not_fatal() -> None:
     body = _raw().body.replace(b"<strong>$0.24</strong>", b"<strong>TBD</strong>")
-    with pytest.raises(SchemaDriftError, match="expected a price"):
-        coreweave.parse([_raw(body)])
+    offers, excluded = coreweave.parse_with_exclusions([_raw(body)])
+    assert excluded == {"truncated_row": 1, "unparsed_price": 1}
+    assert "Quadro RTX 4000" not in _by_name(offers)
+    assert _by_name(offers)["Quadro RTX 5000"].price == Decimal("0.57")
+
+
+def test_2023_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
+    body = _raw().body.replace(b'href="#">A40</a>', b'href="#">Z40</a>')
+    assert body != _raw().body
+    offers, excluded = coreweave.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {"truncated_row": 1, "unknown_gpu Z40": 1}
+    assert {o.instance_type: o.price for o in offers} == _known_2023_without("A40")
+    assert _by_name(offers)["RTX A6000"].price == Decimal("1.28")  # A40's price twin
+
+
+def test_2023_every_row_unknown_is_schema_drift() -> None:
+    body = re.sub(rb"(<a [^>]*data-product=[^>]*>)[^<]+(</a>)", rb"\1Z9\2", _raw().body)
+    with pytest.raises(SchemaDriftError, match=r"no GPU prices found.*'unknown_gpu Z9': 12"):
+        coreweave.PROVIDER.parse_report([_raw(body)])
 
 
 def test_fetch_requests_the_live_pricing_page() -> None:
@@ -325,29 +357,116 @@ def test_2026_unknown_column_is_schema_drift() -> None:
         coreweave.parse([_raw_2026(rename)])
 
 
-def test_2026_row_missing_a_cell_is_schema_drift() -> None:
+def _desktop_cells(row) -> list:
+    return [
+        c
+        for c in row.css_first(coreweave.INSTANCE_ROW_GRID).iter()
+        if coreweave.INSTANCE_CELL_CLASS in (c.attributes.get("class") or "").split()
+    ]
+
+
+def test_2026_row_missing_a_cell_is_an_unparsed_row_the_rest_published() -> None:
     def drop(tree: LexborHTMLParser) -> None:
         row = _gpu_tables(tree)[1].css(coreweave.INSTANCE_ROW)[7]  # Europe, NVIDIA HGX H100
-        cells = [
-            c
-            for c in row.css_first(coreweave.INSTANCE_ROW_GRID).iter()
-            if coreweave.INSTANCE_CELL_CLASS in (c.attributes.get("class") or "").split()
-        ]
-        cells[-1].decompose()  # its Spot price
+        _desktop_cells(row)[-1].decompose()  # its Spot price
 
-    with pytest.raises(SchemaDriftError, match="'NVIDIA HGX H100' has 7 cells, expected 8"):
-        coreweave.parse([_raw_2026(drop)])
+    offers, excluded = coreweave.parse_with_exclusions([_raw_2026(drop)])
+    assert excluded == {"contact sales": 9, "n/a": 8, "unparsed_row": 1}
+    by = _by_key(offers)
+    assert ("NVIDIA HGX H100", "europe", PricingModel.ON_DEMAND) not in by
+    assert ("NVIDIA HGX H100", "europe", PricingModel.SPOT) not in by
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND)].price == Decimal(
+        "49.24"
+    )
+    assert by[("NVIDIA HGX H200", "europe", PricingModel.SPOT)].price == Decimal("20.64")
+    assert len(offers) == 41
 
 
-def test_2026_price_that_is_not_a_plain_amount_is_schema_drift() -> None:
+def test_2026_price_that_is_not_a_plain_amount_is_counted_the_row_spot_kept() -> None:
     def per_month(tree: LexborHTMLParser) -> None:
         row = _gpu_tables(tree)[0].css(coreweave.INSTANCE_ROW)[7]  # North America, HGX H100
-        cells = [
-            c
-            for c in row.css_first(coreweave.INSTANCE_ROW_GRID).iter()
-            if coreweave.INSTANCE_CELL_CLASS in (c.attributes.get("class") or "").split()
-        ]
-        cells[6].inner_html = "$35,000 / month"
+        _desktop_cells(row)[6].inner_html = "$35,000 / month"
 
-    with pytest.raises(SchemaDriftError, match="'NVIDIA HGX H100' on_demand: expected a price"):
-        coreweave.parse([_raw_2026(per_month)])
+    offers, excluded = coreweave.parse_with_exclusions([_raw_2026(per_month)])
+    assert excluded == {"contact sales": 9, "n/a": 8, "unparsed_price": 1}
+    by = _by_key(offers)
+    assert ("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND) not in by
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].price == Decimal("19.71")
+    assert len(offers) == 42
+
+
+def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
+    def rename(tree: LexborHTMLParser) -> None:
+        row = _gpu_tables(tree)[1].css(coreweave.INSTANCE_ROW)[8]  # Europe, NVIDIA L40
+        _desktop_cells(row)[0].inner_html = "NVIDIA Z100"
+
+    known = coreweave.parse([_raw_2026()])
+    offers, excluded = coreweave.PROVIDER.parse_report([_raw_2026(rename)])
+    # Europe's L40 row ($10.00 on-demand, Spot "N/A") is left out whole, its "N/A" with it.
+    assert excluded == {"contact sales": 9, "n/a": 7, "unknown_gpu NVIDIA Z100": 1}
+    assert sorted(o.model_dump_json() for o in offers) == sorted(
+        o.model_dump_json()
+        for o in known
+        if not (o.instance_type == "NVIDIA L40" and o.region == "europe")
+    )
+    assert len(offers) == 42
+
+
+def test_2026_every_gpu_row_unknown_is_schema_drift() -> None:
+    def rename(tree: LexborHTMLParser) -> None:
+        for table in _gpu_tables(tree):
+            for index, row in enumerate(table.css(coreweave.INSTANCE_ROW)):
+                _desktop_cells(row)[0].inner_html = f"NVIDIA Z{index}00"
+
+    with pytest.raises(SchemaDriftError, match=r"no GPU prices found.*unknown_gpu NVIDIA Z000"):
+        coreweave.PROVIDER.parse_report([_raw_2026(rename)])
+
+
+# --- A wrong price is read as printed (docs/reliability.md: rejected, never dropped) ---------
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+WRONG_PRICES = [
+    ("$-49.24", Decimal("-49.24")),
+    ("-$49.24", Decimal("-49.24")),
+    ("\u2212$49.24", Decimal("-49.24")),
+    ("$0.00", Decimal("0.00")),
+    ("$4924.00", Decimal("4924.00")),
+    ("$4,924.00", Decimal("4924.00")),
+]
+
+
+@pytest.mark.parametrize(("printed", "price"), WRONG_PRICES)
+def test_2026_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    def misprint(tree: LexborHTMLParser) -> None:
+        row = _gpu_tables(tree)[0].css(coreweave.INSTANCE_ROW)[7]  # North America, HGX H100
+        _desktop_cells(row)[6].inner_html = printed  # its On-Demand "$49.24"
+
+    offers, excluded = coreweave.parse_with_exclusions([_raw_2026(misprint)])
+    assert excluded == {"contact sales": 9, "n/a": 8}  # nothing more left out
+    by = _by_key(offers)
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND)].price == price
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].price == Decimal("19.71")
+    assert len(offers) == 43
+
+
+@pytest.mark.parametrize(
+    ("printed", "price"),
+    [
+        ("$-4.25", Decimal("-4.25")),
+        ("-$4.25", Decimal("-4.25")),  # parsing.money would read 4.25 here
+        ("$0.00", Decimal("0.00")),
+        ("$425.00", Decimal("425.00")),
+        ("$1,234.00", Decimal("1234.00")),
+    ],
+)
+def test_2023_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    body = _raw().body.replace(b"<strong>$4.25</strong>", f"<strong>{printed}</strong>".encode())
+    offers, excluded = coreweave.parse_with_exclusions([_raw(body)])
+    assert excluded == {"truncated_row": 1}
+    assert _by_name(offers)["NVIDIA H100 PCIe"].price == price
+    assert len(offers) == 12

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -130,19 +131,55 @@ def test_unknown_price_column_is_schema_drift() -> None:
         crusoe.parse([_raw(TABLE_2025_05, body)])
 
 
-def test_removed_price_cells_are_schema_drift() -> None:
+def test_dash_instead_of_a_price_is_counted_and_the_row_on_demand_kept() -> None:
     body = LIST_2025_12.read_bytes().replace(b"<p>$1.60/GPU-hr</p>", b"<p>-</p>")
-    with pytest.raises(SchemaDriftError, match="NVIDIA H100 80GB HGX"):
-        crusoe.parse([_raw(LIST_2025_12, body)])
+    offers, excluded = crusoe.parse_with_exclusions([_raw(LIST_2025_12, body)])
+    assert excluded == {"contact sales": 5, "truncated_row": 1, "unparsed_price": 1}
+    by = _index(offers)
+    assert ("NVIDIA H100 80GB HGX", PricingModel.SPOT, None) not in by
+    assert by[("NVIDIA H100 80GB HGX", PricingModel.ON_DEMAND, None)].price == Decimal("3.90")
+
+
+def test_list_heading_gone_is_schema_drift() -> None:
     body = LIST_2025_12.read_bytes().replace(b'class="pricing-table-heading', b'class="x')
     with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
         crusoe.parse([_raw(LIST_2025_12, body)])
 
 
-def test_price_per_month_instead_of_per_hour_is_schema_drift() -> None:
+def test_price_per_month_instead_of_per_hour_is_an_unknown_unit_row() -> None:
     body = LIST_2025_12.read_bytes().replace(b"$3.90/GPU-hr", b"$2800/GPU-month")
-    with pytest.raises(SchemaDriftError, match="does not end in '/GPU-hr'"):
-        crusoe.parse([_raw(LIST_2025_12, body)])
+    offers, excluded = crusoe.PROVIDER.parse_report([_raw(LIST_2025_12, body)])
+    # The whole H100 row is left out (its $1.60 spot too): its unit is not the list's.
+    assert excluded == {
+        "contact sales": 5,
+        "truncated_row": 1,
+        "unknown_unit NVIDIA H100 80GB HGX": 1,
+    }
+    assert [(o.instance_type, o.pricing, o.price) for o in offers] == [
+        ("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, Decimal("4.29"))
+    ]
+
+
+def test_2025_05_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
+    body = TABLE_2025_05.read_bytes().replace(b">AMD MI300X</div>", b">AMD MI999X</div>")
+    assert body != TABLE_2025_05.read_bytes()
+    offers, excluded = crusoe.PROVIDER.parse_report([_raw(TABLE_2025_05, body)])
+    assert excluded == {"contact sales": 5, "truncated_row": 1, "unknown_gpu AMD MI999X": 1}
+    known = crusoe.parse([_raw(TABLE_2025_05)])
+    assert sorted(o.model_dump_json() for o in offers) == sorted(
+        o.model_dump_json() for o in known if o.instance_type != "AMD MI300X 192GB OAM"
+    )
+    assert len(offers) == 25  # 30 minus MI300X's five prices
+
+
+def test_2025_05_every_row_unknown_is_schema_drift() -> None:
+    body = re.sub(
+        rb'(<div class="w-\[10ch\] text-xl">)[^<]+(</div>)',
+        rb"\1Z9\2",
+        TABLE_2025_05.read_bytes(),
+    )
+    with pytest.raises(SchemaDriftError, match=r"no GPU prices found.*'unknown_gpu Z9': 7"):
+        crusoe.PROVIDER.parse_report([_raw(TABLE_2025_05, body)])
 
 
 def test_fetch_requests_the_live_pricing_page() -> None:
@@ -270,10 +307,55 @@ def test_2026_two_gpu_lists_are_schema_drift() -> None:
         crusoe.parse([_edited_2026(duplicate)])
 
 
-def test_2026_gpu_item_without_memory_tag_is_schema_drift() -> None:
+def test_2026_gpu_item_without_memory_tag_is_an_unparsed_row() -> None:
     def blank(tree: LexborHTMLParser) -> None:
         item = _gpu_list_scope(tree).css(crusoe.LIST_ITEM)[3]  # NVIDIA H100
         item.css(crusoe.LIST_ITEM_TAG)[0].inner_html = ""
 
-    with pytest.raises(SchemaDriftError, match="'NVIDIA H100' VRAM tag '' is not"):
-        crusoe.parse([_edited_2026(blank)])
+    offers, excluded = crusoe.parse_with_exclusions([_edited_2026(blank)])
+    # The H100 row is left out whole: its $3.90 and its spot "Contact sales".
+    assert excluded == {"contact sales": 11, "unparsed_row": 1}
+    assert not [o for o in offers if o.instance_type.startswith("NVIDIA H100")]
+    assert len(offers) == 5
+    assert _index(offers)[("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, None)].price == (
+        Decimal("4.29")
+    )
+
+
+# --- A wrong price is read as printed (docs/reliability.md: rejected, never dropped) ---------
+
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+@pytest.mark.parametrize(
+    ("printed", "price"),
+    [
+        ("$-4.29/GPU-hr", Decimal("-4.29")),
+        ("-$4.29/GPU-hr", Decimal("-4.29")),  # parsing.money would read 4.29 here
+        ("$0.00/GPU-hr", Decimal("0.00")),
+        ("$429.00/GPU-hr", Decimal("429.00")),
+        ("$1,234.00/GPU-hr", Decimal("1234.00")),
+    ],
+)
+def test_2026_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    body = PAGE_2026.read_bytes().replace(b"<p>$4.29/GPU-hr</p>", f"<p>{printed}</p>".encode())
+    offers, excluded = crusoe.parse_with_exclusions([_raw(PAGE_2026, body)])
+    assert excluded == {"contact sales": 12}  # nothing more left out
+    assert _index(offers)[("NVIDIA H200 141GB HGX", PricingModel.ON_DEMAND, None)].price == price
+    assert len(offers) == 6
+
+
+@pytest.mark.parametrize(
+    ("printed", "price"), [(" -4.29", Decimal("-4.29")), (" 429.00", Decimal("429.00"))]
+)
+def test_2025_05_negative_or_100x_table_price_is_read_as_printed(
+    printed: str, price: Decimal
+) -> None:
+    cell = b'<span class="text-gray-600">$</span> 4.29<'  # H200 on-demand, "$ 4.29 /hr"
+    body = TABLE_2025_05.read_bytes().replace(cell, cell.replace(b" 4.29", printed.encode()))
+    offers, excluded = crusoe.parse_with_exclusions([_raw(TABLE_2025_05, body)])
+    assert excluded == {"contact sales": 5, "truncated_row": 1}
+    assert _index(offers)[("NVIDIA H200 141GB SXM", PricingModel.ON_DEMAND, None)].price == price
+    assert len(offers) == 30

@@ -23,6 +23,7 @@ from scrapers.base import (
     PricingModel,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.replay import ReplayTransport, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
@@ -143,19 +144,61 @@ def test_missing_instance_table_is_schema_drift() -> None:
         datacrunch.parse([_page(body)])
 
 
-def test_removed_price_cell_is_schema_drift() -> None:
+def test_removed_price_cell_is_excluded_and_a_removed_cell_is_drift() -> None:
     body = PAGE_2025_08.read_bytes().replace(b">$14.55/h</td>", b"></td>", 1)
-    with pytest.raises(SchemaDriftError, match=r"4B200\.120V: On demand price"):
-        datacrunch.parse([_page(body)])
+    offers, excluded = datacrunch.parse_with_exclusions([_page(body)])
+    assert excluded == {"unparsed_price": 1}
+    by = {(o.instance_type, o.pricing): o.price for o in offers}
+    assert ("4B200.120V", PricingModel.ON_DEMAND) not in by
+    # The row's other prices are still read: "$10.71/h" dynamic, "$3.21/h" spot.
+    assert by[("4B200.120V", PricingModel.DYNAMIC)] == Decimal("10.71")
+    assert by[("4B200.120V", PricingModel.SPOT)] == Decimal("3.21")
+    assert len(offers) == 11
+    # A row with a cell fewer than its header: the table layout changed.
     body = re.sub(rb"<td[^>]*>\$14\.55/h</td>", b"", PAGE_2025_08.read_bytes())
     with pytest.raises(SchemaDriftError, match="has 9 cells, expected 10"):
         datacrunch.parse([_page(body)])
 
 
-def test_vram_switched_to_per_gpu_is_schema_drift() -> None:
+def test_unknown_family_row_is_reported_and_the_other_rows_published() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">4B200.120V<", b">4Z9X.120V<")
+    offers, excluded = datacrunch.PROVIDER.parse_report([_page(body)])
+    assert excluded == {unknown_row("family", "4Z9X.120V"): 1}
+    by = {(o.instance_type, o.pricing): o.price for o in offers}
+    assert len(by) == 9 and not any(t == "4Z9X.120V" for t, _ in by)
+    assert by[("8B200.240V", PricingModel.ON_DEMAND)] == Decimal("29.10")
+    assert by[("2B200.60V", PricingModel.SPOT)] == Decimal("1.61")
+
+
+def test_vram_switched_to_per_gpu_is_excluded_per_row() -> None:
+    # 8B200.240V: VRAM 1440 -> 180 (per GPU): 180 / 8 GPUs is not the "180GB" of its model.
     body = PAGE_2025_08.read_bytes().replace(b">1440</td>", b">180</td>")
-    with pytest.raises(SchemaDriftError, match="VRAM still the instance total"):
-        datacrunch.parse([_page(body)])
+    offers, excluded = datacrunch.parse_with_exclusions([_page(body)])
+    assert excluded == {"vram_mismatch": 1}
+    assert {o.instance_type for o in offers} == {"1B200.30V", "2B200.60V", "4B200.120V"}
+
+
+def test_non_numeric_spec_cell_is_excluded() -> None:
+    body = PAGE_2025_08.read_bytes().replace(b">1472</td>", b">1.5 TB</td>")
+    offers, excluded = datacrunch.parse_with_exclusions([_page(body)])
+    assert excluded == {"unparsed_specs": 1}
+    assert "8B200.240V" not in {o.instance_type for o in offers}
+    assert len(offers) == 9
+
+
+def test_price_format_changed_on_most_rows_is_drift() -> None:
+    # "$3.64/h" -> "$3.64/hr" in the first three rows (9 cells), only 8B200.240V still read.
+    body = PAGE_2025_08.read_bytes().replace(b"/h</td>", b"/hr</td>", 9)
+    with pytest.raises(SchemaDriftError, match="unreadable than read: unparsed_price 9"):
+        datacrunch.PROVIDER.parse_report([_page(body)])
+
+
+def test_every_row_unreadable_is_drift() -> None:
+    body = re.sub(rb">(\d)B200\.", rb">\1Z9X.", PAGE_2025_08.read_bytes())
+    with pytest.raises(
+        SchemaDriftError, match=r"no GPU instance prices found \(excluded: unknown_family 1Z9X"
+    ):
+        datacrunch.PROVIDER.parse_report([_page(body)])
 
 
 def test_api_instance_types_documented_shape() -> None:
@@ -182,15 +225,123 @@ def test_api_instance_types_documented_shape() -> None:
     assert all(o.observed_at == WHEN for o in offers)
 
 
-def test_api_item_without_price_is_schema_drift() -> None:
+def test_api_unreadable_items_are_excluded_and_the_rest_published() -> None:
     items = _api_items()
     del items[0]["price_per_hour"]
-    with pytest.raises(SchemaDriftError, match=r"8V100\.48M.*price_per_hour"):
-        datacrunch.parse([_api(items)])
+    offers, excluded = datacrunch.parse_with_exclusions([_api(items)])
+    assert excluded == {
+        "incomplete_instance_type": 1,
+        "no_gpu": 1,
+        "no_spot_price": 1,
+        "no_dynamic_price": 1,
+    }
+    assert [(o.instance_type, o.price) for o in offers] == [("1H100.80S.30V", Decimal("2.19"))]
+
     items = _api_items()
     items[0]["price_per_hour"] = "call us"
-    with pytest.raises(SchemaDriftError, match="expected a number"):
-        datacrunch.parse([_api(items)])
+    items[0]["spot_price"] = "n/a"
+    items[2]["gpu"]["description"] = "H100 SXM5 80GB"  # no "<count>x " prefix
+    # Every GPU item unreadable: nothing is left, which is drift naming the reasons.
+    with pytest.raises(SchemaDriftError, match=r"excluded: unparsed_gpu 1, unparsed_price 1\)"):
+        datacrunch.PROVIDER.parse_report([_api(items)])
+
+
+def test_api_unknown_family_is_reported() -> None:
+    items = _api_items()
+    items[2]["instance_type"] = "1Z9X.30V"
+    items[2]["gpu"]["description"] = "1x Z9X 96GB"
+    offers, excluded = datacrunch.PROVIDER.parse_report([_api(items)])
+    assert excluded == {"no_gpu": 1, unknown_row("family", "1Z9X.30V"): 1}
+    assert {(o.instance_type, o.pricing, o.price) for o in offers} == {
+        ("8V100.48M", PricingModel.ON_DEMAND, Decimal("5.00")),
+        ("8V100.48M", PricingModel.SPOT, Decimal("2.50")),
+        ("8V100.48M", PricingModel.DYNAMIC, Decimal("0.78")),
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["1GB300.32V", "8B300.240V.CC", "1RTXPRO6000.30V", "1RTX6000ADA.10V", "1A100.40S.22V"]
+)
+def test_api_families_of_the_2026_listing_are_known(name: str) -> None:
+    # Instance types of Verda's 2026-09-23 listing (see the module docstring).
+    items = _api_items()
+    items[2]["instance_type"] = name
+    offers, excluded = datacrunch.parse_with_exclusions([_api(items)])
+    assert name in {o.instance_type for o in offers}
+    assert not [r for r in excluded if r.startswith("unknown")]
+
+
+def test_api_item_with_dynamic_storage_has_no_storage_size() -> None:
+    # Verda's 2026 listing (a third party's recording, see the module docstring) has
+    # "storage": {"description": "dynamic"} without a size on most instance types.
+    items = _api_items()
+    items[2]["storage"] = {"description": "dynamic"}
+    offers = datacrunch.parse([_api(items)])
+    h100 = next(o for o in offers if o.instance_type == "1H100.80S.30V")
+    assert (h100.price, h100.storage_gb, h100.vram_gb_reported) == (Decimal("2.19"), None, 80)
+
+
+# --- A wrong price is read as printed (docs/reliability.md: rejected, never dropped) ---------
+
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+@pytest.mark.parametrize(
+    ("printed", "price"),
+    [
+        ("$-3.64/h", Decimal("-3.64")),
+        ("-$3.64/h", Decimal("-3.64")),  # parsing.money would read 3.64 here
+        ("$0.00/h", Decimal("0.00")),
+        ("$364.00/h", Decimal("364.00")),
+        ("$1,234.00/h", Decimal("1234.00")),
+    ],
+)
+def test_page_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    body = _page().body.replace(b">$3.64/h<", f">{printed}<".encode())  # 1B200.30V on demand
+    offers, excluded = datacrunch.parse_with_exclusions([_page(body)])
+    assert excluded == {}
+    by = {(o.instance_type, o.pricing): o for o in offers}
+    assert by[("1B200.30V", PricingModel.ON_DEMAND)].price == price
+    assert by[("1B200.30V", PricingModel.DYNAMIC)].price == Decimal("2.68")
+    assert len(offers) == 12
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "pricing", "price"),
+    [
+        ("price_per_hour", "-5.00", PricingModel.ON_DEMAND, Decimal("-5.00")),
+        ("price_per_hour", -5.0, PricingModel.ON_DEMAND, Decimal("-5.0")),
+        ("price_per_hour", "0", PricingModel.ON_DEMAND, Decimal("0")),
+        ("price_per_hour", "500.00", PricingModel.ON_DEMAND, Decimal("500.00")),
+        ("spot_price", "-2.50", PricingModel.SPOT, Decimal("-2.50")),
+        ("dynamic_price", -0.78, PricingModel.DYNAMIC, Decimal("-0.78")),
+    ],
+)
+def test_api_negative_zero_or_100x_price_is_read_as_given_not_excluded(
+    field: str, value: Any, pricing: PricingModel, price: Decimal
+) -> None:
+    items = _api_items()
+    items[0][field] = value  # 8V100.48M
+    offers, excluded = datacrunch.parse_with_exclusions([_api(items)])
+    assert excluded == {"no_gpu": 1, "no_spot_price": 1, "no_dynamic_price": 1}
+    by = {(o.instance_type, o.pricing): o for o in offers}
+    assert by[("8V100.48M", pricing)].price == price
+    assert len(offers) == 4
+
+
+def test_api_price_that_is_not_a_finite_number_is_unparsed() -> None:
+    items = _api_items()
+    items[0]["spot_price"] = "NaN"
+    offers, excluded = datacrunch.parse_with_exclusions([_api(items)])
+    assert excluded == {
+        "no_gpu": 1,
+        "no_spot_price": 1,
+        "no_dynamic_price": 1,
+        "unparsed_price": 1,
+    }
+    assert ("8V100.48M", PricingModel.SPOT) not in {(o.instance_type, o.pricing) for o in offers}
 
 
 def test_api_unexpected_envelope_is_schema_drift() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scrapers import digitalocean
+from scrapers import digitalocean, http
 from scrapers.base import (
     FetchError,
     Offer,
@@ -20,6 +20,7 @@ from scrapers.base import (
     PricingModel,
     RawResponse,
     SchemaDriftError,
+    unknown_row,
 )
 from scrapers.http import make_client
 from scrapers.replay import ReplayTransport, discover
@@ -130,11 +131,15 @@ def test_every_page_gpu_name_resolves() -> None:
     }
 
 
-def test_unknown_gpu_card_is_emitted_with_the_page_spelling() -> None:
-    offers = digitalocean.parse([_mutated(">NVIDIA L40S</h3>", ">NVIDIA Z9000</h3>")])
-    z9000 = _index(offers)[("NVIDIA Z9000", PricingModel.ON_DEMAND)]
-    assert (z9000.gpu_name, z9000.price) == ("NVIDIA Z9000", Decimal("1.57"))
-    assert resolve(z9000.gpu_name) is None
+def test_unknown_gpu_card_is_reported_and_the_other_cards_published() -> None:
+    offers, excluded = digitalocean.PROVIDER.parse_report(
+        [_mutated(">NVIDIA L40S</h3>", ">NVIDIA Z9000</h3>")]
+    )
+    assert excluded == {"struck_through_price": 1, unknown_row("gpu", "NVIDIA Z9000"): 1}
+    by = _index(offers)
+    assert len(by) == 8 and ("NVIDIA Z9000", PricingModel.ON_DEMAND) not in by
+    assert by[("NVIDIA H100x8", PricingModel.ON_DEMAND)].price == Decimal("2.99")
+    assert by[("NVIDIA RTX 6000 Ada Generation", PricingModel.ON_DEMAND)].price == Decimal("1.57")
 
 
 def test_contact_sales_card_is_counted_not_parsed() -> None:
@@ -149,19 +154,76 @@ def test_contact_sales_card_is_counted_not_parsed() -> None:
 
 
 @pytest.mark.parametrize(
+    ("old", "new", "reason", "missing"),
+    [
+        # The H100 promotional price, now per month: a unit this scraper has no mapping for.
+        (
+            "/GPU/hour*",
+            "/GPU/month*",
+            unknown_row("unit", "/GPU/month (NVIDIA H100)"),
+            ("NVIDIA H100", PricingModel.ON_DEMAND),
+        ),
+        # Both H100x8 cards retitled x4: the on-demand one says "GPUs per Droplet 8".
+        ("NVIDIA H100x8", "NVIDIA H100x4", "gpu_count_mismatch", ("NVIDIA H100x4", "on_demand")),
+        (
+            "H100x8<!-- --> <!-- -->GPU offering if you reserve via a contractual commitment of",
+            "H100x8<!-- --> <!-- -->GPU offering if you reserve via a contract of",
+            "no_reserved_term",
+            ("NVIDIA H100x8", PricingModel.RESERVED),
+        ),
+    ],
+)
+def test_one_unreadable_card_is_excluded(
+    old: str, new: str, reason: str, missing: tuple[str, str]
+) -> None:
+    offers, excluded = digitalocean.PROVIDER.parse_report([_mutated(old, new)])
+    assert excluded[reason] == 1
+    assert sum(excluded.values()) == 1 + (reason != unknown_row("unit", "/GPU/month (NVIDIA H100)"))
+    by = {(o.instance_type, o.pricing.value): o.price for o in offers}
+    assert (missing[0], PricingModel(missing[1]).value) not in by
+    assert len(offers) == 8
+    assert by[("NVIDIA L40S", "on_demand")] == Decimal("1.57")
+
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+@pytest.mark.parametrize(
+    ("printed", "price"),
+    [
+        ("$-2.99", Decimal("-2.99")),
+        ("-$2.99", Decimal("-2.99")),
+        ("$0.00", Decimal("0.00")),
+        ("$299.00", Decimal("299.00")),
+        ("$1,234.00", Decimal("1234.00")),
+    ],
+)
+def test_page_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    # The H100x8 on-demand card: "$2.99" "/GPU/hour"
+    offers, excluded = digitalocean.PROVIDER.parse_report(
+        [_mutated('iEAtdB">$2.99</span>', f'iEAtdB">{printed}</span>')]
+    )
+    assert excluded == {"struck_through_price": 1}  # nothing more left out
+    by = _index(offers)
+    assert by[("NVIDIA H100x8", PricingModel.ON_DEMAND)].price == price
+    assert by[("NVIDIA H100x8", PricingModel.RESERVED)].price == Decimal("1.99")
+    assert len(offers) == 9
+
+
+@pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         ('class="CardPricingstyles__StyledCardPricingCard', 'class="v2-Card', "no GPU Droplet"),
-        ("On-Demand Price", "Spot Price", "unknown price label"),
-        ("/GPU/hour*", "/GPU/month*", "is not '\\$<n> /GPU/hour'"),
-        ("NVIDIA H100x8", "NVIDIA H100x4", "title says 4 GPUs"),
-        ("contractual commitment of 12 months", "contract", "commitment of N months"),
-        ("Droplet vCPUs", "Droplet cores", "spec list lacks"),
+        # Every on-demand card relabelled: 7 unknown rows against 2 known (the reserved cards).
+        ("On-Demand Price", "Spot Price", "7 of 9 GPU rows are unknown.*unknown_label Spot Price"),
+        # A spec renamed on every on-demand card: a changed layout, not 7 slips.
+        ("Droplet vCPUs", "Droplet cores", "unreadable than read: incomplete_specs 7"),
     ],
 )
 def test_broken_page_is_drift(old: str, new: str, message: str) -> None:
     with pytest.raises(SchemaDriftError, match=message):
-        digitalocean.parse([_mutated(old, new)])
+        digitalocean.PROVIDER.parse_report([_mutated(old, new)])
 
 
 def test_page_without_cards_is_drift() -> None:
@@ -238,10 +300,11 @@ def _api(document: dict[str, Any]) -> RawResponse:
 
 
 def test_sizes_api_gpu_sizes_are_offers_cpu_sizes_counted() -> None:
-    offers, excluded = digitalocean.parse_with_exclusions([_api(PAGE_1), _api(PAGE_2)])
-    assert excluded == {"not_a_gpu_size": 1}
+    offers, excluded = digitalocean.PROVIDER.parse_report([_api(PAGE_1), _api(PAGE_2)])
+    # gpu-z9000x1-96gb: a GPU family this scraper does not know is reported, not emitted.
+    assert excluded == {"not_a_gpu_size": 1, unknown_row("family", "gpu-z9000x1-96gb"): 1}
     by = {o.instance_type: o for o in offers}
-    assert set(by) == {"gpu-h100x8-640gb", "gpu-mi300x1-192gb", "gpu-z9000x1-96gb"}
+    assert set(by) == {"gpu-h100x8-640gb", "gpu-mi300x1-192gb"}
     h100x8 = by["gpu-h100x8-640gb"]
     assert (h100x8.gpu_name, h100x8.gpu_count, h100x8.price, h100x8.price_per) == (
         "NVIDIA H100 SXM",
@@ -258,7 +321,67 @@ def test_sizes_api_gpu_sizes_are_offers_cpu_sizes_counted() -> None:
         True,
     )
     assert by["gpu-mi300x1-192gb"].offered is False  # "available": false
-    assert by["gpu-z9000x1-96gb"].gpu_name == "nvidia_z9000"  # unknown model kept as spelled
+
+
+H100X1 = _gpu_size("gpu-h100x1-80gb", 3.39, 1, "nvidia_h100", 80)
+
+
+@pytest.mark.parametrize(
+    ("size", "reason"),
+    [
+        ({**H100X1, "vcpus": None}, "incomplete_size"),
+        ({**H100X1, "gpu_info": {"count": 1}}, "incomplete_size"),
+        ({**H100X1, "price_hourly": float("nan")}, "unparsed_price"),
+        (
+            {**H100X1, "gpu_info": {**H100X1["gpu_info"], "vram": {"amount": 80, "unit": "tb"}}},
+            unknown_row("unit", "tb (gpu-h100x1-80gb)"),
+        ),
+        (
+            {**H100X1, "slug": "gpu-h100x1-80gb-preview"},
+            unknown_row("sku", "gpu-h100x1-80gb-preview"),
+        ),
+        ({**H100X1, "slug": "h100-1x"}, unknown_row("sku", "h100-1x")),
+        ({**H100X1, "slug": "gpu-h100x1-80gb-contracted"}, "contracted"),
+    ],
+)
+def test_one_unreadable_or_unknown_size_is_excluded(size: dict[str, Any], reason: str) -> None:
+    h100x8 = _gpu_size("gpu-h100x8-640gb", 23.92, 8, "nvidia_h100", 640)
+    offers, excluded = digitalocean.PROVIDER.parse_report(
+        [_api(_sizes_page([h100x8, h100x8 | {"slug": "gpu-h100x8-640gb-spot"}, size]))]
+    )
+    assert excluded == {reason: 1}
+    assert {(o.instance_type, o.pricing, o.price) for o in offers} == {
+        ("gpu-h100x8-640gb", PricingModel.ON_DEMAND, Decimal("23.92")),
+        ("gpu-h100x8-640gb-spot", PricingModel.SPOT, Decimal("23.92")),
+    }
+
+
+@pytest.mark.parametrize("price", [-3.39, 0, 339.0])
+def test_sizes_api_negative_zero_or_100x_price_is_read_as_given_not_excluded(price: float) -> None:
+    h100x8 = _gpu_size("gpu-h100x8-640gb", 23.92, 8, "nvidia_h100", 640)
+    offers, excluded = digitalocean.PROVIDER.parse_report(
+        [_api(_sizes_page([h100x8, {**H100X1, "price_hourly": price}]))]
+    )
+    assert excluded == {}
+    assert {o.instance_type: o.price for o in offers} == {
+        "gpu-h100x8-640gb": Decimal("23.92"),
+        "gpu-h100x1-80gb": Decimal(repr(price)),
+    }
+
+
+def test_spot_sizes_are_spot_offers() -> None:
+    # Slugs and prices as in the 2026-10-08 /v2/sizes dump (see the module docstring).
+    sizes = [
+        _gpu_size("gpu-b300x1-288gb-spot", 8.0, 1, "nvidia_b300", 288),
+        _gpu_size("gpu-b300x1-288gb-lc-spot", 8.0, 1, "nvidia_b300", 288),
+        _gpu_size("gpu-mi325x1-256gb", 3.8, 1, "amd_mi325x", 256),
+    ]
+    offers = digitalocean.parse([_api(_sizes_page(sizes))])
+    assert {(o.instance_type, o.pricing, o.price) for o in offers} == {
+        ("gpu-b300x1-288gb-spot", PricingModel.SPOT, Decimal("8.0")),
+        ("gpu-b300x1-288gb-lc-spot", PricingModel.SPOT, Decimal("8.0")),
+        ("gpu-mi325x1-256gb", PricingModel.ON_DEMAND, Decimal("3.8")),
+    }
 
 
 @pytest.mark.parametrize(
@@ -266,29 +389,24 @@ def test_sizes_api_gpu_sizes_are_offers_cpu_sizes_counted() -> None:
     [
         ({"droplet_sizes": []}, "no 'sizes' list"),
         ({"sizes": [{"memory": 1024}]}, "size without a slug"),
-        (
-            _sizes_page(
-                [{**_gpu_size("gpu-h100x1-80gb", 3.39, 1, "nvidia_h100", 80), "vcpus": None}]
-            ),
-            "expected a number",
-        ),
+        (_sizes_page([{**H100X1, "vcpus": None}]), r"no GPU Droplet prices found.*incomplete_size"),
+        (_sizes_page([_size("s-1vcpu-1gb", 0.00893)]), "no GPU Droplet prices"),
+        # One size read, two not: the fields moved, not two slips.
         (
             _sizes_page(
                 [
-                    {
-                        **_gpu_size("gpu-h100x1-80gb", 3.39, 1, "nvidia_h100", 80),
-                        "gpu_info": {"count": 1},
-                    }
+                    H100X1,
+                    {**H100X1, "slug": "gpu-h100x2-160gb", "memory": None},
+                    {**H100X1, "slug": "gpu-h100x4-320gb", "memory": None},
                 ]
             ),
-            "missing 'model'",
+            "unreadable than read: incomplete_size 2",
         ),
-        (_sizes_page([_size("s-1vcpu-1gb", 0.00893)]), "no GPU Droplet prices"),
     ],
 )
 def test_broken_sizes_api_is_drift(document: dict[str, Any], message: str) -> None:
     with pytest.raises(SchemaDriftError, match=message):
-        digitalocean.parse([_api(document)])
+        digitalocean.PROVIDER.parse_report([_api(document)])
 
 
 # --- fetch -----------------------------------------------------------------------------------
@@ -314,7 +432,7 @@ def test_fetch_with_token_follows_next_links_with_bearer_auth() -> None:
         ("api.digitalocean.com", "/v2/sizes", {"page": "2", "per_page": "200"}),
     ]
     assert {r.headers["authorization"] for r in api.requests} == {"Bearer do-token"}
-    assert len(digitalocean.parse(responses)) == 3
+    assert len(digitalocean.parse(responses)) == 2  # + gpu-z9000x1-96gb, an unknown family
 
 
 def test_fetch_never_sends_the_token_off_the_api_host() -> None:
@@ -336,6 +454,73 @@ def test_fetch_stops_at_the_page_cap() -> None:
         pytest.raises(FetchError, match="more than 10 pages"),
     ):
         digitalocean.fetch(client, "do-token")
+
+
+class _FailingPage2(_Api):
+    def __init__(self, pages: list[dict[str, Any]], status: int) -> None:
+        super().__init__(pages)
+        self.status = status
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.params.get("page") == "2":
+            self.requests.append(request)
+            return httpx.Response(self.status, json={"id": "server_error"})
+        return super().__call__(request)
+
+
+def test_a_failed_later_page_is_reported_and_the_first_page_published(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(http, "pause", lambda seconds: None)  # retry backoff, not waited for
+    api = _FailingPage2([PAGE_1, PAGE_2], status=500)
+    with make_client(httpx.MockTransport(api)) as client:
+        responses, skipped = digitalocean.PROVIDER.fetch_report(client, "do-token")
+    assert list(skipped) == ["page 2"]
+    assert f"HTTP 500 after {http.MAX_ATTEMPTS} attempts" in skipped["page 2"]
+    assert len(api.requests) == 1 + http.MAX_ATTEMPTS  # page 1, then page 2 retried
+    offers, _ = digitalocean.PROVIDER.parse_report(responses)
+    assert [(o.instance_type, o.price) for o in offers] == [("gpu-h100x8-640gb", Decimal("23.92"))]
+    # The strict fetch (no skips) fails on the same answers.
+    with (
+        make_client(httpx.MockTransport(_FailingPage2([PAGE_1, PAGE_2], status=500))) as client,
+        pytest.raises(FetchError, match=r"page 2: .*HTTP 500"),
+    ):
+        digitalocean.fetch(client, "do-token")
+
+
+def test_the_first_page_failing_is_a_fetch_error() -> None:
+    def refused(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json={"id": "unauthorized"})
+
+    with (
+        make_client(httpx.MockTransport(refused)) as client,
+        pytest.raises(FetchError, match="HTTP 401"),
+    ):
+        digitalocean.PROVIDER.fetch_report(client, "do-token")
+
+
+def test_an_off_host_next_link_is_not_followed_but_reported() -> None:
+    api = _Api([_sizes_page(PAGE_1["sizes"], next_url="https://evil.example/v2/sizes?page=2")])
+    with make_client(httpx.MockTransport(api)) as client:
+        responses, skipped = digitalocean.fetch_with_skips(client, "do-token")
+    assert len(api.requests) == len(responses) == 1
+    assert skipped == {
+        "page 2": "GET https://api.digitalocean.com/v2/sizes: next page "
+        "'https://evil.example/v2/sizes?page=2' is not on api.digitalocean.com, not read"
+    }
+
+
+def test_pages_past_the_cap_are_reported() -> None:
+    seen: list[httpx.Request] = []
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=_sizes_page([], next_url=f"{digitalocean.SIZES_URL}?p=n"))
+
+    with make_client(httpx.MockTransport(endless)) as client:
+        responses, skipped = digitalocean.fetch_with_skips(client, "do-token")
+    assert len(seen) == len(responses) == digitalocean.MAX_PAGES
+    assert skipped == {"page 11": f"GET {digitalocean.SIZES_URL}: more than 10 pages, not read"}
 
 
 def test_fetch_without_token_reads_the_pricing_page() -> None:

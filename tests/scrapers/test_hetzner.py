@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from scrapers import hetzner, http
-from scrapers.base import PricePer, PriceUnit, PricingModel, SchemaDriftError
+from scrapers.base import PricePer, PriceUnit, PricingModel, SchemaDriftError, unknown_row
 from tests.conftest import HISTORY, SNAPSHOTS, raw_from_capture
 
 CAPTURE = SNAPSHOTS / "hetzner" / "2026-04-01T18_server-auction_live_data_sb_EUR_items.json"
@@ -107,9 +107,111 @@ def _drop_gpu_lines(server: dict) -> None:
     server["description"] = [d for d in server["description"] if not d.startswith("GPU - ")]
 
 
-def test_gpu_flag_without_gpu_line_is_drift() -> None:
-    with pytest.raises(SchemaDriftError, match="GPU flag but no 'GPU - ' line"):
-        hetzner.parse([_raw(_mutated(_drop_gpu_lines))])
+def _only(server_id: int, change):
+    def apply(server: dict) -> None:
+        if server["id"] == server_id:
+            change(server)
+
+    return apply
+
+
+def _rename_gpu(model: str):
+    def apply(server: dict) -> None:
+        server["description"] = [
+            f"GPU - {model}" if d.startswith("GPU - ") else d for d in server["description"]
+        ]
+
+    return apply
+
+
+def test_unknown_gpu_model_is_reported_and_the_other_servers_published() -> None:
+    body = _mutated(_only(2927880, _rename_gpu("Nvidia RTX PRO 6000 Blackwell")))
+    offers, excluded = hetzner.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {"non_gpu": 436, unknown_row("gpu", "Nvidia RTX PRO 6000 Blackwell"): 1}
+    by = _by_type(offers)
+    assert len(by) == 22 and "auction-2927880" not in by
+    assert by["auction-2829494"].price == Decimal("0.1795")
+
+
+def test_gpu_flag_without_gpu_line_is_reported() -> None:
+    offers, excluded = hetzner.PROVIDER.parse_report(
+        [_raw(_mutated(_only(2927880, _drop_gpu_lines)))]
+    )
+    assert excluded == {"non_gpu": 436, unknown_row("gpu", "auction-2927880"): 1}
+    assert len(offers) == 22
+    # Every GPU server's line gone: no known offer is left.
+    with pytest.raises(SchemaDriftError, match=r"no GPU server.*unknown_gpu auction-2829494 1"):
+        hetzner.PROVIDER.parse_report([_raw(_mutated(_drop_gpu_lines))])
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda server: server.update(hourly_price="n/a"), "unparsed_price"),
+        (lambda server: server.update(hourly_price=None, price=None), "unparsed_price"),
+        (lambda server: server.update(ram_size=None), "unparsed_ram"),
+        (lambda server: server.pop("serverDiskData"), "unparsed_disks"),
+        (lambda server: server.pop("datacenter"), "no_datacenter"),
+        (
+            lambda server: server["description"].append("GPU - GeForce GTX 1080"),
+            "several_gpu_models",
+        ),
+    ],
+)
+def test_one_unreadable_gpu_server_is_excluded(change, reason: str) -> None:
+    offers, excluded = hetzner.PROVIDER.parse_report([_raw(_mutated(_only(2927880, change)))])
+    assert excluded == {"non_gpu": 436, reason: 1}
+    assert len(offers) == 22 and "auction-2927880" not in _by_type(offers)
+
+
+# A zero or negative price must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+@pytest.mark.parametrize(
+    ("hourly_price", "price"),
+    [
+        (-0.1795, Decimal("-0.1795")),
+        ("-0.1795", Decimal("-0.1795")),
+        (0, Decimal(0)),
+        (0.0, Decimal("0.0")),
+        (17.95, Decimal("17.95")),
+    ],
+)
+def test_negative_zero_or_100x_price_is_read_as_given_not_excluded(
+    hourly_price: float | str, price: Decimal
+) -> None:
+    body = _mutated(_only(2829494, lambda server: server.update(hourly_price=hourly_price)))
+    offers, excluded = hetzner.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {"non_gpu": 436}  # nothing more left out
+    offer = _by_type(offers)["auction-2829494"]
+    assert (offer.price, offer.price_unit) == (price, PriceUnit.HOUR)
+    assert len(offers) == 23
+
+
+def test_negative_monthly_price_is_read_as_given_not_excluded() -> None:
+    def monthly_only(server: dict) -> None:
+        server.pop("hourly_price")
+        server["price"] = -112
+
+    offers, excluded = hetzner.PROVIDER.parse_report([_raw(_mutated(_only(2829494, monthly_only)))])
+    assert excluded == {"non_gpu": 436}
+    offer = _by_type(offers)["auction-2829494"]
+    assert (offer.price, offer.price_unit) == (Decimal(-112), PriceUnit.MONTH)
+
+
+def test_price_that_is_not_a_finite_number_is_unparsed() -> None:
+    body = _mutated(_only(2829494, lambda server: server.update(hourly_price=float("nan"))))
+    offers, excluded = hetzner.PROVIDER.parse_report([_raw(body)])
+    assert excluded == {"non_gpu": 436, "unparsed_price": 1}
+    assert "auction-2829494" not in _by_type(offers)
+
+
+def test_most_gpu_servers_unreadable_is_drift() -> None:
+    def break_gtx_prices(server: dict) -> None:
+        if "GPU - GeForce GTX 1080" in server["description"]:
+            server["hourly_price"] = "0,1795 EUR"
+
+    with pytest.raises(SchemaDriftError, match="unreadable than read: unparsed_price 19"):
+        hetzner.parse([_raw(_mutated(break_gtx_prices))])
 
 
 def test_renamed_description_is_drift() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -118,14 +119,37 @@ def test_2025_reservation_card_is_not_emitted() -> None:
     assert Decimal("2.45") not in {o.price for o in offers}  # H200 reservation "Starting from"
 
 
-def test_mapped_spelling_with_another_vram_is_drift() -> None:
+def test_mapped_spelling_with_another_vram_is_an_unknown_gpu_row() -> None:
     raw = _mutated(
         TABLE_2024,
         "<td>NVIDIA RTX A6000/A40</td>\n            <td>48</td>",
         "<td>NVIDIA RTX A6000/A40</td>\n            <td>24</td>",
     )
-    with pytest.raises(SchemaDriftError, match="PAGE_GPU_NAMES"):
-        hyperstack.parse([raw])
+    offers, excluded = hyperstack.PROVIDER.parse_report([raw])
+    # PAGE_GPU_NAMES maps these words to the 48 GB RTX A6000: a 24 GB row is another variant.
+    assert excluded == {"unknown_gpu NVIDIA RTX A6000/A40 (24 GB)": 1}
+    assert "NVIDIA RTX A6000/A40" not in {o.instance_type for o in offers}
+    assert _by_key(offers)[("NVIDIA L40", PricingModel.ON_DEMAND)].price == Decimal("1.15")
+    assert len(offers) == 8
+
+
+def test_2025_unknown_gpu_in_three_cards_is_one_unknown_row() -> None:
+    known = hyperstack.parse([_raw(CARDS_2025)])
+    raw = _mutated(CARDS_2025, "<span>NVIDIA A6000</span>", "<span>NVIDIA Z6000</span>")
+    offers, excluded = hyperstack.PROVIDER.parse_report([raw])
+    assert excluded == {"unknown_gpu NVIDIA Z6000": 1}  # on-demand, reservation and spot rows
+    # A6000 on-demand $0.50 and spot $0.40 are left out, nothing else.
+    assert sorted(o.model_dump_json() for o in offers) == sorted(
+        o.model_dump_json() for o in known if o.instance_type != "NVIDIA A6000"
+    )
+    assert len(offers) == 11
+
+
+def test_2024_every_row_unknown_is_drift() -> None:
+    raw = _raw(TABLE_2024)
+    body = re.sub(rb"<td>NVIDIA [^<]+</td>", b"<td>NVIDIA Z9</td>", raw.body)
+    with pytest.raises(SchemaDriftError, match=r"without an on-demand or spot price.*Z9"):
+        hyperstack.PROVIDER.parse_report([dataclasses.replace(raw, body=body)])
 
 
 def test_unknown_column_heading_is_drift() -> None:
@@ -140,10 +164,55 @@ def test_renamed_card_grid_class_is_drift() -> None:
         hyperstack.parse([raw])
 
 
-def test_price_cell_without_price_is_drift() -> None:
+def test_price_cell_with_a_no_price_marker_is_counted() -> None:
     raw = _mutated(CARDS_2025, "<span> $2.40</span>", "<span>Coming soon</span>")
-    with pytest.raises(SchemaDriftError, match="expected a price"):
-        hyperstack.parse([raw])
+    offers, excluded = hyperstack.parse_with_exclusions([raw])
+    assert excluded == {"coming soon": 1}
+    assert ("NVIDIA H100 SXM", PricingModel.ON_DEMAND) not in _by_key(offers)
+    assert len(offers) == 12
+
+
+def test_price_cell_without_price_is_counted_the_rest_published() -> None:
+    raw = _mutated(CARDS_2025, "<span> $2.40</span>", "<span>TBD</span>")
+    offers, excluded = hyperstack.parse_with_exclusions([raw])
+    assert excluded == {"unparsed_price": 1}
+    assert _by_key(offers)[("NVIDIA H200 SXM", PricingModel.ON_DEMAND)].price == Decimal("3.50")
+    assert len(offers) == 12
+
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+PAGE_2026_09 = SNAPSHOTS / "hyperstack" / "c2026-09_gpu-pricing_page_scripts-stripped.html"
+
+
+@pytest.mark.parametrize(
+    ("printed", "price"),
+    [
+        ("$-3.99", Decimal("-3.99")),
+        ("-$3.99", Decimal("-3.99")),  # parsing.money would read 3.99 here
+        ("$0.00", Decimal("0.00")),
+        ("$399.00", Decimal("399.00")),
+        ("$1,234.00", Decimal("1234.00")),
+    ],
+)
+def test_2026_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    raw = _mutated(PAGE_2026_09, "<span>$3.99</span>", f"<span>{printed}</span>")
+    offers, excluded = hyperstack.parse_with_exclusions([raw])
+    assert excluded == {}  # nothing left out
+    by = _by_key(offers)
+    assert by[("NVIDIA H200 SXM", PricingModel.ON_DEMAND)].price == price
+    assert by[("NVIDIA H100 SXM", PricingModel.ON_DEMAND)].price == Decimal("3.20")
+    assert len(offers) == 18
+
+
+def test_2024_negative_table_price_is_read_as_printed() -> None:
+    raw = _mutated(TABLE_2024, "<td>$ 3.75 per Hour</td>", "<td>$ -3.75 per Hour</td>")
+    offers, excluded = hyperstack.parse_with_exclusions([raw])
+    assert excluded == {}
+    price = _by_key(offers)[("NVIDIA H100 SXM 80GB", PricingModel.ON_DEMAND)].price
+    assert price == Decimal("-3.75")
 
 
 def test_identical_replayed_bodies_are_parsed_once() -> None:
@@ -245,10 +314,55 @@ def test_api_offers_one_per_gpu_flavor_priced_per_gpu_hour() -> None:
     )
 
 
-def test_api_flavor_gpu_missing_from_pricebook_is_drift() -> None:
+def test_api_exclusions_count_the_cpu_only_flavor() -> None:
+    _, excluded = hyperstack.parse_with_exclusions(_api_responses())
+    assert excluded == {"non_gpu": 1}
+
+
+def test_api_flavor_gpu_missing_from_pricebook_is_counted_the_rest_published() -> None:
     book = [entry for entry in PRICEBOOK if entry["name"] != "H100-80G-PCIe"]
     responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
-    with pytest.raises(SchemaDriftError, match="pricebook lacks"):
+    offers, excluded = hyperstack.parse_with_exclusions(responses)
+    assert excluded == {"non_gpu": 1, "unpriced_gpu": 2}  # n3-H100x1 and n3-H100x8
+    assert [(o.instance_type, o.price) for o in offers] == [("n1-RTX-A6000x1-spot", Decimal("0.4"))]
+
+
+@pytest.mark.parametrize("value", [-1.9, 0, 190.0])
+def test_api_negative_zero_or_100x_pricebook_price_is_read_as_given_not_unpriced(
+    value: float,
+) -> None:
+    book = [_book("H100-80G-PCIe", value), *PRICEBOOK[1:]]
+    responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
+    offers, excluded = hyperstack.parse_with_exclusions(responses)
+    assert excluded == {"non_gpu": 1}  # nothing more left out
+    assert {(o.instance_type, o.price) for o in offers} == {
+        ("n3-H100x1", Decimal(repr(value))),
+        ("n3-H100x8", Decimal(repr(value))),
+        ("n1-RTX-A6000x1-spot", Decimal("0.4")),
+    }
+
+
+def test_api_pricebook_value_that_is_not_a_finite_number_is_unparsed() -> None:
+    book = [_book("H100-80G-PCIe", float("nan")), *PRICEBOOK[1:]]
+    responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
+    offers, excluded = hyperstack.parse_with_exclusions(responses)
+    assert excluded == {"non_gpu": 1, "unparsed_pricebook_entry": 1, "unpriced_gpu": 2}
+    assert [o.instance_type for o in offers] == ["n1-RTX-A6000x1-spot"]
+
+
+def test_api_flavor_without_a_field_is_counted() -> None:
+    flavors = json.loads(json.dumps(FLAVORS))
+    del flavors["data"][0]["flavors"][0]["cpu"]
+    responses = [_json(hyperstack.PRICEBOOK_URL, PRICEBOOK), _json(hyperstack.FLAVORS_URL, flavors)]
+    offers, excluded = hyperstack.parse_with_exclusions(responses)
+    assert excluded == {"non_gpu": 1, "unparsed_flavor": 1}
+    assert {o.instance_type for o in offers} == {"n3-H100x8", "n1-RTX-A6000x1-spot"}
+
+
+def test_api_no_priced_gpu_flavor_is_drift() -> None:
+    book = [_book("Cloud-SSD", 0.0001)]
+    responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
+    with pytest.raises(SchemaDriftError, match=r"no priced GPU flavor.*'unpriced_gpu': 3"):
         hyperstack.parse(responses)
 
 

@@ -85,10 +85,55 @@ def test_2026_gpu_instances_table_per_gpu_hour() -> None:
     assert by_key[("NVIDIA RTX PRO 6000", PricingModel.ON_DEMAND)].price == Decimal("1.80")
 
 
-def test_2026_contact_us_rows_are_not_offers() -> None:
-    names = {o.instance_type for o in nebius.parse([_raw(TABLE_2026)])}
+def test_2026_contact_us_rows_are_counted_not_offers() -> None:
+    offers, excluded = nebius.parse_with_exclusions([_raw(TABLE_2026)])
+    names = {o.instance_type for o in offers}
     assert "NVIDIA GB200 NVL72" not in names
     assert "NVIDIA GB300 NVL72" not in names
+    # Both NVL72 rows: preemptible "––", on-demand "Contact us".
+    assert excluded == {"contact us": 2, "dashes": 2}
+
+
+def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
+    known = nebius.parse([_raw(TABLE_2026)])
+    raw = _mutated(TABLE_2026, "NVIDIA RTX PRO 6000", "NVIDIA Z100")
+    offers, excluded = nebius.PROVIDER.parse_report([raw])
+    assert excluded == {"contact us": 2, "dashes": 2, "unknown_gpu NVIDIA Z100": 1}
+    # RTX PRO 6000 ($1.80 on-demand, $0.95 preemptible) is left out, nothing else.
+    assert sorted(o.model_dump_json() for o in offers) == sorted(
+        o.model_dump_json() for o in known if o.instance_type != "NVIDIA RTX PRO 6000"
+    )
+    assert len(offers) == 12
+
+
+def test_2024_unknown_gpu_row_is_reported_by_name() -> None:
+    raw = _mutated(TABLE_2024, "1 × L40s PCIe", "1 × Z40 PCIe")
+    offers, excluded = nebius.PROVIDER.parse_report([raw])
+    assert excluded == {"unknown_gpu 1 × Z40 PCIe": 1}
+    assert {o.instance_type: o.price for o in offers} == {
+        "1x H200 SXM": Decimal("3.50"),
+        "8x H200 SXM": Decimal("28.00"),
+        "1x H100 SXM": Decimal("2.95"),
+        "8x H100 SXM": Decimal("23.60"),
+    }
+
+
+def test_2024_unreadable_figure_is_an_unparsed_row() -> None:
+    raw = _mutated(TABLE_2024, ">1128<", ">lots<")
+    offers, excluded = nebius.parse_with_exclusions([raw])
+    assert excluded == {"unparsed_row": 1}
+    assert "8x H200 SXM" not in {o.instance_type for o in offers}
+    assert len(offers) == 4
+
+
+def test_2026_every_gpu_row_unknown_is_drift() -> None:
+    raw = _raw(TABLE_2026)
+    body = raw.body
+    for name in ("GB300", "GB200", "B300", "B200", "H200", "H100", "RTX PRO 6000", "L40S"):
+        body = body.replace(f"NVIDIA {name}".encode(), b"NVIDIA Z9")
+        body = body.replace(f"NVIDIA HGX {name}".encode(), b"NVIDIA Z9")
+    with pytest.raises(SchemaDriftError, match=r"no GPU offers found.*unknown_gpu"):
+        nebius.PROVIDER.parse_report([dataclasses.replace(raw, body=body)])
 
 
 def test_2026_from_prices_take_the_smallest_configuration() -> None:
@@ -300,11 +345,64 @@ def test_2026_09_unreadable_effective_column_is_drift(heading: str, message: str
         nebius.parse([_edited(PAGE_2026_09, rename)])
 
 
-def test_2026_09_plain_price_in_the_dynamic_spot_column_is_drift() -> None:
+def test_2026_09_plain_price_in_the_dynamic_spot_column_is_counted_not_published() -> None:
     def plain(tree: LexborHTMLParser) -> None:
         [(table, _)] = _table_cells(tree, "Spot price, GPU-hour*")
         row = table.css(nebius.HIGHLIGHT_BODY_ROW)[3]  # NVIDIA HGX H100
         row.css(nebius.HIGHLIGHT_CELL)[-1].inner_html = "$0.79"
 
-    with pytest.raises(SchemaDriftError, match="neither 'from \\$X' nor a flat rate"):
-        nebius.parse([_edited(PAGE_2026_09, plain)])
+    # Neither "from $X" nor a flat rate (**): the column may have changed meaning for that
+    # row, so its price is not guessed; the rest of the page is published.
+    offers, excluded = nebius.parse_with_exclusions([_edited(PAGE_2026_09, plain)])
+    assert excluded == {"contact us": 2, "dynamic_spot_floor": 4, "unparsed_price": 1}
+    assert offers == nebius.parse([_raw(PAGE_2026_09)])
+
+
+def test_2026_09_exclusions_of_the_page() -> None:
+    _, excluded = nebius.parse_with_exclusions([_raw(PAGE_2026_09)])
+    # GB300/GB200 NVL72 "Contact us"; five "from $X" dynamic spot floors (B300 ... RTX PRO 6000).
+    assert excluded == {"contact us": 2, "dynamic_spot_floor": 5}
+
+
+def test_2026_09_unknown_gpu_in_both_tables_is_one_unknown_row() -> None:
+    raw = _mutated(PAGE_2026_09, "NVIDIA HGX B200", "NVIDIA HGX Z200")
+    offers, excluded = nebius.PROVIDER.parse_report([raw])
+    assert excluded == {"contact us": 2, "dynamic_spot_floor": 4, "unknown_gpu NVIDIA HGX Z200": 1}
+    assert "NVIDIA HGX B200" not in {o.instance_type for o in offers}
+    assert len(offers) == 8
+
+
+# --- A wrong price is read as printed (docs/reliability.md: rejected, never dropped) ---------
+
+# A zero or negative amount must reach the loader (``prices_positive`` rejects the scrape) and a
+# 100x one the price-jump guard: excluding it as ``unparsed_price`` would publish the rest.
+WRONG_B300_PRICES = [
+    ("$-9.50", Decimal("-9.50")),
+    ("-$9.50", Decimal("-9.50")),  # parsing.money would read 9.50 here
+    ("$0.00", Decimal("0.00")),
+    ("$950.00", Decimal("950.00")),
+    ("$1,234.00", Decimal("1234.00")),
+]
+
+
+@pytest.mark.parametrize(("printed", "price"), WRONG_B300_PRICES)
+def test_2026_09_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
+    printed: str, price: Decimal
+) -> None:
+    # HGX B300 "GPU-hour (Effective October 1, 2026)" $9.50, read from that date on.
+    raw = _mutated(PAGE_2026_09, "<p>$9.50</p>", f"<p>{printed}</p>")
+    raw = dataclasses.replace(raw, fetched_at=datetime(2026, 10, 1, tzinfo=UTC))
+    offers, excluded = nebius.parse_with_exclusions([raw])
+    assert excluded == {"contact us": 2, "dynamic_spot_floor": 5}  # nothing more left out
+    by_key = _by_key(offers)
+    assert by_key[("NVIDIA HGX B300", PricingModel.ON_DEMAND)].price == price
+    assert by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)].price == Decimal("4.50")
+    assert len(offers) == 9
+
+
+def test_2024_negative_instance_price_is_read_as_printed() -> None:
+    raw = _mutated(TABLE_2024, "<span>$28.00</span>", "<span>-$28.00</span>")
+    offers, excluded = nebius.parse_with_exclusions([raw])
+    assert excluded == {}
+    assert _by_key(offers)[("8x H200 SXM", PricingModel.ON_DEMAND)].price == Decimal("-28.00")
+    assert len(offers) == 5
