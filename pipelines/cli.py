@@ -8,10 +8,13 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
+from typing import NoReturn
 
-from pipelines import cli_exports, cli_history, cli_query
+from pipelines import cli_exports, cli_history, cli_query, cli_sql
 from warehouse.paths import HOME_ENV, Paths
+from warehouse.publish import SNAPSHOT_STORAGE_VERSION
 
 # ingest's exit codes (README "Exit codes"): 0 every provider ok; 1 a provider failed (its last
 # good or recorded data is served, the snapshot was published); 2 bad arguments; 3 nothing
@@ -19,6 +22,34 @@ from warehouse.paths import HOME_ENV, Paths
 EXIT_PROVIDER_FAILED = 1
 EXIT_NOTHING_PUBLISHED = 3
 REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")  # uvicorn's
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (``gpuprices serve: error: ... (see ... --help)``)
+    instead of the usage block, for every subcommand (subparsers take the parser's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _version() -> str:
+    try:
+        ours = metadata.version("gpuprices")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        ours = "unknown"
+    duckdb_version = metadata.version("duckdb")
+    readers = SNAPSHOT_STORAGE_VERSION.removeprefix("v")
+    return f"gpuprices {ours} (duckdb {duckdb_version}; snapshots readable by DuckDB >= {readers})"
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().lower()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"unknown log level {text!r}; choose from {', '.join(LOG_LEVELS)}"
+        )
+    return level
 
 
 def _prepare_dagster_home(paths: Paths) -> Path:
@@ -118,14 +149,21 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gpuprices",
         description="Cloud GPU price tracker. Data lives under $GPUPRICES_HOME "
-        "(default ~/.local/share/gpuprices).",
+        "(default ~/.local/share/gpuprices). `gpuprices COMMAND --help` explains each option.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = sub.add_parser("ingest", help="scrape providers (Dagster job, in-process) and publish")
+    ingest = sub.add_parser(
+        "ingest",
+        help="scrape providers (Dagster job, in-process) and publish",
+        description="Fetch every provider (or --provider ones), load the warehouse and publish "
+        "a new snapshot. Exit codes: 0 every provider ok; 1 a provider failed or was skipped "
+        "(its last good or recorded data is published); 2 bad arguments; 3 nothing published.",
+    )
     ingest.add_argument(
         "--replay",
         metavar="DIR",
@@ -158,16 +196,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.set_defaults(func=_ingest)
 
-    serve = sub.add_parser("serve", help="serve the HTTP API (Litestar under uvicorn)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
-    serve.add_argument("--log-level", default="info")
+    serve = sub.add_parser(
+        "serve",
+        help="serve the HTTP API (Litestar under uvicorn)",
+        description="Serve the HTTP API and the comparison page over the newest published "
+        "snapshot (swapped in without a restart when the pipeline publishes a newer one).",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes, each holding the snapshot in memory (default 1)",
+    )
+    serve.add_argument(
+        "--log-level",
+        type=_log_level,
+        default="info",
+        metavar="LEVEL",
+        help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default info)",
+    )
     serve.set_defaults(func=_serve)
 
     cli_exports.register(sub)
     cli_query.register(sub)
     cli_history.register(sub)
+    cli_sql.register(sub)
     return parser
 
 
@@ -177,6 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `gpuprices query | head`: the reader left; say nothing more (Python's advice: point
+        # stdout at devnull so the flush at exit does not raise again)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """``gpuprices export --format gpuhunt|skypilot DIR``: catalogs other tools read.
 
 Reads the current published snapshot (``$GPUPRICES_HOME/published``, or
-``$GPUPRICES_SNAPSHOT_URL`` when set) and writes ``pipelines.exports`` formats into DIR.
+``$GPUPRICES_SNAPSHOT_URL`` when set) and writes ``pipelines.exports`` formats into DIR. How they
+read in the real tools, and the layout rules: docs/interop.md (checked by
+benchmarks/interop_check.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ FORMAT_HELP = {
     "csv": "tables of the snapshot as CSV: --what current|history|all, --out DIR",
     "parquet": "tables of the snapshot as Parquet: --what current|history|all, --out DIR",
     "gpuhunt": "gpuhunt catalog CSVs (GPUHUNT_CATALOG_DIR=DIR GPUHUNT_CATALOG_URL=file://DIR)",
-    "skypilot": "SkyPilot catalog v8: DIR/<cloud>/vms.csv",
+    "skypilot": "SkyPilot catalog v8: DIR/<cloud>/vms.csv (GCP with accelerator rows)",
 }
 
 
@@ -63,7 +65,12 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="write the current offers in a format another tool reads",
         description="; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items()),
     )
-    parser.add_argument("--format", required=True, choices=sorted([*FORMATS, *TABLE_FORMATS]))
+    parser.add_argument(
+        "--format",
+        required=True,
+        choices=sorted([*FORMATS, *TABLE_FORMATS]),
+        help="what to write (each format is described above)",
+    )
     parser.add_argument(
         "dir", metavar="DIR", nargs="?", help="output directory (created if missing)"
     )

@@ -1,30 +1,76 @@
-"""``gpuprices query`` (the API's /instances filters, as a table) and ``gpuprices status``
-(per-provider freshness, last error and offer counts), both over the current published snapshot.
+"""``gpuprices query`` (the API's /instances filters) and ``gpuprices status`` (per-provider
+freshness, last error and offer counts), both over the current published snapshot.
 
 The CLI is the project's composition root (it also starts the API), so ``query`` reuses the
 API's filter and SQL builders rather than keeping a second copy that could drift from them.
+Both print through ``pipelines.cli_output``: a table that fits 80 columns on a terminal,
+CSV when piped, or ``--format csv|tsv|json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import duckdb
-from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from api.queries import INSTANCE_SORTS, PROVIDERS_SQL, instances_sql, instances_where
+from pipelines import cli_output
 from pipelines.cli_exports import current_snapshot
+from pipelines.cli_output import Column
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, load_into_memory
 
 PRICING = ("on_demand", "spot", "reserved", "dynamic")
-MAX_ERROR_CHARS = 80
+MAX_ERROR_LIST_CHARS = 240  # `status` lists errors below its table, wrapped, up to this long
+
+# CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
+QUERY_FIELDS = (
+    "provider",
+    "instance_type",
+    "region",
+    "gpu_count",
+    "gpu_model",
+    "vram_gb_usable",
+    "vram_gb_per_gpu",
+    "vram_gb_total",
+    "fp8",
+    "bf16",
+    "pricing",
+    "reserved_term_months",
+    "serverless",
+    "price_per_hour_usd",
+    "price_per_gpu_hour_usd",
+    "price_per_vram_gb_hour_usd",
+    "observed_at",
+    "observed_precision",
+    "age_days",
+    "stale",
+    "data_origin",
+    "price_status",
+    "id",
+)
+# CSV/TSV columns of `status` (--wide: every field of GET /providers)
+STATUS_FIELDS = (
+    "provider",
+    "last_status",
+    "last_attempt_at",
+    "last_success_at",
+    "last_failure_at",
+    "data_observed_at",
+    "data_origin",
+    "newest_price_age_days",
+    "current_offer_count",
+    "suspect_offer_count",
+    "stale_offer_count",
+    "excluded_row_count",
+    "skipped_part_count",
+    "last_error",
+)
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -41,10 +87,10 @@ def _num(value: Decimal | float | None) -> str:
     return "" if value is None else format(Decimal(str(value)).normalize(), "f")
 
 
-def _open(console: Console) -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | None:
+def _open() -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | None:
     found = current_snapshot(Paths.from_env())
     if isinstance(found, str):
-        console.print(f"error: {found}", style="red", highlight=False)
+        cli_output.error(found)
         return None
     return found, load_into_memory(found)
 
@@ -71,156 +117,210 @@ def filters_from_args(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# --- query -------------------------------------------------------------------------------------
+
+
+def _gpus(item: dict[str, Any]) -> str:
+    return f"{_num(item['gpu_count'])}x {item['gpu_model'] or item['gpu_name_provider']}"
+
+
+def _pricing(item: dict[str, Any]) -> str:
+    """``on-demand``, ``spot``, ``reserved 1y`` (or ``reserved 18mo``), ``serverless`` (an
+    on-demand serverless tier): at most 11 characters, so the column never wraps."""
+    text = item["pricing"].replace("_", "-")
+    months = item.get("reserved_term_months")
+    if months:
+        text += f" {months // 12}y" if months % 12 == 0 else f" {months}mo"
+    if item["serverless"]:
+        text = "serverless" if text == "on-demand" else f"{text} srvless"
+    return text
+
+
+def _days(days: float | None, unit_sep: str = " ") -> str:
+    if days is None:
+        return ""
+    return f"{days * 24:.0f}{unit_sep}h" if days < 1 else f"{days:.0f}{unit_sep}d"
+
+
+def _styled(item: dict[str, Any], text: str, suspect: str = " SUSPECT") -> Text:
+    """Stale prices yellow; a suspect one (shown with --include-suspect) says so."""
+    if item["price_status"] != "ok":
+        text += suspect
+    return Text(text, style="yellow" if item["stale"] else "")
+
+
+ORIGIN_SHORT = {"live": "live", "recorded": "rec", "curated": "cur"}
+
+
+def _age(item: dict[str, Any]) -> Text:
+    """``91d rec``: the price's age and where it came from (live, rec(orded), cur(ated))."""
+    if item["observed_at"] is None:
+        return Text("")
+    origin = item["data_origin"] or ""
+    short = ORIGIN_SHORT.get(origin, origin)
+    return _styled(item, f"{_days(item['age_days'], '')} {short}", suspect=" !")
+
+
+def _observed(item: dict[str, Any]) -> Text:
+    """``2026-09 (91 d, recorded)``: the date at its precision, the age, live/recorded/curated."""
+    when = item["observed_at"]
+    if when is None:
+        return Text("")
+    shown = f"{when:%Y-%m}" if item["observed_precision"] == "month" else f"{when:%Y-%m-%d}"
+    return _styled(item, f"{shown} ({_days(item['age_days'])}, {item['data_origin']})")
+
+
+QUERY_COLUMNS = (
+    Column("provider", lambda i: i["provider"], wrap=True, min_width=8),
+    Column("instance", lambda i: i["instance_type"], wrap=True, min_width=12),
+    Column("region", lambda i: i["region"] or "", narrow=False, wrap=True, min_width=8),
+    Column("GPUs", _gpus, wrap=True, min_width=10),
+    Column("VRAM", lambda i: _num(i["vram_gb_usable"]), justify="right"),
+    Column("pricing", _pricing),
+    Column("$/h", lambda i: _money(i["price_per_hour_usd"]), "right", narrow=False),
+    Column("$/GPU-h", lambda i: _money(i["price_per_gpu_hour_usd"], 3), justify="right"),
+    Column("$/GB-h", lambda i: _money(i["price_per_vram_gb_hour_usd"], 4), "right", False),
+    Column("age", _age, wide=False),
+    Column("observed", _observed, narrow=False, wrap=True, min_width=10),
+)
+
+
 def run_query(args: argparse.Namespace) -> int:
     """Print matching offers, cheapest first by ``--sort``; 1 if there is no snapshot."""
-    console = Console(stderr=False)
-    opened = _open(Console(stderr=True))
+    opened = _open()
     if opened is None:
         return 1
     info, con = opened
     try:
         where = instances_where(filters_from_args(args))
         page_sql, count_sql = instances_sql(where, args.sort)
-        items = _rows(con, page_sql, [*where.params, args.limit, args.offset])
+        result = con.execute(page_sql, [*where.params, args.limit, args.offset])
+        fields = [d[0] for d in result.description or []]
+        items = [dict(zip(fields, row, strict=True)) for row in result.fetchall()]
         total = _rows(con, count_sql, where.params)[0]["n"]
     finally:
         con.close()
-    if args.json:
-        body = {
-            "items": items,
-            "total": total,
-            "limit": args.limit,
-            "offset": args.offset,
-            "as_of": info.as_of,
-        }
-        print(json.dumps(body, default=_json_default, indent=1))
-        return 0
-    table = Table(
-        title=f"{len(items)} of {total} offers  (snapshot {info.snapshot_id}, "
-        f"as of {info.as_of:%Y-%m-%d %H:%M} UTC)",
-        title_justify="left",
-    )
-    numeric = ("usable GB/GPU", "$/hour", "$/GPU-hour", "$/GB-hour")
-    for name in (
-        "provider",
-        "instance",
-        "region",
-        "GPUs (canonical id)",
-        *numeric[:1],
-        "pricing",
-        *numeric[1:],
-        "observed",
-    ):
-        table.add_column(
-            name, justify="right" if name in numeric else "left", no_wrap=name in numeric
+    fmt = cli_output.resolve_format(args.format)
+    if fmt == "json":
+        cli_output.print_json(
+            {
+                "items": items,
+                "total": total,
+                "limit": args.limit,
+                "offset": args.offset,
+                "as_of": info.as_of,
+            }
         )
-    for item in items:
-        gpus = f"{_num(item['gpu_count'])}x {item['gpu_model'] or item['gpu_name_provider']}"
-        table.add_row(
-            item["provider"],
-            item["instance_type"],
-            item["region"],
-            gpus,
-            _num(item["vram_gb_usable"]),
-            item["pricing"] + (" (serverless)" if item["serverless"] else ""),
-            _money(item["price_per_hour_usd"]),
-            _money(item["price_per_gpu_hour_usd"], 3),
-            _money(item["price_per_vram_gb_hour_usd"], 4),
-            _observed(item),
+    elif fmt in ("csv", "tsv"):
+        cli_output.write_delimited(items, fields if args.wide else QUERY_FIELDS, fmt)
+    else:
+        cli_output.print_table(
+            items,
+            QUERY_COLUMNS,
+            wide=args.wide,
+            title=f"{len(items)} of {total} offers, snapshot of {info.as_of:%Y-%m-%d %H:%M} UTC"
+            + (f" ({info.snapshot_id})" if args.wide else ""),
+            caption=None
+            if args.wide
+            else "USD; VRAM: usable GB per GPU; age: of the price, and whether it is live, "
+            "rec(orded) or cur(ated); yellow: stale"
+            + ("; !: suspect" if any(i["price_status"] != "ok" for i in items) else "")
+            + ". --wide: $/h, region, $/GB-h, dates",
         )
-    console.print(table)
     return 0
 
 
-def _observed(item: dict[str, Any]) -> str:
-    """``2026-09 (91 d, recorded)``: the date at its precision, the age, live/recorded/curated;
-    stale prices and suspect ones (shown with --include-suspect) say so."""
-    when = item["observed_at"]
-    if when is None:
-        return ""
-    shown = f"{when:%Y-%m}" if item["observed_precision"] == "month" else f"{when:%Y-%m-%d}"
-    text = f"{shown} ({item['age_days']:.0f} d, {item['data_origin']})"
-    if item["price_status"] != "ok":
-        text += " SUSPECT"
-    return f"[yellow]{text}" if item["stale"] else text
+# --- status ------------------------------------------------------------------------------------
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value)
-
-
-def _age(when: datetime | None, now: datetime) -> str:
+def _since(when: datetime | None, now: datetime) -> str:
     if when is None:
         return "never"
     hours = (now - when).total_seconds() / 3600
     return f"{hours:.0f} h ago" if hours < 48 else f"{hours / 24:.0f} d ago"
 
 
+def _last_error(row: dict[str, Any], limit: int | None) -> Text:
+    """The last error, dimmed and marked ``(resolved)`` when a success came after it."""
+    error = " ".join((row["last_error"] or "").split())
+    if limit is not None and len(error) > limit:
+        error = error[:limit] + "…"
+    resolved = (
+        error
+        and row["last_failure_at"]
+        and row["last_success_at"]
+        and row["last_success_at"] > row["last_failure_at"]
+    )
+    return Text(f"(resolved) {error}", style="dim") if resolved else Text(error)
+
+
+def _status_columns(now: datetime) -> tuple[Column, ...]:
+    def status(row: dict[str, Any]) -> Text:
+        text = row["last_status"] or "never run"
+        return Text(text, style="red" if text == "failed" else "")
+
+    def observed(row: dict[str, Any]) -> str:
+        when = row["data_observed_at"]
+        return f"{when:%Y-%m-%d}" if when else "never"
+
+    def count(key: str) -> Callable[[dict[str, Any]], str]:
+        return lambda row: str(row[key] if row[key] is not None else "")
+
+    return (
+        Column("provider", lambda r: r["provider"]),
+        Column("last run", status),
+        Column("data from", observed),
+        Column("origin", lambda r: r["data_origin"] or ""),
+        Column("last success", lambda r: _since(r["last_success_at"], now)),
+        Column("offers", count("current_offer_count"), "right"),
+        Column("suspect", count("suspect_offer_count"), "right"),
+        Column("stale", count("stale_offer_count"), "right"),
+        Column("excluded", count("excluded_row_count"), "right", narrow=False),
+        Column("parts skipped", count("skipped_part_count"), "right", narrow=False),
+        Column("last error", lambda r: _last_error(r, None), narrow=False, wrap=True),
+    )
+
+
 def run_status(args: argparse.Namespace) -> int:
-    """Print one line per provider: last status, data age, last error, current offers."""
-    console = Console()
-    opened = _open(Console(stderr=True))
+    """Print one row per provider: last status, data age, last error, current offers."""
+    opened = _open()
     if opened is None:
         return 1
     info, con = opened
     try:
-        rows = _rows(con, PROVIDERS_SQL, [])
+        result = con.execute(PROVIDERS_SQL)
+        fields = [d[0] for d in result.description or []]
+        rows = [dict(zip(fields, row, strict=True)) for row in result.fetchall()]
     finally:
         con.close()
-    if args.json:
-        print(
-            json.dumps(
-                {"snapshot_id": info.snapshot_id, "as_of": info.as_of, "items": rows},
-                default=_json_default,
-                indent=1,
+    fmt = cli_output.resolve_format(args.format)
+    if fmt == "json":
+        cli_output.print_json({"snapshot_id": info.snapshot_id, "as_of": info.as_of, "items": rows})
+    elif fmt in ("csv", "tsv"):
+        cli_output.write_delimited(rows, fields if args.wide else STATUS_FIELDS, fmt)
+    else:
+        now = datetime.now(UTC)
+        cli_output.print_table(
+            rows,
+            _status_columns(now),
+            wide=args.wide,
+            title=f"snapshot {info.snapshot_id}, published {_since(info.as_of, now)}",
+            caption=None
+            if args.wide
+            else "data from: when the served prices were observed. --wide: excluded rows, "
+            "skipped parts, whole errors",
+        )
+        if not args.wide:
+            # at 80 columns an error column would be a few letters wide: one line each below
+            errors = [(r["provider"], _last_error(r, MAX_ERROR_LIST_CHARS)) for r in rows]
+            cli_output.print_lines(
+                [Text.assemble(f"{slug}: ", text) for slug, text in errors if text.plain],
+                title="last errors:",
             )
-        )
-        return 0
-    now = datetime.now(UTC)
-    table = Table(
-        title=f"snapshot {info.snapshot_id}, published {_age(info.as_of, now)}",
-        title_justify="left",
-    )
-    counts = ("offers", "suspect", "stale", "excluded", "parts skipped")
-    for name in (
-        "provider",
-        "last run",
-        "data observed",
-        "origin",
-        "last success",
-        *counts,
-        "last error",
-    ):
-        table.add_column(name, justify="right" if name in counts else "left")
-    for row in rows:
-        status = row["last_status"]
-        error = row["last_error"] or ""
-        if (
-            error
-            and row["last_failure_at"]
-            and row["last_success_at"]
-            and row["last_success_at"] > row["last_failure_at"]
-        ):
-            error = f"[dim](resolved) {error}"
-        table.add_row(
-            row["provider"],
-            f"[red]{status}" if status == "failed" else status,
-            f"{row['data_observed_at']:%Y-%m-%d}" if row["data_observed_at"] else "never",
-            row["data_origin"] or "",
-            _age(row["last_success_at"], now),
-            str(row["current_offer_count"]),
-            str(row["suspect_offer_count"]),
-            str(row["stale_offer_count"]),
-            str(row["excluded_row_count"]),
-            str(row["skipped_part_count"]),
-            error[:MAX_ERROR_CHARS] + ("…" if len(error) > MAX_ERROR_CHARS else ""),
-        )
-    console.print(table)
     return 0
+
+
+# --- arguments ---------------------------------------------------------------------------------
 
 
 def _count(minimum: int) -> Callable[[str], int]:
@@ -238,7 +338,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     query = sub.add_parser(
         "query",
         help="current offers, filtered like GET /instances",
-        description="Prices are USD; GB = 10^9 bytes.",
+        description="Current offers of the published snapshot, filtered like GET /instances. "
+        "Prices are USD; GB = 10^9 bytes. Prints a table on a terminal, CSV when piped.",
     )
     query.add_argument(
         "--min-vram",
@@ -267,13 +368,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ID",
         help="canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)",
     )
-    query.add_argument("--provider", action="append", metavar="SLUG", help="(repeatable)")
-    query.add_argument("--pricing", action="append", choices=PRICING, help="(repeatable)")
+    query.add_argument(
+        "--provider",
+        action="append",
+        metavar="SLUG",
+        help="only this provider, e.g. lambda (repeatable; `gpuprices status` lists them)",
+    )
+    query.add_argument(
+        "--pricing",
+        action="append",
+        choices=PRICING,
+        help="only this pricing model (repeatable)",
+    )
     query.add_argument(
         "--serverless",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="only serverless tiers (--serverless) or only instances",
+        help="only serverless tiers (--serverless) or only instances (--no-serverless)",
     )
     query.add_argument(
         "--max-price", type=float, metavar="USD", help="maximum USD per instance-hour"
@@ -290,18 +401,38 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also list prices the plausibility screen marks suspect",
     )
-    query.add_argument("--region", action="append", metavar="CODE", help="(repeatable)")
+    query.add_argument(
+        "--region",
+        action="append",
+        metavar="CODE",
+        help="only this region, as the provider names it, e.g. us-east-1 (repeatable)",
+    )
     query.add_argument(
         "--sort",
         choices=sorted(INSTANCE_SORTS),
         default="price",
-        help="ascending; price = USD/instance-hour (default)",
+        help="order, cheapest first: price = USD per instance-hour (default), price_per_gpu = "
+        "per GPU-hour, price_per_vram_gb = per GB-of-VRAM-hour; vram = smallest usable first",
     )
-    query.add_argument("--limit", type=_count(1), default=50, help="rows to show (default 50)")
-    query.add_argument("--offset", type=_count(0), default=0)
-    query.add_argument("--json", action="store_true", help="print the API's JSON body instead")
+    query.add_argument(
+        "--limit", type=_count(1), default=50, metavar="N", help="rows to show (default 50)"
+    )
+    query.add_argument(
+        "--offset",
+        type=_count(0),
+        default=0,
+        metavar="N",
+        help="skip the first N matching rows (default 0)",
+    )
+    cli_output.add_format_arguments(query, json_body="GET /instances' body")
     query.set_defaults(func=run_query)
 
-    status = sub.add_parser("status", help="per-provider freshness, last error, offer counts")
-    status.add_argument("--json", action="store_true")
+    status = sub.add_parser(
+        "status",
+        help="per-provider freshness, last error, offer counts",
+        description="One row per provider of the published snapshot: its last run, when its "
+        "served prices were observed and where they came from (live, recorded, curated), "
+        "its current, suspect and stale offers, and its last error.",
+    )
+    cli_output.add_format_arguments(status, json_body="GET /providers' body")
     status.set_defaults(func=run_status)

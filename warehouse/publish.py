@@ -4,6 +4,12 @@ The pipeline is the only process that opens the warehouse. After each run it cop
 served tables into a new DuckDB file (``snapshot-<id>.duckdb``), then atomically replaces the
 ``CURRENT`` pointer file (temp file + fsync + rename). Readers (the API, the DuckDB CLI) open
 whatever ``CURRENT`` names; a snapshot file is never modified after it is published.
+
+Snapshots are written in an older DuckDB storage format than the Python package's default
+(``SNAPSHOT_STORAGE_VERSION``), so that DuckDB CLIs a user can install (the PyPI ``duckdb-cli``
+lags the Python package) open them: a file in the newest format is refused by every older
+reader ("Trying to read a database file with version number ..."). The warehouse itself stays
+in the current format; only the pipeline opens it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ import duckdb
 from warehouse.analysis import create_views
 
 POINTER = "CURRENT"
+# DuckDB 1.4 (the long-term-support line) and every later DuckDB, the PyPI duckdb-cli 1.4.x and
+# 1.5.x included, read this format; tests/pipelines/test_cli_sql.py opens a snapshot with the
+# duckdb-cli binary. Raising it locks those readers out: see the README's SQL section.
+SNAPSHOT_STORAGE_VERSION = "v1.4.0"
 KEEP_SNAPSHOTS = 5
 # Tables copied into every snapshot (identifiers are only ever taken from this allow-list).
 PUBLISHED_TABLES: tuple[str, ...] = (
@@ -83,7 +93,7 @@ def publish(
     if missing:
         raise SnapshotError(f"cannot publish: warehouse lacks {', '.join(missing)}")
     tables += [t for t in OPTIONAL_TABLES if t in existing]
-    con.execute("attach ? as snap", [str(tmp)])
+    con.execute(f"attach ? as snap{_storage_option()}", [str(tmp)])
     try:
         for table in tables:
             con.execute(f"create table snap.{table} as select * from main.{table}")
@@ -114,6 +124,18 @@ def publish(
     _fsync_dir(published_dir)
     _prune(published_dir, keep=final.name)
     return SnapshotInfo(snapshot_id, as_of, final)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.lstrip("v").split(".")[:3] if part.isdigit())
+
+
+def _storage_option() -> str:
+    """`` (storage_version 'v1.4.0')`` for ATTACH; none for a DuckDB older than that version,
+    which writes a format that version reads anyway (and may not know the option: 1.2+)."""
+    if _version_tuple(duckdb.__version__) < _version_tuple(SNAPSHOT_STORAGE_VERSION):
+        return ""
+    return f" (storage_version '{SNAPSHOT_STORAGE_VERSION}')"
 
 
 def _prune(published_dir: Path, keep: str) -> None:
