@@ -9,7 +9,7 @@ was not seen) is left as a gap rather than bridged.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from html import escape
 from typing import Any
@@ -94,6 +94,130 @@ def history_svg(title: str, intervals: Sequence[dict[str, Any]], as_of: datetime
         f'<text x="{WIDTH - RIGHT}" y="20" text-anchor="end" fill="{TEXT}">'
         f"USD per hour, {len(segments)} price interval"
         f"{'s' if len(segments) != 1 else ''}</text>"
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+MARKET_WIDTH, MARKET_HEIGHT = 1000, 300
+MEDIAN = "#2563eb"
+CHEAPEST = "#15803d"
+BAND = "#bfdbfe"
+
+
+def bucket_end(start: date, bucket: str) -> date:
+    """The first day after the ``bucket`` ("day", "week", "month") that starts on ``start``."""
+    if bucket == "day":
+        return start + timedelta(days=1)
+    if bucket == "week":
+        return start + timedelta(days=7)
+    if bucket == "month":
+        return date(start.year + start.month // 12, start.month % 12 + 1, 1)
+    raise ValueError(f"unknown bucket {bucket!r}")
+
+
+def market_history_svg(
+    title: str, buckets: Sequence[dict[str, Any]], bucket: str, until: date | None = None
+) -> str:
+    """SVG text of a GPU model's market price history: per bucket (``GET /history`` rows:
+    start, min/median/max_usd_per_gpu_hour, provider_count, offer_count; ordered by start),
+    the cheapest and the median provider price as step lines over the min-max band, in USD
+    per GPU-hour. A bucket with no offers is left as a gap; the last one is cut at ``until``
+    (exclusive; e.g. the day after the snapshot) when given. Raises ValueError for no
+    buckets."""
+    if not buckets:
+        raise ValueError("no price history to draw")
+    width, height = MARKET_WIDTH, MARKET_HEIGHT
+    rows = [
+        (
+            row["start"],
+            min(bucket_end(row["start"], bucket), until or date.max),
+            float(Decimal(row["min_usd_per_gpu_hour"])),
+            float(Decimal(row["median_usd_per_gpu_hour"])),
+            float(Decimal(row["max_usd_per_gpu_hour"])),
+            row,
+        )
+        for row in buckets
+    ]
+    first, last = rows[0][0], rows[-1][1]
+    span = (last - first).days or 1
+    low = min(r[2] for r in rows)
+    high = max(r[4] for r in rows)
+    pad = (high - low) * 0.08 or high * 0.1 or 1.0
+    low, high = max(0.0, low - pad), high + pad
+
+    def x(day: date) -> float:
+        return LEFT + (width - LEFT - RIGHT) * (day - first).days / span
+
+    def y(price: float) -> float:
+        return height - BOTTOM - (height - TOP - BOTTOM) * (price - low) / ((high - low) or 1.0)
+
+    # contiguous runs of buckets: a bucket that starts where the previous one ended
+    runs: list[list[tuple]] = []
+    for row in rows:
+        if runs and runs[-1][-1][1] == row[0]:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+
+    def steps(run: list[tuple], index: int) -> str:
+        path = [f"M{x(run[0][0]):.1f},{y(run[0][index]):.1f}"]
+        for row in run:
+            path.append(f"V{y(row[index]):.1f}H{x(row[1]):.1f}")
+        return "".join(path)
+
+    parts: list[str] = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" font-family="system-ui, sans-serif" '
+        f'font-size="12">',
+        f"<title>{escape(title)}: USD per GPU-hour</title>",
+        f'<text x="{LEFT}" y="20" fill="{TEXT}" font-weight="600">{escape(title)}</text>',
+    ]
+    for price in (low, (low + high) / 2, high):
+        parts.append(
+            f'<line x1="{LEFT}" x2="{width - RIGHT}" y1="{y(price):.1f}" y2="{y(price):.1f}" '
+            f'stroke="{GRID}"/><text x="{LEFT - 6}" y="{y(price) + 4:.1f}" text-anchor="end" '
+            f'fill="{TEXT}">${price:,.2f}</text>'
+        )
+    # the first and the last day covered, under the ends of the axis
+    for at, day, anchor in ((first, first, "start"), (last, last - timedelta(days=1), "end")):
+        parts.append(
+            f'<text x="{x(at):.1f}" y="{height - BOTTOM + 18}" text-anchor="{anchor}" '
+            f'fill="{TEXT}">{day:%Y-%m-%d}</text>'
+        )
+    for run in runs:
+        top = [f"{x(s):.1f},{y(p[2]):.1f} {x(e):.1f},{y(p[2]):.1f}" for s, e, *p in run]
+        bottom = [f"{x(e):.1f},{y(p[0]):.1f} {x(s):.1f},{y(p[0]):.1f}" for s, e, *p in run]
+        parts.append(
+            f'<polygon class="range" points="{" ".join(top + bottom[::-1])}" fill="{BAND}" '
+            f'fill-opacity="0.7"/>'
+        )
+    for run in runs:
+        parts.append(
+            f'<path class="median" d="{steps(run, 3)}" fill="none" stroke="{MEDIAN}" '
+            f'stroke-width="2"/><path class="cheapest" d="{steps(run, 2)}" fill="none" '
+            f'stroke="{CHEAPEST}" stroke-width="2"/>'
+        )
+    # one transparent column per bucket carries its numbers as a tooltip
+    for start, end, cheapest, median, highest, row in rows:
+        parts.append(
+            f'<rect x="{x(start):.1f}" y="{TOP}" width="{max(x(end) - x(start), 1):.1f}" '
+            f'height="{height - TOP - BOTTOM}" fill="transparent"><title>{start:%Y-%m-%d}: '
+            f"cheapest {_usd(cheapest)}, median {_usd(median)}, highest {_usd(highest)} per "
+            f"GPU-hour; {int(row['provider_count'])} providers, {int(row['offer_count'])} offers"
+            "</title></rect>"
+        )
+    legend = (("cheapest provider", CHEAPEST), ("median provider", MEDIAN), ("min-max", BAND))
+    lx = width - RIGHT - sum(30 + 7 * len(label) for label, _ in legend)
+    for label, colour in legend:
+        parts.append(
+            f'<rect x="{lx}" y="10" width="14" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 18}" y="19" fill="{TEXT}">{label}</text>'
+        )
+        lx += 30 + 7 * len(label)
+    parts.append(
+        f'<text x="{width - RIGHT}" y="{height - 6}" text-anchor="end" fill="{TEXT}">'
+        f"USD per GPU-hour, each provider's cheapest offer, by {escape(bucket)}</text>"
     )
     parts.append("</svg>")
     return "".join(parts)

@@ -1,38 +1,64 @@
-"""GET / (the comparison page) and GET /charts/{offer_id}/history.svg (a price-history chart).
+"""GET / (the comparison page) and the SVG charts it embeds: GET /charts/{offer_id}/history.svg
+(one offer's price history) and GET /charts/gpus/{gpu}/history.svg (a GPU model's market).
 
 The page is one self-contained HTML file (inline CSS and JavaScript, no CDN, no fonts, no
-external requests: the Content-Security-Policy header enforces it). It reads the same
-/instances endpoint as any other client; the chart is drawn server-side as SVG.
+external requests). Its Content-Security-Policy allows only same-origin requests and only the
+page's own inline script and style, by hash, so text that slipped into the DOM as markup still
+could not run. It reads the same JSON endpoints as any other client (/instances, /gpus,
+/models, /fit, /estimates); the charts are drawn server-side as SVG.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from litestar import Controller, Response, get
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from api.charts import history_svg
-from api.queries import OFFER_HISTORY_SQL
+from api.charts import history_svg, market_history_svg
+from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, market_history_sql, normalise_gpu_filter
 from api.store import Store
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
-# Everything the page needs is inline or same-origin; nothing may load from elsewhere.
-PAGE_CSP = (
-    "default-src 'none'; connect-src 'self'; img-src 'self' data:; "
-    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; "
-    "form-action 'self'; frame-ancestors 'none'"
-)
 SVG = "image/svg+xml"
+MarketPricing = Literal["on_demand", "spot", "reserved"]
+MarketBucket = Literal["day", "week", "month"]
+# Longest range per bucket, in days (the same bounds as GET /history).
+MARKET_MAX_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
+SVG_HEADERS = {"Cache-Control": "public, max-age=60", "X-Content-Type-Options": "nosniff"}
+
+
+def _hashes(html: str, tag: str) -> str:
+    blocks = re.findall(rf"<{tag}>(.*?)</{tag}>", html, flags=re.S)
+    return " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() + "'"
+        for b in blocks
+    )
 
 
 @cache
-def _page() -> bytes:
-    return PAGE.read_bytes()
+def _page() -> tuple[bytes, str]:
+    """The page and its Content-Security-Policy: same-origin requests only, and no script or
+    style but the page's own inline blocks (by hash; no 'unsafe-inline')."""
+    html = PAGE.read_text(encoding="utf-8")
+    csp = (
+        "default-src 'none'; connect-src 'self'; img-src 'self' data: blob:; "
+        f"style-src {_hashes(html, 'style')}; script-src {_hashes(html, 'script')}; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+    return html.encode("utf-8"), csp
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=UTC)
 
 
 class WebController(Controller):
@@ -41,10 +67,11 @@ class WebController(Controller):
 
     @get("/", sync_to_thread=False, media_type="text/html; charset=utf-8")
     def page(self) -> Response[bytes]:
+        body, csp = _page()
         return Response(
-            content=_page(),
+            content=body,
             media_type="text/html; charset=utf-8",
-            headers={"Content-Security-Policy": PAGE_CSP, "X-Content-Type-Options": "nosniff"},
+            headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff"},
         )
 
 
@@ -84,8 +111,79 @@ class ChartsController(Controller):
         body = snapshot.cached(("history_svg", offer_id), build)
         if not body:
             raise NotFoundException(f"no price history for offer {offer_id!r}")
-        return Response(
-            content=body,
-            media_type=SVG,
-            headers={"Cache-Control": "public, max-age=60", "X-Content-Type-Options": "nosniff"},
-        )
+        return Response(content=body, media_type=SVG, headers=SVG_HEADERS)
+
+    @get(
+        "/gpus/{gpu:str}/history.svg",
+        summary="Market price history of a GPU model (SVG)",
+        sync_to_thread=True,
+        media_type=SVG,
+        description="GET /history drawn: per bucket, the cheapest and the median of each "
+        "provider's cheapest offer in USD per GPU-hour over the min-max band, for the `days` "
+        "days up to the snapshot (suspect prices and serverless tiers left out). 404 if the "
+        "GPU model has no history in that range.",
+        responses={
+            200: ResponseSpec(data_container=str, media_type=SVG, description="An SVG document")
+        },
+    )
+    def gpu_history(
+        self,
+        store: Store,
+        gpu: Annotated[
+            str,
+            Parameter(
+                min_length=1,
+                max_length=64,
+                description="Canonical GPU id or family, e.g. h100-sxm or h100",
+            ),
+        ],
+        pricing: Annotated[MarketPricing, Parameter(description="Pricing model")] = "on_demand",
+        bucket: Annotated[MarketBucket, Parameter(description="Bucket size")] = "week",
+        days: Annotated[
+            int,
+            Parameter(
+                ge=1,
+                le=MARKET_MAX_DAYS["month"],
+                description="Days up to the snapshot's publication day: at most 731 by day, "
+                "1827 by week, 3653 by month",
+            ),
+        ] = 730,
+    ) -> Response[bytes]:
+        if days > MARKET_MAX_DAYS[bucket]:
+            raise ClientException(
+                f"days={days} is more than {MARKET_MAX_DAYS[bucket]} by {bucket} "
+                "(use a larger bucket)"
+            )
+        snapshot = store.get()
+        family = normalise_gpu_filter(gpu)
+        if not family:
+            raise ClientException("gpu must name a GPU model, e.g. h100-sxm")
+
+        def build() -> bytes:
+            last = snapshot.as_of.astimezone(UTC).date()
+            first = last - timedelta(days=days - 1)
+            prefix = family.replace("_", "\\_").replace("%", "\\%") + "-%"
+            rows = snapshot.query(
+                market_history_sql(bucket),
+                [
+                    _midnight(first),
+                    _midnight(last + timedelta(days=1)),
+                    snapshot.as_of,
+                    pricing,
+                    family,
+                    prefix,
+                ],
+            )
+            if not rows:
+                return b""
+            names = {g["gpu_id"]: g["name"] for g in snapshot.query(GPUS_SQL)}
+            name = names.get(family) or f"{family} (every variant)"
+            title = f"{name}, {pricing.replace('_', '-')}"
+            return market_history_svg(title, rows, bucket, last + timedelta(days=1)).encode()
+
+        body = snapshot.cached(("market_svg", family, pricing, bucket, days), build)
+        if not body:
+            raise NotFoundException(
+                f"no {pricing} price history for GPU {family!r} in the last {days} days"
+            )
+        return Response(content=body, media_type=SVG, headers=SVG_HEADERS)

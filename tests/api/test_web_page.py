@@ -1,46 +1,65 @@
 """The comparison page at / in a real browser (Debian's headless Chromium), over a replayed
-snapshot served by uvicorn, plus the SVG price-history endpoint it embeds.
+snapshot served by uvicorn, plus the SVG charts it embeds.
 
-Needs the ``chromium`` binary (Debian: ``apt-get install -y chromium``). The screenshot is saved
-under the test's temporary directory, and to ``docs/screenshots/web.png`` when
-``GPUPRICES_UPDATE_SCREENSHOT=1``.
+One Chromium for the module, driven over the DevTools protocol on a pipe
+(``--remote-debugging-pipe``: no port, no extra package), so the tests can click, type,
+download the CSV and take screenshots of each answer. Needs the ``chromium`` binary (Debian:
+``apt-get install -y chromium``). Screenshots are saved under the test's temporary directory,
+and to ``docs/screenshots/`` when ``GPUPRICES_UPDATE_SCREENSHOT=1``.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import csv
+import fcntl
+import hashlib
+import io
+import json
 import os
 import re
+import select
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from litestar.testing import TestClient
-from selectolax.lexbor import LexborHTMLParser
 
 from api.app import create_app
+from api.charts import history_svg, market_history_svg
 from tests.conftest import REPO
 from tests.servers import start_api, wait_until
 
-SCREENSHOT = REPO / "docs" / "screenshots" / "web.png"
+SCREENSHOTS = REPO / "docs" / "screenshots"
+UPDATE_SCREENSHOTS = os.environ.get("GPUPRICES_UPDATE_SCREENSHOT") == "1"
 LAMBDA_H100 = "8x NVIDIA H100 SXM (80 GB)"
+VIEWPORT = {"width": 1400, "height": 1000}
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
+    "--no-default-browser-check",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--disable-extensions",
     "--hide-scrollbars",
-    "--window-size=1400,1000",
-    # Let the page's fetches finish before dumping or capturing (virtual time runs ahead).
-    "--virtual-time-budget=15000",
+    "--remote-debugging-pipe",
 )
+TIMEOUT_S = 30.0
+# Provider text that would run if the page parsed it as markup.
+HOSTILE = '<img src=x onerror="window.__xss=1">'
+HOSTILE_REGION = '"><script>window.__xss=2</script>'
+HOSTILE_FORMULA = '=HYPERLINK("http://example.invalid")'
 
 
 def _chromium() -> str:
@@ -49,6 +68,210 @@ def _chromium() -> str:
         if found:
             return found
     pytest.fail("the web page test needs Debian's chromium: apt-get install -y chromium")
+
+
+class CdpError(RuntimeError):
+    pass
+
+
+class Browser:
+    """Chromium with the DevTools protocol on fds 3 (commands in) and 4 (replies and events out),
+    NUL-terminated JSON messages."""
+
+    def __init__(self, profile: Path, log: Path) -> None:
+        to_child, self._write = os.pipe()
+        self._read, from_child = os.pipe()
+        # Move the child's ends above 4 first, so that placing them on 3 and 4 cannot clobber one.
+        child_in = fcntl.fcntl(to_child, fcntl.F_DUPFD_CLOEXEC, 10)
+        child_out = fcntl.fcntl(from_child, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(to_child)
+        os.close(from_child)
+
+        def place_pipes() -> None:
+            os.dup2(child_in, 3)
+            os.dup2(child_out, 4)
+
+        with log.open("w") as out:
+            self.proc = subprocess.Popen(
+                [_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                preexec_fn=place_pipes,
+                close_fds=False,  # Python's own fds are close-on-exec; 3 and 4 must survive
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        os.close(child_in)
+        os.close(child_out)
+        self._buffer = b""
+        self._next_id = 0
+        self._replies: dict[int, dict[str, Any]] = {}
+        self.events: list[dict[str, Any]] = []
+        self.handlers: dict[str, Any] = {}
+
+    def close(self) -> None:
+        with contextlib.suppress(CdpError, OSError):
+            self.send("Browser.close", timeout=5)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        os.close(self._write)
+        os.close(self._read)
+
+    def _message(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._read], [], [], left)[0]:
+                raise CdpError("Chromium did not answer in time")
+            chunk = os.read(self._read, 1 << 20)
+            if not chunk:
+                raise CdpError("Chromium closed the DevTools pipe")
+            self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\0", 1)
+        message = json.loads(raw)
+        if "id" in message:
+            self._replies[message["id"]] = message
+        elif "method" in message:
+            self.events.append(message)
+            handler = self.handlers.get(message["method"])
+            if handler is not None:
+                handler(message)  # may send commands itself: replies are kept by id
+        return message
+
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = TIMEOUT_S,
+    ) -> dict[str, Any]:
+        self._next_id += 1
+        ident = self._next_id
+        command: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
+        if session:
+            command["sessionId"] = session
+        data = json.dumps(command).encode() + b"\0"
+        while data:
+            data = data[os.write(self._write, data) :]
+        deadline = time.monotonic() + timeout
+        while ident not in self._replies:
+            self._message(deadline)
+        message = self._replies.pop(ident)
+        if "error" in message:
+            raise CdpError(f"{method}: {message['error']}")
+        return message.get("result", {})
+
+    def wait_event(
+        self, method: str, match, since: int = 0, timeout: float = TIMEOUT_S
+    ) -> dict[str, Any]:
+        """The first event ``method`` at or after index ``since`` of ``events`` whose params
+        ``match``."""
+        deadline = time.monotonic() + timeout
+        seen = since
+        while True:
+            for event in self.events[seen:]:
+                if event["method"] == method and match(event["params"]):
+                    return event["params"]
+            seen = len(self.events)
+            self._message(deadline)
+
+    def page(self) -> Page:
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})
+        return Page(self, target, session["sessionId"])
+
+
+class Page:
+    def __init__(self, browser: Browser, target: str, session: str) -> None:
+        self.browser, self.target, self.session = browser, target, session
+        for domain in ("Page", "Runtime", "Network", "Log"):
+            self.send(f"{domain}.enable")
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {**VIEWPORT, "deviceScaleFactor": 1, "mobile": False},
+        )
+
+    def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.browser.send(method, params, self.session)
+
+    def events(self, method: str) -> list[dict[str, Any]]:
+        return [
+            e["params"]
+            for e in self.browser.events
+            if e["method"] == method and e.get("sessionId") == self.session
+        ]
+
+    def js(self, expression: str) -> Any:
+        """The value of ``expression`` in the page (promises awaited)."""
+        result = self.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
+        if "exceptionDetails" in result:
+            raise CdpError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait(self, expression: str, timeout: float = TIMEOUT_S) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                value = self.js(expression)
+            except CdpError:  # e.g. the context of the previous document went away
+                value = None
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never true: {expression}")
+            time.sleep(0.05)
+
+    def open(self, url: str) -> None:
+        self.send("Page.navigate", {"url": url})
+        self.wait(f"location.href === {json.dumps(url)} && document.readyState !== 'loading'")
+        state = self.wait(
+            "['done', 'error'].includes(document.body.dataset.state) && document.body.dataset.state"
+        )
+        assert state == "done", self.js(
+            "[...document.querySelectorAll('.error')].map(e => e.textContent)"
+        )
+
+    def section_ready(self, section: str) -> None:
+        state = self.wait(
+            "(s => ['ready', 'error'].includes(s) && s)"
+            f"(document.getElementById('{section}').dataset.state)"
+        )
+        assert state == "ready", self.js(f"document.querySelector('#{section} .error').textContent")
+
+    def rows(self, table: str) -> list[list[str]]:
+        return self.js(
+            f"[...document.querySelectorAll('#{table} tbody tr')]"
+            ".map(tr => [...tr.cells].map(td => td.textContent.trim()))"
+        )
+
+    def screenshot(self, selector: str | None, path: Path) -> bytes:
+        """A PNG of the element ``selector`` (None: the viewport at the top of the page), saved
+        to ``path`` and, with GPUPRICES_UPDATE_SCREENSHOT=1, to docs/screenshots/."""
+        params: dict[str, Any] = {"format": "png"}
+        if selector is None:
+            self.js("window.scrollTo(0, 0)")
+        else:
+            x, y, width, height = self.js(
+                f"(r => [r.left + scrollX, r.top + scrollY, r.width, r.height])"
+                f"(document.querySelector('{selector}').getBoundingClientRect())"
+            )
+            clip = {"x": x, "y": y, "width": width, "height": height, "scale": 1}
+            params.update(captureBeyondViewport=True, clip=clip)
+        shot = self.send("Page.captureScreenshot", params)
+        data = base64.b64decode(shot["data"])
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        path.write_bytes(data)
+        if UPDATE_SCREENSHOTS:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, SCREENSHOTS / path.name)
+        return data
+
+    def close(self) -> None:
+        self.browser.send("Target.closeTarget", {"targetId": self.target})
 
 
 @pytest.fixture(scope="module")
@@ -63,97 +286,387 @@ def server(replayed_home, tmp_path_factory):  # tests/conftest.py: every capture
     proc.wait(timeout=10)
 
 
-def _browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chromium")
+    chromium = Browser(root / "profile", root / "chromium.log")
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    opened = browser.page()
+    yield opened
+    # nothing the page did may have failed: no exception, no CSP violation, no console error
+    assert opened.events("Runtime.exceptionThrown") == []
+    logged = [e["entry"] for e in opened.events("Log.entryAdded")]
+    # (a 4xx answer the page shows as its answer is logged by the network source)
+    assert [e for e in logged if e["level"] == "error" and e["source"] != "network"] == []
+    # and every request stayed on this server (no CDN, no fonts): offline by construction
+    urls = [e["request"]["url"] for e in opened.events("Network.requestWillBeSent")]
+    assert all(u.startswith((server, "blob:", "data:")) for u in urls), urls
+    opened.close()
+
+
+def _get(server: str, path: str, **params: Any) -> dict[str, Any]:
+    response = httpx.get(f"{server}{path}", params=params, timeout=30)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _money(value: float) -> str:
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}"
+
+
+def _download(browser: Browser, page: Page, button: str, folder: Path) -> list[dict[str, str]]:
+    """Click ``button`` and return the CSV file Chromium saved, as rows of dicts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    browser.send(
+        "Browser.setDownloadBehavior",
+        {"behavior": "allow", "downloadPath": str(folder), "eventsEnabled": True},
     )
+    since = len(browser.events)
+    page.js(f"document.getElementById('{button}').click()")
+    begin = browser.wait_event("Browser.downloadWillBegin", lambda p: True, since)
+    done = browser.wait_event(
+        "Browser.downloadProgress",
+        lambda p: p["guid"] == begin["guid"] and p["state"] in ("completed", "canceled"),
+        since,
+    )
+    assert done["state"] == "completed", done
+    saved = folder / begin["suggestedFilename"]
+    assert saved.name.endswith(".csv") and saved.is_file(), begin
+    return list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
 
 
-def _dom(url: str, profile: Path) -> LexborHTMLParser:
-    done = _browse(url, profile, "--dump-dom")
-    assert done.returncode == 0 and done.stdout, done.stderr[-2000:]
-    return LexborHTMLParser(done.stdout)
+# --- the page's answers, in Chromium ---------------------------------------------------------
 
 
-def _rows(dom: LexborHTMLParser, table: str) -> list[list[str]]:
-    return [[td.text(strip=True) for td in tr.css("td")] for tr in dom.css(f"#{table} tbody tr")]
-
-
-def test_page_renders_every_offer_and_serverless_tier(server, tmp_path):
-    api = httpx.get(f"{server}/instances", params={"serverless": "false", "limit": 1000}).json()
-    serverless = httpx.get(
-        f"{server}/instances", params={"serverless": "true", "limit": 1000}
-    ).json()
-    dom = _dom(f"{server}/", tmp_path / "profile")
-    body = dom.css_first("body")
-    assert body is not None and body.attributes.get("data-state") == "done", dom.html[:500]
-
-    rows = _rows(dom, "offers")
+def test_page_renders_every_offer_and_serverless_tier(server, page, tmp_path):
+    api = _get(server, "/instances", serverless="false", limit=1000)
+    serverless = _get(server, "/instances", serverless="true", limit=1000)
+    page.open(f"{server}/")
+    rows = page.rows("offers")
     assert len(rows) == min(api["total"], 1000) > 0
     h100 = [r for r in rows if r[0] == "lambda" and r[1] == LAMBDA_H100]
     assert h100, "Lambda's 8x H100 SXM is in the table"
-    assert h100[0][6] == "23.92" and h100[0][7] == "2.990"
+    assert h100[0][6] == "23.92" and h100[0][7] == "2.99"
     assert any(r[3].startswith("8x h100") for r in rows)
     # default order: cheapest instance-hour first
     prices = [float(r[6]) for r in rows]
     assert prices == sorted(prices)
-
-    tiers = _rows(dom, "serverless")
-    assert len(tiers) == min(serverless["total"], 1000)
+    # nothing the plausibility screen marks suspect is shown by default
+    every = _get(server, "/instances", include_suspect="true", limit=1000)["items"]
+    suspect = {i["id"] for i in every if i["price_status"] == "suspect"}
+    assert suspect, "the replayed captures hold prices the plausibility screen rejects"
+    shown = page.js("[...document.querySelectorAll('[data-id]')].map(e => e.dataset.id)")
+    assert len(shown) > len(rows) and not suspect & set(shown)
+    tiers = page.rows("serverless")
+    assert len(tiers) == serverless["total"]
     assert {r[0] for r in tiers} >= {"modal"}
-    assert "serverless tiers" in dom.css_first("#serverless-count").text()
+    assert "serverless tiers" in page.js("document.getElementById('serverless-count').textContent")
+    page.screenshot(None, tmp_path / "web.png")
 
 
-def test_filters_in_the_url_narrow_the_table(server, tmp_path):
-    api = httpx.get(
-        f"{server}/instances", params={"gpu": "h100", "min_gpus": 8, "serverless": "false"}
-    ).json()
-    dom = _dom(f"{server}/?gpu=h100&min_gpus=8", tmp_path / "profile")
-    rows = _rows(dom, "offers")
+def test_matrix_cell_is_the_cheapest_offer_the_api_gives(server, page, tmp_path):
+    cheapest = _get(
+        server,
+        "/instances",
+        gpu="h100-sxm",
+        pricing="on_demand",
+        serverless="false",
+        sort="price_per_gpu",
+        limit=1,
+    )["items"][0]
+    spec = next(g for g in _get(server, "/gpus")["items"] if g["gpu_id"] == "h100-sxm")
+    page.open(f"{server}/")
+    page.section_ready("matrix-section")
+    h100_cell = f"#matrix td[data-gpu=h100-sxm][data-provider={json.dumps(cheapest['provider'])}]"
+    cell = page.js(
+        "(td => td && {text: td.textContent, value: td.dataset.value, "
+        f"best: td.classList.contains('best')}})(document.querySelector('{h100_cell}'))"
+    )
+    assert cell is not None, f"no cell for h100-sxm x {cheapest['provider']}"
+    assert float(cell["value"]) == pytest.approx(cheapest["price_per_gpu_hour_usd"])
+    assert cell["text"] == _money(cheapest["price_per_gpu_hour_usd"]) and cell["best"]
+    row = page.js(
+        "[...document.querySelector('#matrix tr[data-gpu=h100-sxm]').cells].slice(0, 6)"
+        ".map(td => td.textContent)"
+    )
+    assert row[0] == "h100-sxm" and float(row[1]) == spec["vram_gb"] == 80
+    assert float(row[2].replace(",", "")) == spec["memory_bandwidth_gbps"]
+    assert row[3] == ("yes" if spec["fp8_support"] else "no") == "yes"
+    assert row[4] == cell["text"] and row[5] == cheapest["provider"]
+    # every provider column of the row is that provider's cheapest on-demand H100 SXM
+    per_provider = page.js(
+        "Object.fromEntries([...document.querySelectorAll('#matrix td[data-gpu=h100-sxm]"
+        "[data-provider]')].map(td => [td.dataset.provider, Number(td.dataset.value)]))"
+    )
+    grouped = _get(
+        server,
+        "/instances",
+        gpu="h100-sxm",
+        pricing="on_demand",
+        serverless="false",
+        cheapest_per_gpu="true",
+        limit=1000,
+    )["items"]
+    assert per_provider == {
+        i["provider"]: pytest.approx(i["price_per_gpu_hour_usd"]) for i in grouped
+    }
+    # the matrix's own CSV has the same rows
+    table = page.js("[...document.querySelectorAll('#matrix tbody tr')].map(tr => tr.dataset.gpu)")
+    exported = _download(page.browser, page, "matrix-csv", tmp_path / "downloads")
+    assert [r["gpu_model"] for r in exported] == table
+    h100 = next(r for r in exported if r["gpu_model"] == "h100-sxm")
+    assert float(h100[cheapest["provider"]]) == pytest.approx(cheapest["price_per_gpu_hour_usd"])
+    page.screenshot("#matrix-section", tmp_path / "web-matrix.png")
+
+    # a click on the cell lists that GPU's offers at that provider
+    page.js(f"document.querySelector('{h100_cell}').click()")
+    page.section_ready("offers-section")
+    offers = page.rows("offers")
+    assert offers and all(r[0] == cheapest["provider"] and "h100-sxm" in r[3] for r in offers)
+
+
+def test_model_picker_lists_only_offers_with_enough_memory(server, page, tmp_path):
+    page.open(f"{server}/")
+    page.section_ready("fit-section")
+    # choose Llama 3.1 70B with 8k context, as a user does
+    page.js(
+        """(() => {
+        const form = document.getElementById('fit-form');
+        form.elements.model.value = 'llama-3.1-70b';
+        form.elements.context.value = '8192';
+        form.querySelector('button[type=submit]').click();
+        })()"""
+    )
+    page.wait(
+        "(s => s.dataset.model === 'llama-3.1-70b' && s.dataset.state !== 'loading')"
+        "(document.getElementById('fit-section'))"
+    )
+    page.section_ready("fit-section")
+    rows = page.js(
+        "[...document.querySelectorAll('#fit tbody tr')].map(tr => "
+        "({id: tr.dataset.id, cells: [...tr.cells].map(td => td.textContent)}))"
+    )
+    fit = _get(server, "/fit", model="llama-3.1-70b", context=8192, limit=1000)
+    estimates = _get(
+        server,
+        "/estimates",
+        model="llama-3.1-70b",
+        input_tokens=7192,
+        output_tokens=1000,
+        limit=1000,
+    )
+    assert len(rows) == fit["offers_total"] > 0
+    assert {r["id"] for r in rows} == {o["offer_id"] for o in fit["offers"]}
+    # enough memory: every listed offer's GPUs hold what the model needs at 8k context...
+    needs = {g["gpu_model"]: g for g in fit["gpus"]}
+    instances = {
+        i["id"]: i for i in _get(server, "/instances", limit=1000, serverless="false")["items"]
+    }
+    for row in rows:
+        memory, required = float(row["cells"][6]), float(row["cells"][7])
+        assert memory >= required > 70, row  # 70B weights at fp8 alone are 70.6 GB
+        if row["id"] in instances:
+            offer = instances[row["id"]]
+            assert offer["vram_gb_total"] == pytest.approx(memory, abs=0.05)
+            assert needs[offer["gpu_model"]]["fits"]
+            assert offer["gpu_count"] >= needs[offer["gpu_model"]]["min_gpus"]
+    # ...and the offers whose memory cannot hold the weights are not listed
+    small = [i for i in instances.values() if i["vram_gb_total"] and i["vram_gb_total"] < 70]
+    assert small and not {i["id"] for i in small} & {r["id"] for r in rows}
+    # $ per million tokens is /estimates' figure for the offer, cheapest first
+    per_offer = {e["offer_id"]: e["usd_per_million_total_tokens"] for e in estimates["items"]}
+    shown = [(r["id"], r["cells"][3]) for r in rows]
+    assert shown[0][1] and float(shown[0][1]) == pytest.approx(per_offer[shown[0][0]], abs=5e-5)
+    priced = [float(v) for _, v in shown if v]
+    assert priced == sorted(priced) and len(priced) >= len(rows) - 5
+    summary = page.js("document.getElementById('fit-summary').textContent")
+    assert "Llama 3.1 70B" in summary and "8,192 tokens" in summary
+    exported = _download(page.browser, page, "fit-csv", tmp_path / "downloads")
+    assert [r["id"] for r in exported] == [r["id"] for r in rows]
+    page.screenshot("#fit-section", tmp_path / "web-model-fit.png")
+
+    # a context longer than the model supports is the API's 400, shown as the answer
+    page.js(
+        """(() => { const form = document.getElementById('fit-form');
+        form.elements.context.value = '200000'; form.requestSubmit(); })()"""
+    )
+    state = page.wait(
+        "(s => s !== 'loading' && s)(document.getElementById('fit-section').dataset.state)"
+    )
+    assert state == "error"
+    assert "131072" in page.js("document.querySelector('#fit-section .error').textContent")
+    assert page.rows("fit") == []
+    page.js("document.querySelector('#fit-section .error').hidden = true")
+
+
+def test_price_history_chart_per_gpu_model(server, page, tmp_path):
+    as_of = datetime.fromisoformat(_get(server, "/gpus")["as_of"]).date()
+    start = (as_of - timedelta(days=729)).isoformat()  # the page's default: 730 days by week
+    history = _get(server, "/history", gpu="h100-sxm", bucket="week", **{"from": start})
+    page.open(f"{server}/")
+    page.section_ready("market-section")
+    assert page.js("document.getElementById('market-section').dataset.gpu") == "h100-sxm"
+    svg = page.js("document.querySelector('#market-chart svg').outerHTML")
+    root = ET.fromstring(svg)
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    assert "H100 SXM" in root.findtext("svg:title", "", ns)
+    tips = [t.text or "" for t in root.findall("svg:rect/svg:title", ns)]
+    assert len(tips) == len(history["items"]) > 10
+    latest = history["items"][-1]
+    assert f"cheapest ${latest['min_usd_per_gpu_hour']:,.2f}" in tips[-1]
+    # clicking a GPU in the matrix charts that GPU
+    page.js("document.querySelector('#matrix td.gpu[data-gpu=\"a100-80gb-sxm\"]').click()")
+    page.wait("document.getElementById('market-section').dataset.gpu === 'a100-80gb-sxm'")
+    page.section_ready("market-section")
+    assert "A100" in page.js("document.querySelector('#market-chart svg title').textContent")
+    assert "chart_gpu=a100-80gb-sxm" in page.js("location.search")
+    page.screenshot("#market-section", tmp_path / "web-gpu-history.png")
+
+
+def test_cheapest_per_gpu_toggle_and_csv_of_what_is_shown(server, page, tmp_path):
+    page.open(f"{server}/?gpu=h100,a100,l40s")
+    everything = page.rows("offers")
+    page.js("document.querySelector('#filters input[name=cheapest_per_gpu]').click()")
+    page.wait("document.getElementById('offers-section').dataset.view === 'cheapest_per_gpu'")
+    page.section_ready("offers-section")
+    rows = page.rows("offers")
+    gpus = [r[3].split("x ", 1)[1] for r in rows]
+    assert len(rows) == len(set(gpus)) < len(everything)  # one row per GPU model
+    assert set(gpus) == {r[3].split("x ", 1)[1] for r in everything}
+    api = _get(server, "/instances", gpu=["h100", "a100", "l40s"], serverless="false", limit=1000)
+    for gpu, row in zip(gpus, rows, strict=True):
+        best = min(
+            (i for i in api["items"] if i["gpu_model"] == gpu),
+            key=lambda i: (i["price_per_gpu_hour_usd"], i["id"]),
+        )
+        assert (row[0], row[1], row[7]) == (
+            best["provider"],
+            best["instance_type"],
+            _money(best["price_per_gpu_hour_usd"]),
+        )
+    assert "cheapest_per_gpu=true" in page.js("location.search")
+
+    # the CSV holds the rows the table shows, in its order, with the API's own values
+    ids = page.js("[...document.querySelectorAll('#offers tbody tr')].map(tr => tr.dataset.id)")
+    exported = _download(page.browser, page, "offers-csv", tmp_path / "downloads")
+    assert [r["id"] for r in exported] == ids
+    by_id = {i["id"]: i for i in api["items"]}
+    for line, row in zip(exported, rows, strict=True):
+        offer = by_id[line["id"]]
+        assert [line["provider"], line["instance_type"], line["region"]] == row[:3]
+        assert float(line["price_per_gpu_hour_usd"]) == pytest.approx(
+            offer["price_per_gpu_hour_usd"]
+        )
+        assert f"{float(line['price_per_hour_usd']):.2f}" == row[6]
+    page.screenshot("#offers-section", tmp_path / "web-cheapest-per-gpu.png")
+
+    # off again: every offer is back
+    page.js("document.querySelector('#filters input[name=cheapest_per_gpu]').click()")
+    page.wait("document.getElementById('offers-section').dataset.view === 'all'")
+    page.section_ready("offers-section")
+    assert len(page.rows("offers")) == len(everything)
+
+
+def test_filters_in_the_url_narrow_the_table(server, page):
+    api = _get(server, "/instances", gpu="h100", min_gpus=8, serverless="false")
+    page.open(f"{server}/?gpu=h100&min_gpus=8")
+    rows = page.rows("offers")
     assert len(rows) == api["total"] > 0
     assert all(r[3].startswith("8x h100") for r in rows)
-    field = dom.css_first("input[name=gpu]")
-    assert field is not None  # the form shows the filter it was opened with (set by script)
+    assert page.js("document.querySelector('#filters input[name=gpu]').value") == "h100"
 
 
-def test_offer_link_shows_its_price_history_chart(server, tmp_path):
-    api = httpx.get(f"{server}/instances", params={"provider": "lambda", "gpu": "h100-sxm"}).json()
-    offer_id = api["items"][0]["id"]
-    dom = _dom(f"{server}/#offer={offer_id}", tmp_path / "profile")
-    section = dom.css_first("#history")
-    assert section is not None and "hidden" not in section.attributes
-    assert section.attributes.get("data-offer") == offer_id
-    svg = dom.css_first("#chart svg")
-    assert svg is not None and "lambda" in svg.text()
-    selected = dom.css_first("#offers tr.selected")
-    assert selected is not None and selected.attributes.get("data-id") == offer_id
+def test_offer_link_shows_its_price_history_chart(server, page):
+    offer_id = _get(server, "/instances", provider="lambda", gpu="h100-sxm")["items"][0]["id"]
+    page.open(f"{server}/#offer={offer_id}")
+    assert page.js("document.getElementById('history').hidden") is False
+    assert page.js("document.getElementById('history').dataset.offer") == offer_id
+    assert "lambda" in page.js("document.querySelector('#chart svg').textContent")
+    assert page.js("document.querySelector('#offers tr.selected').dataset.id") == offer_id
 
 
-def test_screenshot(server, tmp_path):
-    shot = tmp_path / "web.png"
-    done = _browse(f"{server}/", tmp_path / "profile", f"--screenshot={shot}")
-    assert done.returncode == 0, done.stderr[-2000:]
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a rendered page, not blank
-    if os.environ.get("GPUPRICES_UPDATE_SCREENSHOT") == "1":
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shot, SCREENSHOT)
+def test_provider_text_is_never_markup(browser, server, tmp_path):
+    """Hostile text in a provider's fields is shown as text in every table and chart tooltip,
+    and kept as text (not a formula) in the CSV."""
+    page = browser.page()
+
+    def poison(item: dict[str, Any]) -> None:
+        item.update(instance_type=HOSTILE, region=HOSTILE_REGION, gpu_name_provider=HOSTILE)
+        item["provider"] = HOSTILE_FORMULA
+
+    def fulfil(event: dict[str, Any]) -> None:
+        params = event["params"]
+        body = httpx.get(params["request"]["url"], timeout=30).json()
+        for item in body.get("items", [])[:3]:
+            poison(item)
+        for item in body.get("offers", [])[:3]:
+            poison(item)
+        browser.send(
+            "Fetch.fulfillRequest",
+            {
+                "requestId": params["requestId"],
+                "responseCode": 200,
+                "responseHeaders": [{"name": "Content-Type", "value": "application/json"}],
+                "body": base64.b64encode(json.dumps(body).encode()).decode(),
+            },
+            event["sessionId"],
+        )
+
+    browser.handlers["Fetch.requestPaused"] = fulfil
+    try:
+        page.send(
+            "Fetch.enable",
+            {
+                "patterns": [
+                    {"urlPattern": f"{server}/instances?*"},
+                    {"urlPattern": f"{server}/fit?*"},
+                ]
+            },
+        )
+        page.open(f"{server}/")
+        assert page.js("window.__xss") is None
+        assert page.js("document.querySelectorAll('img, td *, option *, th *').length") == 0
+        assert page.js("document.scripts.length") == 1
+        texts = page.js(
+            "[...document.querySelectorAll('#offers tbody td, #fit tbody td, "
+            "#serverless tbody td')].map(td => td.textContent)"
+        )
+        assert HOSTILE in texts and HOSTILE_REGION in texts and HOSTILE_FORMULA in texts
+        titles = page.js("[...document.querySelectorAll('#matrix td[title]')].map(td => td.title)")
+        assert any(HOSTILE in t for t in titles)
+        exported = _download(browser, page, "offers-csv", tmp_path / "downloads")
+        assert "'" + HOSTILE_FORMULA in [r["provider"] for r in exported]
+        assert HOSTILE in [r["instance_type"] for r in exported]
+        assert page.js("window.__xss") is None
+    finally:
+        browser.handlers.pop("Fetch.requestPaused", None)
+        page.close()
 
 
-def test_page_loads_nothing_from_elsewhere(replayed_home):
+# --- the page and its charts, without a browser -------------------------------------------
+
+
+def test_page_loads_nothing_from_elsewhere_and_runs_only_its_own_script(replayed_home):
     with TestClient(create_app(replayed_home[0].published)) as client:
         response = client.get("/")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     csp = response.headers["content-security-policy"]
     assert "default-src 'none'" in csp and "connect-src 'self'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     html = response.text
+    scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in csp
     assert re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html) is None
-    assert "<link" not in html and "@import" not in html
+    assert "<link" not in html and "@import" not in html and " style=" not in html
+    assert re.search(r"\son[a-z]+\s*=", html) is None  # no inline event handlers
 
 
 def test_history_svg_is_a_step_chart_of_usd_per_hour(replayed_home):
@@ -177,3 +690,57 @@ def test_history_svg_is_a_step_chart_of_usd_per_hour(replayed_home):
         assert path is not None and path.attrib["d"].startswith("M")
         steps = max(steps, len(root.findall("svg:circle", ns)))
     assert steps >= 2
+
+
+def test_gpu_history_svg_draws_the_market_history(replayed_home):
+    paths, _ = replayed_home
+    with TestClient(create_app(paths.published)) as client:
+        as_of = datetime.fromisoformat(client.get("/gpus").json()["as_of"]).date()
+        start = (as_of - timedelta(days=3651)).isoformat()
+        api = client.get("/history", params={"gpu": "h100", "bucket": "month", "from": start})
+        chart = client.get(
+            "/charts/gpus/h100/history.svg", params={"bucket": "month", "days": 3652}
+        )
+        spot = client.get("/charts/gpus/H100_SXM/history.svg", params={"pricing": "spot"})
+        too_long = client.get(
+            "/charts/gpus/h100/history.svg", params={"bucket": "day", "days": 900}
+        )
+        unknown = client.get("/charts/gpus/no-such-gpu/history.svg")
+    assert chart.status_code == 200 and chart.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(chart.text)
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    assert "every variant" in root.findtext("svg:title", "", ns)
+    tips = [t.text or "" for t in root.findall("svg:rect/svg:title", ns)]
+    buckets = api.json()["items"]
+    assert len(tips) == len(buckets) > 6
+    first = buckets[0]
+    assert tips[0].startswith(first["start"]) and f"{first['provider_count']} providers" in tips[0]
+    assert root.findall("svg:path[@class='cheapest']", ns) and root.findall("svg:polygon", ns)
+    assert spot.status_code in (200, 404)
+    assert too_long.status_code == 400 and "731" in too_long.json()["detail"]
+    assert unknown.status_code == 404 and "no-such-gpu" in unknown.json()["detail"]
+
+
+def test_chart_texts_are_escaped():
+    now = datetime(2026, 1, 2, tzinfo=UTC)
+    offer = history_svg(
+        HOSTILE, [{"valid_from": now, "valid_to": None, "price_per_hour_usd": "1.5"}], now
+    )
+    market = market_history_svg(
+        HOSTILE,
+        [
+            {
+                "start": date(2026, 1, 1),
+                "min_usd_per_gpu_hour": 1,
+                "median_usd_per_gpu_hour": 2,
+                "max_usd_per_gpu_hour": 3,
+                "provider_count": 3,
+                "offer_count": 4,
+            }
+        ],
+        "month",
+    )
+    for svg in (offer, market):
+        root = ET.fromstring(svg)  # well-formed: the hostile text is character data
+        title = root.findtext("{http://www.w3.org/2000/svg}title", "")
+        assert "<img" not in svg and title.startswith(HOSTILE)
