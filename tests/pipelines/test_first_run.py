@@ -94,6 +94,7 @@ def test_offline_first_run_serves_the_recorded_offers_labelled_with_their_dates(
     assert {i["observed_at"][:10] for i in items["items"]} == {"2026-01-09"}
     assert all(i["source_url"] == "https://lambda.ai/pricing" for i in items["items"])
     assert statuses["lambda"]["data_origin"] == "recorded"
+    assert statuses["lambda"]["last_status"] == "failed"  # the live fetch, not the fallback
     assert statuses["lambda"]["newest_price_age_days"] > 300
 
 

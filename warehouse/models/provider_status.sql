@@ -13,7 +13,12 @@ with per_provider as (
         max(observed_at) filter (where status = 'success') as data_observed_at,
         max(finished_at) filter (where status = 'failed') as last_failure_at,
         arg_max(error, finished_at) filter (where status = 'failed') as last_error,
-        arg_max(status, started_at) as last_status,
+        -- the last live attempt's status when there was one (a recorded fallback loaded after a
+        -- failed live fetch does not make the provider look healthy), else the last replay's
+        coalesce(
+            arg_max(status, started_at) filter (where mode = 'live'),
+            arg_max(status, started_at)
+        ) as last_status,
         max(started_at) as last_attempt_at
     from scrapes
     where status <> 'running'
