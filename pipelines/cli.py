@@ -148,6 +148,41 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def dagster_dev_command(args: argparse.Namespace) -> list[str]:
+    """The ``dagster dev`` command line for this project (pipelines.definitions)."""
+    return [
+        "dagster",
+        "dev",
+        "-m",
+        "pipelines.definitions",
+        "--host",
+        args.host,
+        "--port",
+        str(args.port),
+    ]
+
+
+def _dagster_dev(args: argparse.Namespace) -> int:
+    """``dagster dev`` on a ready DAGSTER_HOME: created under $GPUPRICES_HOME on first use,
+    holding the project's dagster.yaml (telemetry off), so a fresh home needs no setup."""
+    paths = Paths.from_env()
+    os.environ[HOME_ENV] = str(paths.home)
+    home = _prepare_dagster_home(paths)
+    print(f"DAGSTER_HOME={home}; GPUPRICES_HOME={paths.home}", file=sys.stderr)
+    command = dagster_dev_command(args)
+    executable = shutil.which(command[0])
+    if executable is None:
+        print("error: the dagster command is not installed (uv sync --frozen)", file=sys.stderr)
+        return 2
+    # From DAGSTER_HOME, so dagster does not warn about the repo's own dagster.yaml in the
+    # working directory (the copy under DAGSTER_HOME is the one in use); the project is
+    # installed, so pipelines.definitions imports from anywhere. `dagster dev` still works
+    # and `dg` is not installed: its notice that `dg dev` supersedes it is noise here.
+    os.chdir(home)
+    os.environ["PYTHONWARNINGS"] = "ignore:Function `dev_command` is superseded"
+    os.execv(executable, command)  # replaces this process: dagster dev handles Ctrl-C itself
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpuprices",
@@ -221,6 +256,18 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default info)",
     )
     serve.set_defaults(func=_serve)
+
+    dev = sub.add_parser(
+        "dagster-dev",
+        help="run `dagster dev` (the Dagster UI) on this project's definitions",
+        description="Start the Dagster UI and daemon over pipelines.definitions with "
+        "DAGSTER_HOME under $GPUPRICES_HOME (created, telemetry off, on first use). The "
+        "ingest_every_6_hours schedule runs while it is up; offline, each run fails its live "
+        "fetches per provider and falls back to recorded data, like `gpuprices ingest`.",
+    )
+    dev.add_argument("--host", default="127.0.0.1", help="address of the UI (default 127.0.0.1)")
+    dev.add_argument("--port", type=int, default=3000, help="port of the UI (default 3000)")
+    dev.set_defaults(func=_dagster_dev)
 
     cli_exports.register(sub)
     cli_query.register(sub)
