@@ -6,14 +6,15 @@ import os
 from pathlib import Path
 
 from litestar import Litestar, Request, Response
+from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api.conditional import conditional_get, head_as_get
 from api.controllers.admin import ADMIN_TOKEN_ENV, ADMIN_TOKEN_STATE, BEARER, AdminController
 from api.controllers.catalog import GpusController, HealthController, ProvidersController
 from api.controllers.economics import EconomicsController
@@ -21,9 +22,11 @@ from api.controllers.facts import ProviderDetailController, ServerlessController
 from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController
 from api.controllers.web import ChartsController, WebController
+from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
 from api.encoding import encode
 from api.fastpath import ResponseCache
 from api.limits import limit_query_length
+from api.params import enum_values, query_name, reject_unknown_parameters
 from api.store import NoSnapshot, SnapshotStore
 from warehouse import remote
 from warehouse.paths import Paths
@@ -32,6 +35,8 @@ CORS_ENV = "GPUPRICES_CORS_ORIGINS"  # comma-separated origins; unset = no CORS 
 RELOAD_ENV = "GPUPRICES_RELOAD_INTERVAL_S"
 # Reading CURRENT from object storage costs a request; replicas poll it less often by default.
 REMOTE_RELOAD_INTERVAL_S = 15.0
+# gzip for clients that send Accept-Encoding: gzip; level 6: most of 9's gain at a third the CPU
+COMPRESSION = CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6)
 
 
 def _error(status: int, detail: str, extra: list | None = None) -> Response[bytes]:
@@ -41,8 +46,29 @@ def _error(status: int, detail: str, extra: list | None = None) -> Response[byte
     return Response(content=encode(body), status_code=status, media_type="application/json")
 
 
-def _validation_error(_: Request, exc: ValidationException) -> Response[bytes]:
-    extra = exc.extra if isinstance(exc.extra, list) else []
+def _with_valid_values(request: Request, extra: list) -> list:
+    """``extra`` of a validation error with each query parameter under its query name
+    (``format``, not the argument ``format_``) and each enum error with its valid values."""
+    handler = request.scope.get("route_handler")
+    if handler is None:
+        return extra
+    path_params = request.scope.get("path_params") or {}
+    out = []
+    for e in extra:
+        if not (isinstance(e, dict) and e.get("key") and e.get("source") == "query"):
+            out.append(e)
+            continue
+        e = {**e, "key": query_name(handler, str(e["key"]), path_params)}
+        valid = enum_values(handler, e["key"], path_params)
+        if valid and "enum" in str(e.get("message", "")):
+            message = f"{e['message']}; valid values: {', '.join(valid)}"
+            e = {**e, "message": message, "valid": valid}
+        out.append(e)
+    return out
+
+
+def _validation_error(request: Request, exc: ValidationException) -> Response[bytes]:
+    extra = _with_valid_values(request, exc.extra if isinstance(exc.extra, list) else [])
     names = [str(e.get("key")) for e in extra if isinstance(e, dict) and e.get("key")]
     messages = "; ".join(
         f"{e.get('key')}: {e.get('message')}" for e in extra if isinstance(e, dict) and e.get("key")
@@ -88,7 +114,7 @@ def create_app(
         store = SnapshotStore(directory, reload_interval_s=interval)
     origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
     responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             InstancesController,
             GpusController,
@@ -102,21 +128,36 @@ def create_app(
             AdminController,
             HistoryController,
         ],
-        middleware=[limit_query_length, responses.middleware],
+        # outermost first: nothing answers before the query is checked, and the 304 and the
+        # response cache only ever stand in for a 200
+        middleware=[
+            limit_query_length,
+            reject_unknown_parameters,
+            conditional_get(store),
+            responses.middleware,
+        ],
+        compression_config=COMPRESSION,
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
         exception_handlers={
             ValidationException: _validation_error,
             NoSnapshot: _no_snapshot,
             HTTPException: _http_error,
         },
-        cors_config=CORSConfig(allow_origins=origins, allow_methods=["GET"]) if origins else None,
+        cors_config=CORSConfig(
+            allow_origins=origins,
+            allow_methods=["GET", "HEAD"],
+            expose_headers=["ETag", "Last-Modified", "X-Total-Count", "Content-Disposition"],
+        )
+        if origins
+        else None,
         openapi_config=OpenAPIConfig(
             title="gpuprices",
             version="0.1.0",
-            path="/schema",
+            path=SCHEMA_PATH,
+            openapi_router=schema_router(),
             description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
             "normalised to USD per hour, per GPU-hour and per GB-of-VRAM-hour.",
-            render_plugins=[ScalarRenderPlugin()],
+            render_plugins=[OfflineSwaggerPlugin()],
             components=Components(
                 security_schemes={
                     BEARER: SecurityScheme(
@@ -135,3 +176,5 @@ def create_app(
             }
         ),
     )
+    app.asgi_handler = head_as_get(app.asgi_handler)  # HEAD on every GET endpoint
+    return app

@@ -1,15 +1,38 @@
-"""Encoding responses: rows are dicts straight from DuckDB; Decimals become JSON numbers."""
+"""Encoding responses: rows are dicts straight from DuckDB; Decimals become JSON numbers.
+
+Every data handler answers through :func:`json_response`. An answer that holds a list (``items``,
+or the list its schema names in ``CSV_LIST``) is served as CSV instead when the request asks for
+it (``format=csv``, or an Accept header that prefers ``text/csv``): one row per list item, one
+column per item field in the order of the response schema, nested values JSON-encoded. The
+conversion runs when Litestar turns the response into ASGI messages, so compression and the
+response cache (``api.fastpath``) see the CSV bytes.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import typing
 from datetime import datetime
-from typing import Any
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from litestar import Response
+from litestar.datastructures import Accept
 from litestar.enums import MediaType
+from litestar.exceptions import ClientException
+
+if TYPE_CHECKING:
+    from litestar import Litestar, Request
+    from litestar.response.base import ASGIResponse
 
 _ENCODER = msgspec.json.Encoder(decimal_format="number")
+# numbers keep their JSON text (1.0000 stays 1.0000 in the CSV)
+_DECODER = msgspec.json.Decoder(float_hook=Decimal)
+CSV_MEDIA_TYPE = "text/csv"  # Litestar adds "; charset=utf-8" to text/* types
+_NEGOTIATED = [MediaType.JSON.value, "text/csv"]
 
 
 def encode(value: Any) -> bytes:
@@ -24,5 +47,142 @@ def page_body(
     )
 
 
-def json_response(body: bytes, status_code: int = 200) -> Response[bytes]:
-    return Response(content=body, media_type=MediaType.JSON, status_code=status_code)
+def json_response(
+    body: bytes, status_code: int = 200, list_format: Literal["json", "csv"] | None = None
+) -> Response[bytes]:
+    """The JSON ``body`` as a response; ``list_format`` is the request's ``format`` parameter
+    (None: negotiated from the Accept header, see :class:`DataResponse`)."""
+    return DataResponse(
+        content=body, media_type=MediaType.JSON, status_code=status_code, list_format=list_format
+    )
+
+
+def wants_csv(accept: str | None) -> bool:
+    """The Accept header ranks text/csv above JSON (``*/*`` and no header mean JSON)."""
+    if not accept:
+        return False
+    return Accept(accept).best_match(_NEGOTIATED, default=_NEGOTIATED[0]) == "text/csv"
+
+
+class DataResponse(Response[bytes]):
+    """A JSON answer that becomes CSV of its list when the request asks for CSV."""
+
+    __slots__ = ("list_format",)
+
+    def __init__(
+        self, *args: Any, list_format: Literal["json", "csv"] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.list_format = list_format
+
+    def to_asgi_response(
+        self, app: Litestar | None, request: Request, **kwargs: Any
+    ) -> ASGIResponse:
+        explicit = self.list_format == "csv"
+        if (self.status_code or 200) == 200 and (
+            explicit or (self.list_format is None and wants_csv(request.headers.get("accept")))
+        ):
+            converted = csv_of(self.content, request.route_handler, explicit=explicit)
+            if converted is not None:
+                body, field, total = converted
+                self.content = body
+                self.media_type = CSV_MEDIA_TYPE
+                name = request.url.path.strip("/").replace("/", "-") or "answer"
+                self.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+                if total is not None:
+                    self.headers["X-Total-Count"] = str(total)
+                self.headers["X-CSV-List"] = field
+        return super().to_asgi_response(app, request, **kwargs)
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def _unwrap(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _struct_types(container: Any) -> list[type[msgspec.Struct]]:
+    """The msgspec Structs a response spec's data_container names (unions included)."""
+    container = _unwrap(container)
+    if isinstance(container, type) and issubclass(container, msgspec.Struct):
+        return [container]
+    return [t for arg in typing.get_args(container) for t in _struct_types(arg)]
+
+
+def _list_field(struct: type[msgspec.Struct]) -> tuple[str, list[str]] | None:
+    """(list field's JSON name, its item fields' JSON names) of a response schema."""
+    wanted = getattr(struct, "CSV_LIST", "items")
+    for info in msgspec.structs.fields(struct):
+        if info.encode_name != wanted:
+            continue
+        kind = _unwrap(info.type)
+        if typing.get_origin(kind) is not list:
+            return None
+        (item,) = typing.get_args(kind)
+        item = _unwrap(item)
+        if isinstance(item, type) and issubclass(item, msgspec.Struct):
+            return wanted, [f.encode_name for f in msgspec.structs.fields(item)]
+        return wanted, []
+    return None
+
+
+@cache
+def _list_specs(container: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    specs = []
+    for struct in _struct_types(container):
+        found = _list_field(struct)
+        if found is not None:
+            specs.append((found[0], tuple(found[1])))
+    return tuple(specs)
+
+
+def list_specs(handler: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(list field, item columns) of each answer schema of ``handler``'s 200 response that
+    holds a list; empty when no answer does."""
+    spec = (getattr(handler, "responses", None) or {}).get(200)
+    container = getattr(spec, "data_container", None)
+    return _list_specs(container) if container is not None else ()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Decimal | int):
+        return str(value)
+    return encode(value).decode()  # nested lists and objects: JSON
+
+
+def csv_of(body: bytes, handler: Any, *, explicit: bool) -> tuple[bytes, str, int | None] | None:
+    """(CSV bytes, list field, ``total`` if the answer has one) of a JSON answer's list.
+
+    None when the answer holds no list and CSV was only preferred in Accept (JSON is served);
+    ``ClientException`` (400) when it was asked for with ``format=csv``."""
+    answer = _DECODER.decode(body)
+    for field, columns in list_specs(handler):
+        rows = answer.get(field) if isinstance(answer, dict) else None
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            continue
+        names = list(columns)
+        seen = set(names)
+        for row in rows:  # fields an item has beyond its schema, in first-seen order
+            for key in row:
+                if key not in seen:
+                    seen.add(key)
+                    names.append(key)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(names)
+        for row in rows:
+            writer.writerow([_cell(row.get(name)) for name in names])
+        total = answer.get("total")
+        return out.getvalue().encode(), field, total if isinstance(total, int) else None
+    if explicit:
+        raise ClientException("format=csv: this answer holds no list to write as CSV")
+    return None

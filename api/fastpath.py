@@ -4,7 +4,10 @@ The read endpoints are pure functions of (path, query string, snapshot). This mi
 the complete 200 response of each (path, raw query string, Accept, Accept-Encoding) for the
 snapshot being served and answers a repeat with those bytes, skipping parameter parsing,
 validation, dependency injection and the handler. It runs after routing, inside Litestar's
-CORS handling, so CORS headers are still added per request.
+CORS handling, so CORS headers are still added per request, and inside the unknown-parameter
+check (``api.params``) and the ETag/304 layer (``api.conditional``), so a cached answer never
+skips the 400 for an unknown name and validators are added per request. It sits outside
+Litestar's compression: a gzip answer is kept compressed, under its own Accept-Encoding key.
 
 Consistency: a response is stored only if the store served the same snapshot before and after
 the handler ran (snapshots only move forward, so the handler saw that one too), and the whole

@@ -6,13 +6,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# sort parameter -> column (allow-list; never interpolate user text into SQL)
+from warehouse.gpus import load_gpus
+
+# sort parameter -> column (allow-list; never interpolate user text into SQL). Each key sorts
+# ascending; "-<key>" sorts the same column descending. Ties: offer id, ascending.
 INSTANCE_SORTS: dict[str, str] = {
     "price": "price_per_hour_usd",
     "price_per_gpu": "price_per_gpu_hour_usd",
     "price_per_vram_gb": "price_per_vram_gb_hour_usd",
     "vram": "vram_gb_usable",
 }
+INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
+    key for name in INSTANCE_SORTS for key in (name, f"-{name}")
+)
+
+
+def _order_by(sort: str) -> str:
+    """``price`` -> ``price_per_hour_usd asc nulls last``; ``-price`` -> ``... desc nulls last``.
+    ``sort`` must be one of INSTANCE_SORT_KEYS (KeyError otherwise)."""
+    column = INSTANCE_SORTS[sort.removeprefix("-")]
+    return f"{column} {'desc' if sort.startswith('-') else 'asc'} nulls last"
+
 
 INSTANCE_COLUMNS = """
     offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_model as gpu_name,
@@ -32,8 +46,33 @@ INSTANCE_COLUMNS = """
 
 
 def normalise_gpu_filter(value: str) -> str:
-    """``"H100 SXM"`` / ``"h100_sxm"`` -> ``"h100-sxm"`` (canonical id or family prefix)."""
-    return "-".join(value.lower().replace("_", " ").replace("-", " ").split())
+    """A GPU value -> its filter term: a canonical id or a family (``"H100 SXM"``,
+    ``"RTX4090"``, ``"A100-80GB"`` -> ``h100-sxm``, ``rtx-4090``, ``a100-80gb``); see
+    ``api.params.gpu_filter``."""
+    from api.params import gpu_filter  # here: `gpuprices query` imports this module, not Litestar
+
+    return gpu_filter(value)
+
+
+def gpu_prefix_pattern(term: str) -> str | None:
+    """The LIKE pattern of a family term's members (``h100`` -> ``h100-%``), or None for a
+    canonical id, which matches itself only (``rtx-3090`` is not ``rtx-3090-ti``)."""
+    if term in load_gpus():
+        return None
+    return term.replace("_", "\\_").replace("%", "\\%") + "-%"
+
+
+def _gpu_clause(w: Where, column: str, terms: list[str]) -> None:
+    ors = []
+    for term in terms:
+        pattern = gpu_prefix_pattern(term)
+        if pattern is None:
+            ors.append(f"{column} = ?")
+            w.params.append(term)
+        else:
+            ors.append(f"({column} = ? or {column} like ? escape '\\')")
+            w.params.extend([term, pattern])
+    w.clauses.append("(" + " or ".join(ors) + ")")
 
 
 @dataclass
@@ -69,13 +108,12 @@ def instances_where(f: dict[str, Any]) -> Where:
     if f.get("bf16") is not None:
         w.add("bf16 = ?", f["bf16"])
     if f.get("gpu"):
-        ors = []
-        for gpu in f["gpu"]:
-            ors.append("(gpu_id = ? or gpu_id like ? escape '\\')")
-            w.params.extend([gpu, gpu.replace("_", "\\_").replace("%", "\\%") + "-%"])
-        w.clauses.append("(" + " or ".join(ors) + ")")
-    if f.get("provider"):
-        w.add(f"provider in ({', '.join('?' for _ in f['provider'])})", *f["provider"])
+        _gpu_clause(w, "gpu_id", f["gpu"])
+    if f.get("provider"):  # slugs are lowercase; a value in any case matches
+        w.add(
+            f"provider in ({', '.join('?' for _ in f['provider'])})",
+            *(p.lower() for p in f["provider"]),
+        )
     if f.get("pricing"):
         w.add(f"pricing in ({', '.join('?' for _ in f['pricing'])})", *f["pricing"])
     if f.get("serverless") is not None:
@@ -87,16 +125,19 @@ def instances_where(f: dict[str, Any]) -> Where:
     if f.get("min_gpus") is not None:
         w.add("gpu_count >= ?", f["min_gpus"])
     if f.get("region"):
-        w.add(f"region in ({', '.join('?' for _ in f['region'])})", *f["region"])
+        w.add(
+            f"lower(region) in ({', '.join('?' for _ in f['region'])})",
+            *(r.lower() for r in f["region"]),
+        )
     return w
 
 
 def instances_sql(where: Where, sort: str) -> tuple[str, str]:
-    """(page query, count query). ``sort`` must be a key of INSTANCE_SORTS."""
-    column = INSTANCE_SORTS[sort]
+    """(page query, count query). ``sort`` must be one of INSTANCE_SORT_KEYS (``-`` prefix:
+    descending); rows without the value come last either way, ties go by offer id."""
     page = (
         f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
-        f" {where.sql()} order by {column} asc nulls last, offer_id limit ? offset ?"
+        f" {where.sql()} order by {_order_by(sort)}, offer_id limit ? offset ?"
     )
     count = f"select count(*) as n from current_offers {where.sql()}"
     return page, count
@@ -106,7 +147,6 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
     """Like ``instances_sql``, but one row per (provider, GPU model, pricing): the offer with the
     lowest USD per GPU-hour, with ``offers_in_group`` = matching offers in its group. Offers with
     an unresolved GPU are grouped by the provider's spelling, never merged with other GPUs."""
-    column = INSTANCE_SORTS[sort]
     ranked = f"""
         with matching as (select * from current_offers {where.sql()}),
         ranked as (
@@ -123,7 +163,7 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
     """
     page = (
         f"{ranked} select {INSTANCE_COLUMNS}, offers_in_group from ranked where group_rank = 1"
-        f" order by {column} asc nulls last, offer_id limit ? offset ?"
+        f" order by {_order_by(sort)}, offer_id limit ? offset ?"
     )
     count = f"{ranked} select count(*) as n from ranked where group_rank = 1"
     return page, count
@@ -337,13 +377,12 @@ def changes_where(f: dict[str, Any]) -> Where:
     w.add("n.valid_from >= ?", f["since"])
     w.clauses.append("(o.price <> n.price or o.currency <> n.currency)")
     if f.get("provider"):
-        w.add(f"n.provider in ({', '.join('?' for _ in f['provider'])})", *f["provider"])
-    if f.get("gpu"):
         w.add(
-            "(n.gpu_id = ? or n.gpu_id like ? escape '\\')",
-            f["gpu"],
-            f["gpu"].replace("_", "\\_").replace("%", "\\%") + "-%",
+            f"n.provider in ({', '.join('?' for _ in f['provider'])})",
+            *(p.lower() for p in f["provider"]),
         )
+    if f.get("gpu"):
+        _gpu_clause(w, "n.gpu_id", f["gpu"])
     return w
 
 

@@ -8,7 +8,7 @@ month), ``utilization`` a fraction 0..1 of one replica's day. Times are UTC ISO 
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import msgspec
 
@@ -221,6 +221,8 @@ class FitOffer(msgspec.Struct):
 
 
 class FitAnswer(msgspec.Struct):
+    CSV_LIST: ClassVar[str] = "offers"  # format=csv writes the offers (api.encoding)
+
     model_id: str
     precision: str
     context_tokens: Annotated[int, _d("Tokens per sequence (prompt + generated)")]

@@ -6,6 +6,7 @@ from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode, json_response
+from api.params import ListFormat
 from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
 from api.store import NoSnapshot, Store
@@ -23,13 +24,14 @@ class GpusController(Controller):
         "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
         responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
     )
-    def list_gpus(self, store: Store) -> Response[bytes]:
+    def list_gpus(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         snapshot = store.get()
         return json_response(
             snapshot.cached(
                 ("gpus",),
                 lambda: encode({"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}),
-            )
+            ),
+            list_format=format_,
         )
 
 
@@ -45,13 +47,14 @@ class ProvidersController(Controller):
         "many of its offers are current.",
         responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
     )
-    def list_providers(self, store: Store) -> Response[bytes]:
+    def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         snapshot = store.get()
         return json_response(
             snapshot.cached(
                 ("providers",),
                 lambda: encode({"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}),
-            )
+            ),
+            list_format=format_,
         )
 
 

@@ -22,14 +22,14 @@ from api.analysis import (
     hardware_estimate,
     ranked_estimates,
 )
-from api.controllers.instances import MAX_LIST_VALUES, PricingModel
+from api.controllers.instances import GPU_DOC, PROVIDER_DOC, PricingModel
 from api.encoding import encode, json_response
+from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.queries import (
     ECONOMICS_GPUS_SQL,
     MODELS_SQL,
     economics_offers_sql,
     instances_where,
-    normalise_gpu_filter,
     token_estimates_sql,
 )
 from api.schemas import ErrorBody
@@ -72,15 +72,9 @@ InputTokens = Annotated[
 OutputTokens = Annotated[
     int, Parameter(ge=1, le=MAX_TOKENS, description="Generated tokens per request")
 ]
-GpuFilter = Annotated[
-    list[str] | None,
-    Parameter(
-        description="Canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)",
-        max_items=MAX_LIST_VALUES,
-    ),
-]
+GpuFilter = Annotated[list[str] | None, Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES)]
 ProviderFilter = Annotated[
-    list[str] | None, Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES)
+    list[str] | None, Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES)
 ]
 PricingFilter = Annotated[
     list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
@@ -122,8 +116,8 @@ def _filters(
     serverless: bool | None,
 ) -> dict[str, Any]:
     return {
-        "provider": sorted(set(provider)) if provider else None,
-        "gpu": sorted({normalise_gpu_filter(g) for g in gpu}) if gpu else None,
+        "provider": slugs(provider),
+        "gpu": gpu_filters(gpu),
         "pricing": sorted(set(pricing)) if pricing else None,
         "serverless": serverless,
     }
@@ -146,13 +140,14 @@ class EconomicsController(Controller):
         "layout, context in tokens), each citing its config.json.",
         responses={200: ResponseSpec(data_container=ModelList, description="All models")},
     )
-    def list_models(self, store: Store) -> Response[bytes]:
+    def list_models(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         snapshot, _ = _snapshot(store)
         return json_response(
             snapshot.cached(
                 ("models",),
                 lambda: encode({"items": snapshot.query(MODELS_SQL), "as_of": snapshot.as_of}),
-            )
+            ),
+            list_format=format_,
         )
 
     @get(
@@ -198,10 +193,15 @@ class EconomicsController(Controller):
         pricing: PricingFilter = None,
         serverless: ServerlessFilter = None,
         limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 50,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot, est = _snapshot(store)
         _check_model(est, model, input_tokens + output_tokens)
         if gpus is not None:
+            if format_ == "csv":
+                raise ClientException(
+                    "format=csv: with gpus=<n> the answer is one hardware estimate, not a list"
+                )
             return self._hardware(
                 snapshot,
                 est,
@@ -248,7 +248,7 @@ class EconomicsController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)
 
     @staticmethod
     def _hardware(
@@ -262,18 +262,19 @@ class EconomicsController(Controller):
         gpus: int,
         offer_filters: bool,
     ) -> Response[bytes]:
-        if not gpu or len(gpu) != 1:
+        values = [v for g in gpu or () for v in g.split(",") if v.strip()]
+        if len(values) != 1:
             raise ClientException("gpus=<n> needs exactly one gpu=<canonical GPU id>")
         if offer_filters:
             raise ClientException(
                 "provider, pricing and serverless filter offers; with gpus=<n> "
                 "the answer is for hardware, not offers"
             )
-        gpu_id = normalise_gpu_filter(gpu[0])
+        gpu_id = gpu_filter(values[0])
         if gpu_id not in est.gpus:
             family = sorted(g for g in est.gpus if g.startswith(gpu_id))
             hint = f"; did you mean {', '.join(family[:10])}" if family else "; see GET /gpus"
-            raise ClientException(f"unknown GPU id {gpu[0]!r}{hint}")
+            raise ClientException(f"unknown GPU id {values[0]!r}{hint}")
         key = ("hardware", model, precision, input_tokens, output_tokens, gpu_id, gpus)
         return json_response(
             snapshot.cached(
@@ -331,6 +332,7 @@ class EconomicsController(Controller):
         pricing: PricingFilter = None,
         serverless: ServerlessFilter = None,
         limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 100,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot, est = _snapshot(store)
         _check_model(est, model, context)
@@ -354,7 +356,7 @@ class EconomicsController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)
 
     @get(
         "/breakeven",
@@ -443,10 +445,12 @@ class EconomicsController(Controller):
         platform: Annotated[
             list[str] | None,
             Parameter(
-                description="Serverless platform slug (repeatable)", max_items=MAX_LIST_VALUES
+                description="Serverless platform slug, any case (repeatable or comma-separated)",
+                max_items=MAX_LIST_VALUES,
             ),
         ] = None,
         limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = 100,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot, est = _snapshot(store)
         if (model is None) == (gpu_seconds_per_request is None):
@@ -454,7 +458,7 @@ class EconomicsController(Controller):
         if model is not None:
             _check_model(est, model, input_tokens + output_tokens)
         filters = _filters(None, gpu, None, None)
-        platforms = sorted(set(platform)) if platform else None
+        platforms = slugs(platform, "platform")
         params = (
             requests_per_day,
             model,
@@ -512,4 +516,4 @@ class EconomicsController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)

@@ -10,6 +10,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.encoding import encode, json_response
+from api.params import ListFormat
 from api.queries import (
     KNOWN_PROVIDERS_SQL,
     PLATFORM_SQL,
@@ -62,10 +63,12 @@ class ProviderDetailController(Controller):
         self,
         store: Store,
         slug: Annotated[
-            str, Parameter(description="Provider or serverless platform slug", max_length=100)
+            str,
+            Parameter(description="Provider or serverless platform slug, any case", max_length=100),
         ],
     ) -> Response[bytes]:
         snapshot = store.get()
+        slug = slug.lower()  # slugs are lowercase: /providers/Lambda is /providers/lambda
 
         def build() -> bytes:
             status = _first(snapshot, PROVIDER_STATUS_SQL, [slug], "provider_status")
@@ -109,7 +112,7 @@ class ServerlessController(Controller):
         "are offers in GET /instances?serverless=true.",
         responses={200: ResponseSpec(data_container=ServerlessList, description="All platforms")},
     )
-    def platforms(self, store: Store) -> Response[bytes]:
+    def platforms(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         snapshot = store.get()
 
         def build() -> bytes:
@@ -123,4 +126,4 @@ class ServerlessController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(("serverless",), build))
+        return json_response(snapshot.cached(("serverless",), build), list_format=format_)

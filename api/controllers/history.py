@@ -14,14 +14,16 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 
+from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode, json_response
+from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.queries import (
     HISTORY_BUCKETS,
     OFFER_INTERVALS_SQL,
     changes_sql,
     changes_where,
+    gpu_prefix_pattern,
     market_history_sql,
-    normalise_gpu_filter,
 )
 from api.schemas import MarketHistory, OfferHistory, PriceChangesPage
 from api.store import Store
@@ -33,7 +35,6 @@ MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
 DEFAULT_RANGE_DAYS = 90
 DEFAULT_CHANGES_DAYS = 7
 MAX_LIMIT = 1000
-MAX_LIST_VALUES = 50
 
 
 def _midnight(day: date) -> datetime:
@@ -58,6 +59,7 @@ class HistoryController(Controller):
         self,
         store: Store,
         offer_id: Annotated[str, Parameter(max_length=64, description="Offer id from /instances")],
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
 
@@ -76,7 +78,7 @@ class HistoryController(Controller):
         body = snapshot.cached(("offer_history", offer_id), build)
         if not body:
             raise NotFoundException(f"no offer with id {offer_id!r} in the price history")
-        return json_response(body)
+        return json_response(body, list_format=format_)
 
     @get(
         "/history",
@@ -100,7 +102,9 @@ class HistoryController(Controller):
             Parameter(
                 min_length=1,
                 max_length=64,
-                description="Canonical GPU id or family, e.g. h100-sxm or h100",
+                description="One canonical GPU id or family, e.g. h100-sxm or h100, in any case "
+                "and punctuation, or another spelling of it (RTX4090, A100-80GB, H100-SXM); an "
+                "id is that GPU only, a family every GPU whose id starts with it",
             ),
         ],
         pricing: Annotated[PricingModel, Parameter(description="Pricing model")] = "on_demand",
@@ -119,6 +123,7 @@ class HistoryController(Controller):
                 description="Last day, UTC, inclusive (default: the day the snapshot was published)"
             ),
         ] = None,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
         last = to or snapshot.as_of.astimezone(UTC).date()
@@ -130,11 +135,13 @@ class HistoryController(Controller):
                 f"range {first}..{last} is {(last - first).days + 1} days; at most "
                 f"{MAX_RANGE_DAYS[bucket]} days by {bucket} (use a larger bucket)"
             )
-        family = normalise_gpu_filter(gpu)
+        if "," in gpu:
+            raise ClientException("gpu: one GPU id or family per series (no comma list)")
+        family = gpu_filter(gpu)
         key = ("history", family, pricing, bucket, first, last)
 
         def build() -> bytes:
-            prefix = family.replace("_", "\\_").replace("%", "\\%") + "-%"
+            prefix = gpu_prefix_pattern(family)  # None: a canonical id, that GPU only
             items = snapshot.query(
                 market_history_sql(bucket),
                 [
@@ -158,7 +165,7 @@ class HistoryController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)
 
     @get(
         "/changes",
@@ -184,30 +191,27 @@ class HistoryController(Controller):
         ] = None,
         provider: Annotated[
             list[str] | None,
-            Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES),
+            Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES),
         ] = None,
         gpu: Annotated[
-            str | None, Parameter(max_length=64, description="Canonical GPU id or family")
+            list[str] | None, Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES)
         ] = None,
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
         ] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
         start = since or snapshot.as_of - timedelta(days=DEFAULT_CHANGES_DAYS)
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-        filters = {
-            "since": start,
-            "provider": sorted(set(provider)) if provider else None,
-            "gpu": normalise_gpu_filter(gpu) if gpu else None,
-        }
+        filters = {"since": start, "provider": slugs(provider), "gpu": gpu_filters(gpu)}
         key = (
             "changes",
             start.isoformat(),
             tuple(filters["provider"] or ()),
-            filters["gpu"],
+            tuple(filters["gpu"] or ()),
             limit,
             offset,
         )
@@ -228,7 +232,7 @@ class HistoryController(Controller):
                 }
             )
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)
 
 
 assert set(HISTORY_BUCKETS) == set(Bucket.__args__)  # the Literal and the allow-list agree

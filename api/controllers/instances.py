@@ -9,20 +9,35 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.encoding import json_response, page_body
+from api.params import MAX_LIST_VALUES, ListFormat, gpu_filters, slugs, split_values
 from api.queries import (
-    INSTANCE_SORTS,
+    INSTANCE_SORT_KEYS,
     cheapest_per_gpu_sql,
     instances_sql,
     instances_where,
-    normalise_gpu_filter,
 )
 from api.schemas import InstancesPage
 from api.store import Store
 
 MAX_LIMIT = 1000
-MAX_LIST_VALUES = 50
-Sort = Literal["price", "price_per_gpu", "price_per_vram_gb", "vram"]
+Sort = Literal[
+    "price",
+    "-price",
+    "price_per_gpu",
+    "-price_per_gpu",
+    "price_per_vram_gb",
+    "-price_per_vram_gb",
+    "vram",
+    "-vram",
+]
 PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
+# Documentation of the list filters shared with the economics endpoints.
+GPU_DOC = (
+    "Canonical GPU id or family, e.g. h100-sxm, h100 or a100-80gb, in any case and punctuation, "
+    "or another spelling of it (RTX4090, A100-80GB, H100-SXM, NVIDIA L40S); an id matches that "
+    "GPU only, a family every GPU whose id starts with it. Repeatable or comma-separated"
+)
+PROVIDER_DOC = "Provider slug, any case (repeatable or comma-separated: lambda,runpod)"
 
 
 class InstancesController(Controller):
@@ -72,14 +87,11 @@ class InstancesController(Controller):
         ] = None,
         gpu: Annotated[
             list[str] | None,
-            Parameter(
-                description="Canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)",
-                max_items=MAX_LIST_VALUES,
-            ),
+            Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES),
         ] = None,
         provider: Annotated[
             list[str] | None,
-            Parameter(description="Provider slug (repeatable)", max_items=MAX_LIST_VALUES),
+            Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES),
         ] = None,
         pricing: Annotated[
             list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
@@ -99,7 +111,10 @@ class InstancesController(Controller):
         ] = None,
         region: Annotated[
             list[str] | None,
-            Parameter(description="Region code (repeatable)", max_items=MAX_LIST_VALUES),
+            Parameter(
+                description="Region code, any case (repeatable or comma-separated)",
+                max_items=MAX_LIST_VALUES,
+            ),
         ] = None,
         max_age_days: Annotated[
             float | None,
@@ -132,7 +147,8 @@ class InstancesController(Controller):
                 description=(
                     "price = USD/instance-hour, price_per_gpu = USD/GPU-hour, "
                     "price_per_vram_gb = USD/GB-hour (usable), vram = usable GB per GPU; "
-                    "ascending"
+                    "ascending, or descending with a leading '-' (-price); rows without the "
+                    "value last, ties by id"
                 ),
             ),
         ] = "price",
@@ -140,6 +156,7 @@ class InstancesController(Controller):
             int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
         ] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+        format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
         filters = {
@@ -147,14 +164,14 @@ class InstancesController(Controller):
             "min_total_vram": min_total_vram,
             "fp8": fp8,
             "bf16": bf16,
-            "gpu": sorted({normalise_gpu_filter(g) for g in gpu}) if gpu else None,
-            "provider": sorted(set(provider)) if provider else None,
+            "gpu": gpu_filters(gpu),
+            "provider": slugs(provider),
             "pricing": sorted(set(pricing)) if pricing else None,
             "serverless": serverless,
             "max_price": max_price,
             "max_price_per_gpu": max_price_per_gpu,
             "min_gpus": min_gpus,
-            "region": sorted(set(region)) if region else None,
+            "region": split_values(region, "region", lower=True),
             "max_age_days": max_age_days,
             "include_suspect": include_suspect or None,
         }
@@ -176,7 +193,7 @@ class InstancesController(Controller):
             total = snapshot.query(count_sql, where.params)[0]["n"]
             return page_body(items, total=total, limit=limit, offset=offset, as_of=snapshot.as_of)
 
-        return json_response(snapshot.cached(key, build))
+        return json_response(snapshot.cached(key, build), list_format=format_)
 
 
-assert set(INSTANCE_SORTS) == set(Sort.__args__)  # the Literal and the allow-list agree
+assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree

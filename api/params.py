@@ -1,0 +1,270 @@
+"""Query parameters: strict about names, forgiving about values.
+
+Strict: :func:`reject_unknown_parameters` (ASGI middleware, after routing) compares the names in
+the query string with the ones the matched route handler declares, read from the same Litestar
+kwargs model that parses them, and answers 400 naming the unknown ones and listing the valid
+ones (``min_vrm=80`` used to return every offer). It covers every documented endpoint at once
+and runs before the response cache (``api.fastpath``), so a cached answer never skips it.
+Handlers left out of the OpenAPI schema (the comparison page, whose query string is its own
+form state, and the schema viewer) are not checked. :func:`enum_values` gives the valid values
+of an enum parameter for the 400 of a bad value.
+
+Forgiving: list parameters take repeats and comma lists alike (``provider=lambda,runpod`` ==
+``provider=lambda&provider=runpod``); provider, platform and region values are matched without
+regard to case; a GPU value is an id or family in any case and punctuation, or any spelling of
+the alias table (``warehouse/seeds/gpu_aliases.csv``), including gpuhunt's and SkyPilot's
+(``RTX4090``, ``A100-80GB``, ``H100-SXM``): :func:`gpu_filter`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl
+
+from litestar.exceptions import ClientException
+from litestar.params import QueryParameter
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from api.encoding import encode
+from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
+
+MAX_LIST_VALUES = 50
+
+# Declared by every handler whose answer holds a list (items, or FitAnswer's offers); the
+# conversion itself is api.encoding.DataResponse.
+ListFormat = Annotated[
+    Literal["json", "csv"] | None,
+    QueryParameter(
+        name="format",
+        description="json, or csv: the answer's list as CSV, one column per item field (nested "
+        "values JSON-encoded). Default: json, or csv when the Accept header prefers text/csv",
+    ),
+]
+
+
+# --- list values ------------------------------------------------------------------------------
+
+
+def split_values(
+    values: Iterable[str] | None, name: str, *, lower: bool = False
+) -> list[str] | None:
+    """Repeated and comma-separated values of one list parameter, stripped, deduplicated and
+    sorted (a stable cache key); ``None`` when none is given. ``lower`` folds case.
+
+    Raises ``ClientException`` (400) for more than ``MAX_LIST_VALUES`` values."""
+    if not values:
+        return None
+    found = {
+        part.strip().lower() if lower else part.strip() for v in values for part in v.split(",")
+    }
+    found.discard("")
+    if len(found) > MAX_LIST_VALUES:
+        raise ClientException(f"{name}: at most {MAX_LIST_VALUES} values, got {len(found)}")
+    return sorted(found) or None
+
+
+def slugs(values: Iterable[str] | None, name: str = "provider") -> list[str] | None:
+    """Provider or platform slugs: comma lists and repeats, any case (``Lambda`` -> ``lambda``)."""
+    return split_values(values, name, lower=True)
+
+
+def gpu_filters(values: Iterable[str] | None) -> list[str] | None:
+    """GPU values (comma lists and repeats) as filter terms: see :func:`gpu_filter`."""
+    found = split_values(values, "gpu")
+    return sorted({gpu_filter(v) for v in found}) if found else None
+
+
+# --- GPU spellings ----------------------------------------------------------------------------
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def hyphenated(value: str) -> str:
+    """``"H100 SXM"`` / ``"h100_sxm"`` / ``"H100--SXM"`` -> ``"h100-sxm"``."""
+    return "-".join(_NON_ALNUM.sub(" ", value.lower()).split())
+
+
+def _unambiguous(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """{key: value} without the keys that pair with two different values."""
+    found: dict[str, str | None] = {}
+    for key, value in pairs:
+        found[key] = value if found.get(key, value) == value else None
+    return {k: v for k, v in found.items() if v is not None}
+
+
+@cache
+def _gpu_vocabulary() -> tuple[frozenset[str], frozenset[str], dict[str, str], dict[str, str]]:
+    """(canonical ids, family terms, {compact term: term}, {compact alias: gpu_id}).
+
+    A family term is a run of an id's leading segments (``a100``, ``a100-80gb`` of
+    ``a100-80gb-sxm``): the filter matches the id itself and every id starting with it plus '-'.
+    Compact = without separators, the way gpuhunt and SkyPilot write names (``rtx4090``)."""
+    ids = frozenset(load_gpus())
+    terms = frozenset(
+        "-".join(parts[:n])
+        for gpu_id in ids
+        for parts in [gpu_id.split("-")]
+        for n in range(1, len(parts) + 1)
+    )
+    compact_terms = _unambiguous((t.replace("-", ""), t) for t in terms)
+    compact_aliases = _unambiguous(
+        (spelling.replace(" ", ""), gpu_id)
+        for key, gpu_id in alias_table().items()
+        for spelling in {key, strip_vendor_words(key)}
+    )
+    return ids, terms, compact_terms, compact_aliases
+
+
+def gpu_filter(value: str) -> str:
+    """A GPU value as the API's filter term: a canonical id (``rtx-4090``) or a family
+    (``h100``, ``a100-80gb``), matched as that id or any id starting with it plus '-'.
+
+    Tried in order: the value as an id, then as a family, in any case and punctuation
+    (``H100_SXM`` -> ``h100-sxm``, ``A100-80GB`` -> ``a100-80gb``); any spelling of the alias
+    table (``NVIDIA GeForce RTX 4090``, ``H200-SXM``); an id or family written without
+    separators (``RTX4090``, ``RTX6000Ada``, ``H100NVL``); an alias written without separators
+    (``RTXPRO6000S``, ``GTX1660S``). A value that is none of these is returned hyphenated and
+    matches no offer. Never raises."""
+    ids, terms, compact_terms, compact_aliases = _gpu_vocabulary()
+    term = hyphenated(value)
+    if term in ids or term in terms:
+        return term
+    if (gpu_id := resolve(value)) is not None:
+        return gpu_id
+    compact = term.replace("-", "")
+    for table in (compact_terms, compact_aliases):
+        if compact in table:
+            return table[compact]
+    return term
+
+
+# --- handler declarations ---------------------------------------------------------------------
+
+
+def _query_fields(handler: Any, path_params: Iterable[str]) -> dict[str, str]:
+    """{query name: handler argument name} of every query parameter the handler declares
+    (its own arguments, layered parameters and those of its dependencies)."""
+    model = handler.create_kwargs_model(path_parameters=dict.fromkeys(path_params))
+    return {p.field_alias: p.field_name for p in model.expected_query_params}
+
+
+_DECLARED: dict[tuple[int, tuple[str, ...]], tuple[Any, dict[str, str]]] = {}
+
+
+def declared_query_parameters(handler: Any, path_params: Iterable[str] = ()) -> dict[str, str]:
+    """Cached :func:`_query_fields` (handlers live as long as the app)."""
+    key = (id(handler), tuple(sorted(path_params)))
+    hit = _DECLARED.get(key)
+    if hit is None or hit[0] is not handler:
+        hit = (handler, _query_fields(handler, key[1]))
+        _DECLARED[key] = hit
+    return hit[1]
+
+
+def _literals(annotation: Any) -> list[Any]:
+    """Every Literal value inside an annotation (``list[Literal[...]] | None`` included)."""
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return list(typing.get_args(annotation))
+    if origin in (Annotated,):
+        return _literals(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType, list, tuple, set, frozenset, Sequence):
+        return [v for arg in typing.get_args(annotation) for v in _literals(arg)]
+    return []
+
+
+def query_name(handler: Any, key: str, path_params: Iterable[str] = ()) -> str:
+    """The query name of a parameter Litestar's validation error calls ``key``: errors name the
+    handler's argument (``format_``), clients know the query name (``format``)."""
+    declared = declared_query_parameters(handler, path_params)
+    if key in declared:
+        return key
+    return next((name for name, field in declared.items() if field == key), key)
+
+
+def enum_values(handler: Any, name: str, path_params: Iterable[str] = ()) -> list[str]:
+    """The valid values of an enum query parameter of ``handler`` (empty if it is not one)."""
+    field_name = declared_query_parameters(handler, path_params).get(
+        query_name(handler, name, path_params)
+    )
+    if field_name is None:
+        return []
+    fields = {**handler.resolve_layered_parameters(), **handler.parsed_fn_signature.parameters}
+    field = fields.get(field_name)
+    return [str(v) for v in _literals(field.annotation)] if field is not None else []
+
+
+# --- the strict check -------------------------------------------------------------------------
+
+
+def _names(query: bytes) -> list[str]:
+    pairs = parse_qsl(query.decode("utf-8", "replace"), keep_blank_values=True)
+    return list(dict.fromkeys(name for name, _ in pairs))
+
+
+def unknown_parameters_error(
+    method: str, path: str, unknown: Sequence[str], valid: Sequence[str]
+) -> dict[str, Any]:
+    """The 400 body for query names the endpoint does not take."""
+    hints = {n: difflib.get_close_matches(n, valid, n=1, cutoff=0.6) for n in unknown}
+    named = ", ".join(
+        repr(n) + (f" (did you mean {hints[n][0]!r}?)" if hints[n] else "") for n in unknown
+    )
+    takes = ", ".join(valid) if valid else "no query parameters"
+    return {
+        "status_code": 400,
+        "detail": f"unknown query parameter{'s' if len(unknown) > 1 else ''} {named}; "
+        f"{method} {path} takes: {takes}",
+        "extra": [
+            {
+                "key": n,
+                "source": "query",
+                "message": "unknown parameter",
+                "valid": list(valid),
+                **({"did_you_mean": hints[n][0]} if hints[n] else {}),
+            }
+            for n in unknown
+        ],
+    }
+
+
+def reject_unknown_parameters(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware factory: 400 for a query parameter the matched handler does not declare."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        handler = scope.get("route_handler") if scope["type"] == "http" else None
+        query = scope.get("query_string", b"") if handler is not None else b""
+        if not query or not handler.resolve_include_in_schema():  # type: ignore[union-attr]
+            await app(scope, receive, send)
+            return
+        path_params = scope.get("path_params") or {}
+        declared = declared_query_parameters(handler, path_params)
+        unknown = [n for n in _names(query) if n not in declared]
+        if not unknown:
+            await app(scope, receive, send)
+            return
+        body = encode(
+            unknown_parameters_error(
+                scope.get("method", "GET"), scope.get("path", ""), unknown, sorted(declared)
+            )
+        )
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return middleware
