@@ -9,12 +9,14 @@ import os
 import subprocess
 import sys
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from pipelines.cli import main
 from pipelines.exports import NAMES_CSV, export
+from scrapers.registry import PROVIDERS
 from tests.conftest import REPO
 from warehouse.publish import current, load_into_memory
 
@@ -44,12 +46,20 @@ def dump(items):
     return [dict(dataclasses.asdict(i), gpu_vendor=i.gpu_vendor and i.gpu_vendor.value,
                  cpu_arch=i.cpu_arch.value) for i in items]
 
+def raw_cells(provider):
+    # what gpuhunt's own storage reads, cell by cell (cpu_arch must not rely on its default)
+    import csv
+    path = os.path.join(os.environ["GPUHUNT_CATALOG_DIR"], provider + ".csv")
+    return sorted({r["cpu_arch"] for r in csv.DictReader(open(path))})
+
 out = {
     "h100": dump(gpuhunt.query(provider="lambdalabs", gpu_name="H100", min_gpu_count=8)),
     "verda_spot": dump(gpuhunt.query(provider=["verda"], spot=True, min_gpu_count=8,
                                      gpu_name="B200")),
     "lambdalabs_all": len(gpuhunt.query(provider="lambdalabs")),
     "runpod_all": len(gpuhunt.query(provider="runpod")),
+    "g4_shares": dump(gpuhunt.query(provider="gcp", gpu_name="RTXPRO6000", max_gpu_memory=48)),
+    "lambda_cpu_arch": raw_cells("lambdalabs"),
 }
 # The flat directory alone, with a catalog that does not try to download anything first.
 os.environ.pop("GPUHUNT_CATALOG_URL")
@@ -110,6 +120,7 @@ def test_gpuhunt_query_returns_our_lambda_h100(snapshot, offers, tmp_path):
     )
     assert h100["memory"] == pytest.approx(1932.7, abs=0.1)  # 1800 GiB in GB
     assert h100["spot"] is False and h100["gpu_vendor"] == "nvidia"
+    assert h100["cpu_arch"] == "x86" and result["lambda_cpu_arch"] == ["x86"]
     assert h100["provider_data"]["gpuprices_offer_id"] == ours["offer_id"]
     assert h100["provider_data"]["price_as_quoted"] == "2.99"
 
@@ -123,6 +134,10 @@ def test_gpuhunt_query_returns_our_lambda_h100(snapshot, offers, tmp_path):
         == sum(o["provider"] == "lambda" for o in offers)
     )
     assert [i["instance_name"] for i in result["dir_only"]] == [LAMBDA_H100]
+    # GCP's G4 shares as gpuhunt's own GCP catalog has them: one GPU with the share's memory
+    shares = {(i["instance_name"], i["gpu_count"], i["gpu_memory"]) for i in result["g4_shares"]}
+    assert {("g4-standard-6", 1, 12.0), ("g4-standard-12", 1, 24.0)} <= shares
+    assert ("g4-standard-24", 1, 48.0) in shares
     # RunPod's API gives no vCPU/RAM per GPU type: gpuhunt needs both, so none are written,
     # and the report says so instead of dropping them silently.
     assert result["runpod_all"] == 0
@@ -156,8 +171,12 @@ def test_skypilot_vms_csv_has_v8_columns_and_our_prices(snapshot, tmp_path):
     report = export("skypilot", snapshot, tmp_path)
     with (tmp_path / "lambda" / "vms.csv").open(newline="") as handle:
         reader = csv.DictReader(handle)
-        assert reader.fieldnames == SKYPILOT_V8
+        # like SkyPilot's own Lambda catalog, no zone column: SkyPilot skips a row with an
+        # empty zone when it lists the regions an instance type can launch in
+        assert reader.fieldnames == [c for c in SKYPILOT_V8 if c != "AvailabilityZone"]
         rows = {r["InstanceType"]: r for r in reader}
+    with (tmp_path / "aws" / "vms.csv").open(newline="") as handle:
+        assert csv.DictReader(handle).fieldnames == SKYPILOT_V8  # SkyPilot's AWS reader needs it
     h100 = rows[LAMBDA_H100]
     assert (h100["AcceleratorName"], h100["AcceleratorCount"], h100["vCPUs"]) == (
         "H100",
@@ -183,14 +202,26 @@ def test_skypilot_vms_csv_has_v8_columns_and_our_prices(snapshot, tmp_path):
 
 def test_interop_names_name_canonical_gpus_and_cite_sources():
     gpu_ids = {r["gpu_id"] for r in csv.DictReader((REPO / "warehouse/seeds/gpus.csv").open())}
+    slugs = set(PROVIDERS)
     rows = list(csv.DictReader(NAMES_CSV.open(newline="")))
     assert {r["tool"] for r in rows} == {"gpuhunt", "skypilot"}
+    kinds = {"provider", "online_provider", "gpu", "instance_name", "layout", "instance_gpu"}
     for row in rows:
         assert row["source_url"].startswith("https://github.com/"), row
+        assert row["kind"] in kinds, row
+        assert row["cpu_arch"] in ("", "arm"), row
         if row["kind"] == "gpu":
             assert row["gpuprices_id"] in gpu_ids, row
-    keys = [(r["tool"], r["kind"], r["gpuprices_id"]) for r in rows if r["gpuprices_id"]]
-    assert len(keys) == len(set(keys)), "one name per tool and id"
+        if row["kind"] in ("instance_name", "layout", "instance_gpu"):
+            assert row["provider"], row  # these only make sense for one provider
+        if row["provider"]:
+            assert row["provider"] in slugs, row
+    keys = [
+        (r["tool"], r["kind"], r["provider"], r["gpuprices_id"])
+        for r in rows
+        if r["gpuprices_id"] or r["provider"]
+    ]
+    assert len(keys) == len(set(keys)), "one name per tool, kind, provider and id"
 
 
 def test_cli_export_writes_both_formats(replayed_home, monkeypatch, tmp_path, capsys):
@@ -210,3 +241,136 @@ def test_cli_export_without_a_snapshot_fails_clearly(monkeypatch, tmp_path, caps
     assert main(["export", "--format", "gpuhunt", str(tmp_path / "out")]) == 1
     assert "no snapshot published yet" in capsys.readouterr().err
     assert not Path(tmp_path / "out").exists()
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def gpuhunt_dir(snapshot, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gpuhunt")
+    report = export("gpuhunt", snapshot, out)
+    return out, report
+
+
+@pytest.fixture(scope="module")
+def skypilot_dir(snapshot, tmp_path_factory):
+    out = tmp_path_factory.mktemp("skypilot")
+    report = export("skypilot", snapshot, out)
+    return out, report
+
+
+def test_gpuhunt_cpu_arch_is_written_for_every_row(gpuhunt_dir, offers):
+    """gpuhunt's integrity tests require the cell (an empty one only reads as x86)."""
+    out, _ = gpuhunt_dir
+    arch = {}
+    for path in out.glob("*.csv"):
+        for row in _rows(path):
+            arch[json.loads(row["provider_data"])["gpuprices_gpu_id"], row["cpu_arch"]] = path.name
+    assert {a for _, a in arch} == {"x86", "arm"}
+    # arm exactly for the Grace superchips (CoreWeave GH200 and GB200 NVL72, Vultr GH200)
+    assert "gh200" in {g for g, a in arch if a == "arm"} <= {"gh200", "gb200", "gb300"}
+    assert not {g for g, a in arch if a == "x86"} & {"gh200", "gb200", "gb300"}
+
+
+def test_gpuhunt_locations_are_our_regions_never_guessed(gpuhunt_dir, offers):
+    out, _ = gpuhunt_dir
+    by_id = {o["offer_id"]: o for o in offers}
+    seen = {}
+    for path in out.glob("*.csv"):
+        for row in _rows(path):
+            offer = by_id[json.loads(row["provider_data"])["gpuprices_offer_id"]]
+            assert row["location"] == offer["region"] != ""
+            seen.setdefault(path.stem, set()).add(row["location"])
+    assert "us-east-1" in seen["aws"] and "eastus" in seen["azure"]
+    assert seen["gcp"] == {"us-central1"}  # the pricing page's region; it names no zone
+    # the Lambda and DataCrunch pages quote one price per instance type and name no region
+    assert seen["lambdalabs"] == seen["verda"] == {"global"}
+
+
+def test_gcp_g4_shares_are_one_gpu_with_the_shares_memory_in_gpuhunt(gpuhunt_dir):
+    out, report = gpuhunt_dir
+    rows = {(r["instance_name"], r["spot"]): r for r in _rows(out / "gcp.csv")}
+    for name, memory, fraction in (
+        ("g4-standard-6", "12", "0.125"),
+        ("g4-standard-12", "24", "0.25"),
+        ("g4-standard-24", "48", "0.5"),
+    ):
+        row = rows[(name, "False")]
+        assert (row["gpu_name"], row["gpu_count"], row["gpu_memory"]) == ("RTXPRO6000", "1", memory)
+        assert json.loads(row["provider_data"])["gpuprices_gpu_fraction"] == fraction
+    assert rows[("g4-standard-48", "False")]["gpu_memory"] == "96"
+    assert ("gcp", "fractional GPU share") not in report.excluded
+
+
+def test_runpod_without_vcpu_ram_stays_out_of_gpuhunt_and_is_counted(gpuhunt_dir, offers):
+    """RunPod's gpuTypes answer names no location, vCPU or RAM: gpuhunt needs all three, so
+    the file is header-only and every offer is counted by reason."""
+    out, report = gpuhunt_dir
+    assert _rows(out / "runpod.csv") == []
+    runpod = [o for o in offers if o["provider"] == "runpod"]
+    assert {o["region"] for o in runpod} == {"secure", "community"}
+    assert all(o["vcpus"] is None for o in runpod)
+    left_out = {r: n for (slug, r), n in report.excluded.items() if slug == "runpod"}
+    assert sum(left_out.values()) == len(runpod)
+
+
+def test_skypilot_runpod_uses_skypilots_instance_names_one_per_tier(skypilot_dir, offers):
+    out, _ = skypilot_dir
+    rows = _rows(out / "runpod" / "vms.csv")
+    by_type = {r["InstanceType"]: r for r in rows}
+    assert len(by_type) == len(rows)  # SkyPilot reads vCPUs per instance type
+    h100 = [o for o in offers if o["provider"] == "runpod" and o["gpu_id"] == "h100-sxm"]
+    for offer in (o for o in h100 if o["pricing"] == "on_demand"):
+        row = by_type[f"1x_H100-SXM_{offer['region'].upper()}"]
+        assert (row["AcceleratorName"], row["Region"]) == ("H100-SXM", offer["region"])
+        assert Decimal(row["Price"]) == offer["price_per_hour_usd"]
+    for row in rows:
+        count, gpu, tier = row["InstanceType"].split("_")
+        assert (count, gpu, tier.lower()) == (
+            f"{row['AcceleratorCount']}x",
+            row["AcceleratorName"],
+            row["Region"],
+        )
+        assert row["Arch"] == "x86_64"
+
+
+def test_skypilot_gcp_has_machine_type_rows_and_accelerator_rows(skypilot_dir, offers):
+    """SkyPilot's GCP layout: machine types without accelerator columns, accelerators as their
+    own rows with an empty InstanceType; SkyPilot adds the two prices."""
+    out, report = skypilot_dir
+    rows = _rows(out / "gcp" / "vms.csv")
+    machines = [r for r in rows if r["InstanceType"]]
+    accelerators = {
+        (r["AcceleratorName"], r["AcceleratorCount"], r["Region"]): r
+        for r in rows
+        if not r["InstanceType"]
+    }
+    assert machines and accelerators
+    assert all(r["AcceleratorName"] == r["GpuInfo"] == "" for r in machines)
+    assert all(r["AvailabilityZone"] == r["Region"] == "us-central1" for r in rows)
+    by_type = {r["InstanceType"]: r for r in machines}
+    a2 = by_type["a2-highgpu-1g"]  # $3.673385 on demand, $2.20401 spot: the whole machine
+    assert (a2["Price"], a2["SpotPrice"], a2["vCPUs"]) == ("3.673385", "2.20401", "12")
+    a100 = accelerators[("A100", "1", "us-central1")]
+    assert (a100["Price"], a100["SpotPrice"]) == ("0", "0")
+    assert ast.literal_eval(a100["GpuInfo"])["Gpus"][0]["MemoryInfo"]["SizeInMiB"] == 40 * 1024
+    # SkyPilot's names for GCP machine types: a3-megagpu-8g carries H100-MEGA, G4 RTXPRO6000
+    assert ("H100-MEGA", "8", "us-central1") in accelerators
+    assert ("H100", "8", "us-central1") in accelerators
+    assert ("RTXPRO6000", "1", "us-central1") in accelerators
+    # a4-highgpu-8g has spot and reserved prices only: its accelerator row has no on-demand
+    b200 = accelerators[("B200", "8", "us-central1")]
+    assert (b200["Price"], b200["SpotPrice"]) == ("", "0")
+    # G4 shares (g4-standard-6/12/24): SkyPilot counts GCP accelerators in whole GPUs
+    assert not {"g4-standard-6", "g4-standard-12", "g4-standard-24"} & set(by_type)
+    assert report.excluded[("gcp", "fractional GPU share")] == 6
+    gcp_types = {o["instance_type"] for o in offers if o["provider"] == "gcp"}
+    assert set(by_type) <= gcp_types
+
+
+def test_skypilot_digitalocean_is_written_where_skypilot_reads_it(skypilot_dir):
+    out, _ = skypilot_dir
+    assert (out / "do" / "vms.csv").is_file() and not (out / "digitalocean").exists()
