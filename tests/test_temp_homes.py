@@ -81,7 +81,9 @@ def test_the_session_points_every_home_into_a_temporary_root(temp_homes, tmp_pat
     assert Paths.from_env({}).home.is_relative_to(root)  # XDG_DATA_HOME / HOME default
 
 
-def test_a_local_temp_instance_logs_telemetry_only_inside_the_temporary_root(temp_homes, tmp_path):
+def test_a_local_temp_instance_logs_telemetry_only_inside_the_temporary_root(
+    temp_homes, tmp_path, tmp_path_factory
+):
     # local_temp(dir) reads dir's own dagster.yaml, so telemetry is on for it; its files must
     # land under the session's DAGSTER_HOME and HOME, both temporary
     @dg.asset
@@ -93,4 +95,7 @@ def test_a_local_temp_instance_logs_telemetry_only_inside_the_temporary_root(tem
         assert dg.materialize([one], instance=instance).success
     user_dir = Path(temp_homes["HOME"]) / ".dagster" / ".telemetry"
     assert (user_dir / "user_id.yaml").is_file()
-    assert (Path(temp_homes["DAGSTER_HOME"]) / "logs" / "event.log").is_file()
+    # (a test that ran `gpuprices ingest` may have pointed DAGSTER_HOME at its own temp home)
+    dagster_home = Path(os.environ["DAGSTER_HOME"])
+    assert dagster_home.resolve().is_relative_to(tmp_path_factory.getbasetemp().resolve())
+    assert (dagster_home / "logs" / "event.log").is_file()

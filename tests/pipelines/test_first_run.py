@@ -111,6 +111,7 @@ def test_a_second_offline_run_loads_nothing_new(tmp_path, no_network):
 
 def test_the_main_job_command_without_captures_beside_it(tmp_path, no_network, monkeypatch, capsys):
     monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home" / "dagster"))  # the CLI sets it
     code = cli.main(
         ["ingest", "--fallback-replay", str(tmp_path / "no-shared"), "--provider", "vultr"]
     )
