@@ -288,10 +288,18 @@ HISTORY_BUCKETS: dict[str, str] = {"day": "day", "week": "week", "month": "month
 def market_history_sql(bucket: str) -> str:
     """GET /history: min/median/max across providers of each provider's cheapest USD per
     GPU-hour, per bucket. Parameters, in order: from (timestamptz, inclusive), until
-    (timestamptz, exclusive), as_of (open intervals end there), pricing, gpu id, gpu id prefix
-    pattern. Same rules as warehouse/rollups/daily_provider_prices.sql (one price per provider,
-    scraped intervals preferred over imported ones, suspect prices left out), computed over the
-    requested range only.
+    (timestamptz, exclusive), as_of (open intervals end there), pricing, gpu term, its prefix
+    pattern (``gpu_prefix_pattern``; null for a canonical id). Same rules as
+    warehouse/rollups/daily_provider_prices.sql (one price per provider, scraped intervals
+    preferred over imported ones, suspect prices left out), computed over the requested range
+    only.
+
+    A family term (non-null prefix) also takes the family-level intervals it covers (gpu_id
+    null, ``gpu_family`` the term or starts with it plus '-', migration 0010): "NVIDIA H100"
+    of unknown variant is an H100, never an H100 SXM, so a canonical id takes none. Each
+    bucket counts the family-level offers behind its figures (``family_level_offer_count``)
+    and the providers whose price is a family-level offer (``family_level_provider_count``;
+    on a tie with a model-level offer the price counts as model level).
     ``bucket`` must be a key of HISTORY_BUCKETS."""
     part = HISTORY_BUCKETS[bucket]
     return f"""
@@ -306,6 +314,7 @@ def market_history_sql(bucket: str) -> str:
             h.offer_id,
             h.provider,
             h.source,
+            h.gpu_id is null as family_level,
             h.price_per_hour_usd / h.gpu_count as usd_per_gpu_hour,
             greatest(h.valid_from, p.range_from) as clipped_from,
             least(coalesce(h.valid_to, p.as_of), p.as_of, p.range_until) as clipped_to
@@ -319,7 +328,15 @@ def market_history_sql(bucket: str) -> str:
                 and s.price_status = 'suspect'
           )
           and h.serverless is not true
-          and (h.gpu_id = p.gpu or h.gpu_id like p.gpu_prefix escape '\\')
+          and (
+              h.gpu_id = p.gpu
+              or h.gpu_id like p.gpu_prefix escape '\\'
+              or (
+                  h.gpu_id is null
+                  and p.gpu_prefix is not null
+                  and (h.gpu_family = p.gpu or h.gpu_family like p.gpu_prefix escape '\\')
+              )
+          )
           and h.valid_from < p.range_until
           and (h.valid_to is null or h.valid_to > p.range_from)
     ),
@@ -329,6 +346,7 @@ def market_history_sql(bucket: str) -> str:
             offer_id,
             provider,
             source,
+            family_level,
             usd_per_gpu_hour,
             unnest(generate_series(
                 timezone('UTC', clipped_from)::date,
@@ -345,7 +363,9 @@ def market_history_sql(bucket: str) -> str:
             provider,
             source,
             min(usd_per_gpu_hour) as usd_per_gpu_hour,
-            count(distinct offer_id) as offers
+            min(usd_per_gpu_hour) filter (where not family_level) as model_usd_per_gpu_hour,
+            count(distinct offer_id) as offers,
+            count(distinct offer_id) filter (where family_level) as family_level_offers
         from offer_days
         group by all
     ),
@@ -364,11 +384,80 @@ def market_history_sql(bucket: str) -> str:
         round(median(usd_per_gpu_hour), 6) as median_usd_per_gpu_hour,
         round(max(usd_per_gpu_hour), 6) as max_usd_per_gpu_hour,
         count(*) as provider_count,
-        sum(offers) as offer_count
+        sum(offers) as offer_count,
+        count(*) filter (
+            where model_usd_per_gpu_hour is null or model_usd_per_gpu_hour > usd_per_gpu_hour
+        ) as family_level_provider_count,
+        sum(family_level_offers) as family_level_offer_count
     from per_provider
     group by bucket_start
     order by bucket_start
     """
+
+
+# GET /history/catalog: imported catalog statistics (imported_daily_prices: one row per day,
+# source, provider and GPU name, in USD per instance-hour, with no GPU count), per day and GPU
+# level. Parameters, in order: first day (date, inclusive; null = from the first), last day
+# (date, inclusive), gpu term, its prefix pattern (gpu_prefix_pattern; null for a canonical
+# id). The GPU rule is GET /history's: a term matches its own gpu_id and, for a family term,
+# its members' ids and the family-level rows it covers (gpu_id null, gpu_family set). Model-
+# and family-level rows are never merged: a "gpuhunt H100" row may be any H100 variant.
+# A provider listing one GPU under two spellings on a day (two rows mapping to one model or
+# family) counts once, with its cheapest price, as in GET /history.
+CATALOG_HISTORY_SQL = """
+    with params as (
+        select ?::date as day_from, ?::date as day_to, ?::varchar as gpu,
+               ?::varchar as gpu_prefix
+    ),
+
+    matching as (
+        select
+            i.day,
+            i.source,
+            i.provider,
+            case when i.gpu_id is null then 'family' else 'model' end as gpu_level,
+            i.gpu_id as gpu_model,
+            case when i.gpu_id is null then i.gpu_family end as gpu_family,
+            i.offer_count,
+            i.min_price_per_hour_usd
+        from imported_daily_prices as i, params as p
+        where (p.day_from is null or i.day >= p.day_from)
+          and i.day <= p.day_to
+          and (
+              i.gpu_id = p.gpu
+              or i.gpu_id like p.gpu_prefix escape '\\'
+              or (
+                  i.gpu_id is null
+                  and p.gpu_prefix is not null
+                  and (i.gpu_family = p.gpu or i.gpu_family like p.gpu_prefix escape '\\')
+              )
+          )
+    ),
+
+    per_provider as (
+        select
+            day, source, gpu_level, gpu_model, gpu_family, provider,
+            min(min_price_per_hour_usd) as usd_per_instance_hour,
+            sum(offer_count) as offers
+        from matching
+        group by all
+    )
+
+    select
+        day,
+        gpu_level,
+        gpu_model,
+        gpu_family,
+        round(min(usd_per_instance_hour), 6)::double as min_usd_per_instance_hour,
+        round(median(usd_per_instance_hour), 6)::double as median_usd_per_instance_hour,
+        round(max(usd_per_instance_hour), 6)::double as max_usd_per_instance_hour,
+        count(*) as provider_count,
+        sum(offers)::bigint as offer_count,
+        source
+    from per_provider
+    group by day, source, gpu_level, gpu_model, gpu_family
+    order by day, gpu_model nulls last, gpu_family, source
+"""
 
 
 def changes_where(f: dict[str, Any]) -> Where:

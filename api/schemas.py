@@ -7,7 +7,7 @@ Units are in the names: ``*_gb`` = 10^9 bytes, ``*_gbps`` = GB/s, ``*_usd`` = US
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -406,10 +406,42 @@ class MarketBucket(msgspec.Struct):
     ]
     provider_count: int
     offer_count: Annotated[int, msgspec.Meta(description="Offers behind the provider prices")]
+    family_level_provider_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of provider_count, the providers whose price is a family-level offer: "
+            "one whose source named only the GPU family (gpu_id null, gpu_family set, e.g. "
+            "'NVIDIA H100', variant unknown). Always 0 for a canonical GPU id"
+        ),
+    ]
+    family_level_offer_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of offer_count, the family-level offers (see "
+            "family_level_provider_count). Always 0 for a canonical GPU id"
+        ),
+    ]
+
+
+GpuLevel = Annotated[
+    Literal["model", "family"],
+    msgspec.Meta(
+        description="model: one canonical GPU (gpu_id); family: a GPU family only, variant "
+        "unknown (gpu_id null, gpu_family set, e.g. gpuhunt's 'H100': SXM, PCIe or NVL)"
+    ),
+]
 
 
 class MarketHistory(msgspec.Struct):
     gpu: Annotated[str, msgspec.Meta(description="The GPU id or family asked for (normalised)")]
+    gpu_level: Annotated[
+        Literal["model", "family"],
+        msgspec.Meta(
+            description="model: `gpu` is a canonical GPU id and the series holds only its own "
+            "offers; family: `gpu` is a family and the series holds its members' offers and the "
+            "family-level offers it covers (counted per bucket in family_level_*)"
+        ),
+    ]
     pricing: str
     bucket: Annotated[str, msgspec.Meta(description="day, week or month")]
     from_: Annotated[date, msgspec.Meta(description="First day (inclusive)")] = msgspec.field(
@@ -417,6 +449,57 @@ class MarketHistory(msgspec.Struct):
     )
     to: date
     items: list[MarketBucket]
+    as_of: datetime
+
+
+class CatalogDay(msgspec.Struct):
+    day: Annotated[date, msgspec.Meta(description="Day of the catalog capture (UTC)")]
+    gpu_level: GpuLevel
+    gpu_model: Annotated[
+        str | None, msgspec.Meta(description="Canonical GPU id (gpu_level model), else null")
+    ]
+    gpu_family: Annotated[
+        str | None, msgspec.Meta(description="GPU family id (gpu_level family), else null")
+    ]
+    min_usd_per_instance_hour: Annotated[
+        float,
+        msgspec.Meta(description="Cheapest provider's cheapest catalog row, USD per instance-hour"),
+    ]
+    median_usd_per_instance_hour: Annotated[
+        float,
+        msgspec.Meta(
+            description="Median across providers of each provider's cheapest catalog row, USD "
+            "per instance-hour"
+        ),
+    ]
+    max_usd_per_instance_hour: Annotated[
+        float,
+        msgspec.Meta(description="Dearest provider's cheapest catalog row, USD per instance-hour"),
+    ]
+    provider_count: int
+    offer_count: Annotated[
+        int, msgspec.Meta(description="Catalog rows behind the figures (all of them, per provider)")
+    ]
+    source: Annotated[str, msgspec.Meta(description="'import:<dataset>'")]
+
+
+class CatalogHistory(msgspec.Struct):
+    gpu: Annotated[str, msgspec.Meta(description="The GPU id or family asked for (normalised)")]
+    gpu_level: Annotated[
+        Literal["model", "family"],
+        msgspec.Meta(
+            description="model: `gpu` is a canonical GPU id, only rows of that model; family: "
+            "rows of its member models and family-level rows, each item saying which"
+        ),
+    ]
+    from_: Annotated[
+        date | None, msgspec.Meta(description="First day (inclusive); null: from the first")
+    ] = msgspec.field(name="from")
+    to: Annotated[date, msgspec.Meta(description="Last day (inclusive)")]
+    items: Annotated[
+        list[CatalogDay],
+        msgspec.Meta(description="Oldest first; per day, model-level rows before family-level"),
+    ]
     as_of: datetime
 
 

@@ -1,7 +1,12 @@
-"""Price history: GET /instances/{id}/history, GET /history (the market per bucket), GET /changes.
+"""Price history: GET /instances/{id}/history, GET /history (the market per bucket), GET /changes,
+and GET /history/catalog (imported catalog statistics).
 
-All three read ``offer_history`` of the served snapshot: change intervals per offer, scraped
-(``source`` = 'scrape') and imported from public datasets ('import:<dataset>').
+The first three read ``offer_history`` of the served snapshot: change intervals per offer,
+scraped (``source`` = 'scrape') and imported from public datasets ('import:<dataset>'). For a
+family (``gpu=h100``) /history also takes the family-level intervals (gpu_id null,
+gpu_family set: "NVIDIA H100" of unknown variant) and counts them per bucket. Catalog rows
+(``imported_daily_prices``) are USD per instance-hour with no GPU count, so they cannot be
+per-GPU-hour figures: /history/catalog serves them on their own.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode, json_response
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.queries import (
+    CATALOG_HISTORY_SQL,
     HISTORY_BUCKETS,
     OFFER_INTERVALS_SQL,
     changes_sql,
@@ -25,7 +31,7 @@ from api.queries import (
     gpu_prefix_pattern,
     market_history_sql,
 )
-from api.schemas import MarketHistory, OfferHistory, PriceChangesPage
+from api.schemas import CatalogHistory, MarketHistory, OfferHistory, PriceChangesPage
 from api.store import Store
 
 Bucket = Literal["day", "week", "month"]
@@ -86,7 +92,12 @@ class HistoryController(Controller):
         description="Per day, week or month (UTC): the minimum, median and maximum across "
         "providers of each provider's cheapest offer, in USD per GPU-hour, over scraped and "
         "imported offer history (a provider's scraped offers are preferred over imported ones "
-        "for the same bucket). Serverless tiers are left out. `from`/`to` are inclusive dates; "
+        "for the same bucket). Serverless tiers are left out. A family (`gpu=h100`) also "
+        "takes family-level offers, whose source named only the family ('NVIDIA H100', "
+        "variant unknown): each bucket counts them in `family_level_offer_count` and "
+        "`family_level_provider_count`; a canonical id (`gpu=h100-sxm`) never takes them. "
+        "Catalog statistics without a GPU count (USD per instance-hour) are at "
+        "/history/catalog. `from`/`to` are inclusive dates; "
         f"a range may span at most {MAX_RANGE_DAYS['day']} days by day, "
         f"{MAX_RANGE_DAYS['week']} by week and {MAX_RANGE_DAYS['month']} by month.",
         sync_to_thread=True,
@@ -156,9 +167,80 @@ class HistoryController(Controller):
             return encode(
                 {
                     "gpu": family,
+                    "gpu_level": "model" if prefix is None else "family",
                     "pricing": pricing,
                     "bucket": bucket,
                     "from": first,
+                    "to": last,
+                    "items": items,
+                    "as_of": snapshot.as_of,
+                }
+            )
+
+        return json_response(snapshot.cached(key, build), list_format=format_)
+
+    @get(
+        "/history/catalog",
+        summary="Imported catalog price statistics of a GPU model or family",
+        description="Per day (UTC) of an imported catalog (gpuhunt's, `gpuprices backfill`): "
+        "the minimum, median and maximum across providers of each provider's cheapest catalog "
+        "row, in USD per instance-hour, with the provider and row counts. Catalog rows carry "
+        "no GPU count, instance type or spot flag, so they are not per-GPU-hour figures and "
+        "are not in /history. Each item says its `gpu_level`: `model` (a canonical GPU) or "
+        "`family` (the catalog named only the family, e.g. 'H100': SXM, PCIe or NVL; "
+        "`gpu_family` set, `gpu_model` null); the two are never merged. A family "
+        "(`gpu=h100`) takes its members' rows and the family-level rows it covers, a "
+        "canonical id (`gpu=h100-sxm`) only its own. `from`/`to` are inclusive dates.",
+        sync_to_thread=True,
+        responses={
+            200: ResponseSpec(
+                data_container=CatalogHistory, description="One row per day, GPU and source"
+            )
+        },
+    )
+    def catalog_history(
+        self,
+        store: Store,
+        gpu: Annotated[
+            str,
+            Parameter(
+                min_length=1,
+                max_length=64,
+                description="One canonical GPU id or family, as for /history (h100, h100-sxm, "
+                "H200, A100-80GB)",
+            ),
+        ],
+        from_: Annotated[
+            date | None,
+            QueryParameter(
+                name="from", description="First day, UTC, inclusive (default: the first there is)"
+            ),
+        ] = None,
+        to: Annotated[
+            date | None,
+            Parameter(
+                description="Last day, UTC, inclusive (default: the day the snapshot was published)"
+            ),
+        ] = None,
+        format_: ListFormat = None,
+    ) -> Response[bytes]:
+        snapshot = store.get()
+        last = to or snapshot.as_of.astimezone(UTC).date()
+        if from_ is not None and from_ > last:
+            raise ClientException(f"from ({from_}) is after to ({last})")
+        if "," in gpu:
+            raise ClientException("gpu: one GPU id or family per series (no comma list)")
+        term = gpu_filter(gpu)
+        key = ("history_catalog", term, from_, last)
+
+        def build() -> bytes:
+            prefix = gpu_prefix_pattern(term)  # None: a canonical id, that GPU only
+            items = snapshot.query(CATALOG_HISTORY_SQL, [from_, last, term, prefix])
+            return encode(
+                {
+                    "gpu": term,
+                    "gpu_level": "model" if prefix is None else "family",
+                    "from": from_,
                     "to": last,
                     "items": items,
                     "as_of": snapshot.as_of,

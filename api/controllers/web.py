@@ -24,7 +24,13 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.charts import history_svg, market_history_svg
-from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, market_history_sql, normalise_gpu_filter
+from api.queries import (
+    GPUS_SQL,
+    OFFER_HISTORY_SQL,
+    gpu_prefix_pattern,
+    market_history_sql,
+    normalise_gpu_filter,
+)
 from api.store import Store
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
@@ -162,7 +168,7 @@ class ChartsController(Controller):
         def build() -> bytes:
             last = snapshot.as_of.astimezone(UTC).date()
             first = last - timedelta(days=days - 1)
-            prefix = family.replace("_", "\\_").replace("%", "\\%") + "-%"
+            prefix = gpu_prefix_pattern(family)  # as GET /history: None = that GPU only
             rows = snapshot.query(
                 market_history_sql(bucket),
                 [

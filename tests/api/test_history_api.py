@@ -1,20 +1,34 @@
-"""GET /instances/{id}/history, /history and /changes over a snapshot of a small warehouse whose
-history is known exactly: two providers scraped three times, plus an imported interval."""
+"""GET /instances/{id}/history, /history, /history/catalog and /changes over a snapshot of a small
+warehouse whose history is known exactly (two providers scraped three times, plus imported
+intervals and catalog rows, some of them family-level), and over the replayed captures with the
+real public history datasets backfilled, with figures read off those datasets."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import csv
+import json
+import re
+import shutil
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
+from pathlib import Path
+from statistics import median
 
 import duckdb
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
+from api.queries import market_history_sql
+from api.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
+from pipelines.backfill import run_backfill
+from tests.conftest import HISTORY
 from warehouse.db import Warehouse, load_seeds
 from warehouse.derive import rebuild
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
-from warehouse.publish import publish
+from warehouse.paths import Paths
+from warehouse.publish import current, publish
 
 T0 = datetime(2026, 1, 9, 10, 0, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
@@ -117,6 +131,42 @@ def published(tmp_path_factory):
               ('imp-salad', 'salad', '2026-01-10', '2026-01-12', '1x H100', 'global',
                'on_demand', 'h100-sxm', 1, 2.00, 'USD', 2.00, 'import:test', 'H100 SXM', false)
         """)
+        # family-level imported intervals (gpu_id null, gpu_family set: the source named only
+        # "H100" / "A100"): genesis 8x H100 at 12.00/h = 1.50 per GPU-hour; salad an "H100" at
+        # its H100 SXM's 2.00 (a tie: salad's price stays model level); genesis an "A100",
+        # which may be a 40 GB one, so it is no a100-80gb
+        con.execute("""
+            insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,
+                region, pricing, gpu_id, gpu_family, gpu_count, price, currency,
+                price_per_hour_usd, source, gpu_name, serverless)
+            values
+              ('imp-genesis-h100', 'genesis', '2026-01-10', '2026-01-12', '8x H100', 'global',
+               'on_demand', null, 'h100', 8, 12.00, 'USD', 12.00, 'import:test', 'NVIDIA H100',
+               false),
+              ('imp-salad-h100', 'salad', '2026-01-10', '2026-01-12', 'H100', 'global',
+               'on_demand', null, 'h100', 1, 2.00, 'USD', 2.00, 'import:test', 'H100', false),
+              ('imp-genesis-a100', 'genesis', '2026-01-10', '2026-01-12', '1x A100', 'global',
+               'on_demand', null, 'a100', 1, 1.10, 'USD', 1.10, 'import:test', 'NVIDIA A100',
+               false)
+        """)
+        # catalog statistics (USD per instance-hour, no GPU count): p1 lists its H100s under
+        # two spellings, which count as one provider with the cheaper price
+        con.execute("""
+            insert into imported_daily_prices (source, day, captured_at, provider, gpu_name,
+                gpu_id, gpu_family, offer_count, min_price_per_hour_usd,
+                median_price_per_hour_usd, max_price_per_hour_usd)
+            values
+              ('import:cat', '2026-01-10', '2026-01-10', 'p1', 'H100', null, 'h100', 3,
+               2.00, 2.10, 2.20),
+              ('import:cat', '2026-01-10', '2026-01-10', 'p1', 'NVIDIA H100', null, 'h100', 2,
+               1.80, 1.90, 16.00),
+              ('import:cat', '2026-01-10', '2026-01-10', 'p2', 'H100', null, 'h100', 1,
+               16.00, 16.00, 16.00),
+              ('import:cat', '2026-01-10', '2026-01-10', 'p1', 'H100 SXM', 'h100-sxm', null, 1,
+               2.50, 2.50, 2.50),
+              ('import:cat', '2026-01-18', '2026-01-18', 'p2', 'H100', null, 'h100', 4,
+               15.00, 20.00, 25.00)
+        """)
         rebuild(con, now=NOW)
         publish(con, home / "published", now=NOW)
     return home / "published"
@@ -176,6 +226,8 @@ def test_market_history_by_day_takes_one_price_per_provider(client):
         "max_usd_per_gpu_hour": 2.99,
         "provider_count": 2,
         "offer_count": 3,
+        "family_level_provider_count": 0,
+        "family_level_offer_count": 0,
     }
     # salad is only known from imported history; it counts as a third provider
     assert by_day["2026-01-10"]["provider_count"] == 3
@@ -228,8 +280,117 @@ def test_market_history_spot_is_separate(client):
             "max_usd_per_gpu_hour": 1.25,
             "provider_count": 1,
             "offer_count": 1,
+            "family_level_provider_count": 0,
+            "family_level_offer_count": 0,
         }
     ]
+
+
+def test_a_family_series_takes_family_level_offers_and_counts_them(client):
+    body = _ok(client, "/history", gpu="h100", **{"from": "2026-01-10", "to": "2026-01-10"})
+    assert body["gpu_level"] == "family"
+    # lambda 2.99 (scraped), runpod 2.69, salad 2.00 (its H100 SXM; its "H100" ties), and
+    # genesis, known only as "8x H100" at 12.00/h: 1.50 per GPU-hour
+    assert body["items"] == [
+        {
+            "start": "2026-01-10",
+            "min_usd_per_gpu_hour": 1.5,
+            "median_usd_per_gpu_hour": 2.345,
+            "max_usd_per_gpu_hour": 2.99,
+            "provider_count": 4,
+            "offer_count": 6,
+            "family_level_provider_count": 1,
+            "family_level_offer_count": 2,
+        }
+    ]
+
+
+def test_a_model_series_takes_no_family_level_offers(client):
+    # "H100" may be a PCIe or an NVL: it is never an H100 SXM price
+    body = _ok(client, "/history", gpu="h100-sxm", **{"from": "2026-01-10", "to": "2026-01-10"})
+    assert body["gpu_level"] == "model"
+    (item,) = body["items"]
+    assert (item["min_usd_per_gpu_hour"], item["provider_count"]) == (2.0, 3)
+    assert (item["family_level_provider_count"], item["family_level_offer_count"]) == (0, 0)
+
+
+def test_a_sub_family_takes_no_rows_of_the_wider_family(client):
+    window = {"from": "2026-01-10", "to": "2026-01-10"}
+    (item,) = _ok(client, "/history", gpu="a100", **window)["items"]
+    assert (item["min_usd_per_gpu_hour"], item["family_level_offer_count"]) == (1.1, 1)
+    # an "A100" may have 40 GB
+    assert _ok(client, "/history", gpu="a100-80gb", **window)["items"] == []
+    assert _ok(client, "/history", gpu="A100-80GB", **window)["gpu_level"] == "family"
+
+
+def test_catalog_keeps_model_and_family_rows_apart(client):
+    body = _ok(client, "/history/catalog", gpu="H100")
+    assert (body["gpu"], body["gpu_level"], body["from"]) == ("h100", "family", None)
+    assert body["items"] == [
+        {
+            "day": "2026-01-10",
+            "gpu_level": "model",
+            "gpu_model": "h100-sxm",
+            "gpu_family": None,
+            "min_usd_per_instance_hour": 2.5,
+            "median_usd_per_instance_hour": 2.5,
+            "max_usd_per_instance_hour": 2.5,
+            "provider_count": 1,
+            "offer_count": 1,
+            "source": "import:cat",
+        },
+        {
+            # p1's two spellings: one provider at its cheaper 1.80; p2 at 16.00
+            "day": "2026-01-10",
+            "gpu_level": "family",
+            "gpu_model": None,
+            "gpu_family": "h100",
+            "min_usd_per_instance_hour": 1.8,
+            "median_usd_per_instance_hour": 8.9,
+            "max_usd_per_instance_hour": 16.0,
+            "provider_count": 2,
+            "offer_count": 6,
+            "source": "import:cat",
+        },
+        {
+            "day": "2026-01-18",
+            "gpu_level": "family",
+            "gpu_model": None,
+            "gpu_family": "h100",
+            "min_usd_per_instance_hour": 15.0,
+            "median_usd_per_instance_hour": 15.0,
+            "max_usd_per_instance_hour": 15.0,
+            "provider_count": 1,
+            "offer_count": 4,
+            "source": "import:cat",
+        },
+    ]
+
+
+def test_catalog_of_a_model_and_a_date_range(client):
+    model = _ok(client, "/history/catalog", gpu="h100-sxm")
+    assert model["gpu_level"] == "model"
+    assert [(i["day"], i["gpu_model"]) for i in model["items"]] == [("2026-01-10", "h100-sxm")]
+    ranged = _ok(
+        client, "/history/catalog", gpu="h100", **{"from": "2026-01-11", "to": "2026-01-18"}
+    )
+    assert [i["day"] for i in ranged["items"]] == ["2026-01-18"]
+    assert _ok(client, "/history/catalog", gpu="h100", to="2026-01-09")["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"gpu": "h100", "from": "2026-02-01", "to": "2026-01-01"}, "after"),
+        ({"gpu": "h100,a100"}, "comma"),
+        ({"gpu": "h100", "bucket": "day"}, "bucket"),
+        ({"from": "2026-01-01"}, "gpu"),
+    ],
+)
+def test_catalog_rejects_bad_parameters_with_400(client, params, message):
+    response = client.get("/history/catalog", params=params)
+    assert response.status_code == 400, response.text
+    assert message in response.text
 
 
 @pytest.mark.parametrize(
@@ -283,3 +444,251 @@ def test_history_routes_are_documented(client):
     assert {"/instances/{offer_id}/history", "/history", "/changes"} <= set(paths)
     params = {p["name"] for p in paths["/history"]["get"]["parameters"]}
     assert {"gpu", "pricing", "bucket", "from", "to"} <= params
+    catalog = {p["name"] for p in paths["/history/catalog"]["get"]["parameters"]}
+    assert catalog == {"gpu", "from", "to", "format"}
+
+
+# --- the replayed captures with the real public history datasets backfilled ------------------
+
+GPUHUNT = HISTORY / "gpuhunt-h100-h200-mi300x"
+GPU_HUNT_SITE = HISTORY / "gpu-hunt-site"
+# gpu-hunt.com servers whose display name says only "H100" (no SXM, PCIe or NVL), read off
+# 2026-04-01T18_servers.csv: "1× H100 (80GB)", "1× H100 NVLink 80GB" (an SXM or an NVL),
+# "1× H100", "1× H100 80GB". They are imported as family-level offers (gpu_family 'h100').
+H100_FAMILY_SERVERS = {
+    "fluidstack-nvidia_h100-1-80-us": "fluidstack",
+    "fluidstack-nvidia_h100-8-80-us": "fluidstack",
+    "oblivus-nvidia_h100_nvlink-1x": "oblivus",
+    "oblivus-nvidia_h100_nvlink-2x": "oblivus",
+    "oblivus-nvidia_h100_nvlink-4x": "oblivus",
+    "oblivus-nvidia_h100_nvlink-8x": "oblivus",
+    "salad-h100": "salad",
+    "tensordock-nvidia_h100-1-80gb-us": "tensordock",
+    "tensordock-nvidia_h100-8-80gb-us": "tensordock",
+}
+SITE_DAYS = ("2026-03-31", "2026-04-01")
+
+
+@pytest.fixture(scope="module")
+def backfilled(replayed_home, tmp_path_factory) -> Path:  # replayed_home: tests/conftest.py
+    """A copy of the replayed home after `gpuprices backfill` of gpuhunt's catalog and
+    gpu-hunt.com (as tests/pipelines/test_cli_history.py does): its published folder."""
+    paths = Paths(tmp_path_factory.mktemp("backfilled") / "home")
+    shutil.copytree(replayed_home[0].home, paths.home)
+    report = run_backfill(paths, HISTORY, ["gpuhunt-h100-h200-mi300x", "gpu-hunt-site"])
+    assert report.snapshot is not None
+    return paths.published
+
+
+@pytest.fixture(scope="module")
+def real(backfilled):
+    with TestClient(create_app(backfilled, reload_interval_s=3600)) as test_client:
+        yield test_client
+
+
+def _snapshot_rows(published: Path, sql: str, params: list | None = None) -> list[tuple]:
+    info = current(published)
+    assert info is not None
+    con = duckdb.connect(str(info.path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def _gpuhunt_h100_rows() -> dict[str, list[tuple[str, float]]]:
+    """{day: [(provider, USD per instance-hour)]} of the catalog's "H100" rows, per file."""
+    found: dict[str, list[tuple[str, float]]] = {}
+    for path in sorted(GPUHUNT.glob("*.json")):
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        found[path.name[:10]] = [
+            (r["provider"], float(r["price"].lstrip("$").replace(",", "")))
+            for r in rows
+            if r["gpuModel"] == "H100"
+        ]
+    return found
+
+
+def test_h100_history_has_gpu_hunt_family_level_offers_on_the_datasets_days(real, backfilled):
+    with (GPU_HUNT_SITE / "2026-03-31_to_2026-04-01_price_history.csv").open() as handle:
+        prices = [r for r in csv.DictReader(handle) if r["server_id"] in H100_FAMILY_SERVERS]
+    recorded = {
+        day: {r["server_id"] for r in prices if r["recorded_at"].startswith(day)}
+        for day in SITE_DAYS
+    }
+    # a provider's scraped offers win over imported ones on a day (fluidstack: its capture
+    # of 2025-01-09 is still its current H100 PCIe list), so its imported servers do not count
+    scraped = {
+        day: {
+            provider
+            for (provider,) in _snapshot_rows(
+                backfilled,
+                "select distinct provider from offer_history where source = 'scrape'"
+                " and gpu_id like 'h100-%' and pricing = 'on_demand' and not serverless"
+                " and valid_from < ?::date + 1 and (valid_to is null or valid_to > ?::date)",
+                [day, day],
+            )
+        }
+        for day in SITE_DAYS
+    }
+    assert "fluidstack" in scraped["2026-03-31"]
+    expected = {
+        day: sum(H100_FAMILY_SERVERS[s] not in scraped[day] for s in recorded[day])
+        for day in SITE_DAYS
+    }
+    # salad and tensordock on 03-31; oblivus's four NVLink servers join on 04-01
+    assert expected == {"2026-03-31": 3, "2026-04-01": 7}
+
+    body = _ok(real, "/history", gpu="h100", **{"from": "2026-03-30", "to": "2026-04-02"})
+    assert body["gpu_level"] == "family"
+    by_day = {i["start"]: i for i in body["items"]}
+    assert {d: by_day[d]["family_level_offer_count"] for d in SITE_DAYS} == expected
+    # salad (2.25) and tensordock (2.55 per GPU-hour) list only "H100"s; oblivus's cheapest is
+    # its H100 PCIe at 1.98, a model-level price
+    assert {d: by_day[d]["family_level_provider_count"] for d in SITE_DAYS} == {
+        "2026-03-31": 2,
+        "2026-04-01": 2,
+    }
+    # the dataset has nothing on the days around it
+    assert by_day["2026-03-30"]["family_level_offer_count"] == 0
+    assert by_day["2026-04-02"]["family_level_offer_count"] == 0
+
+
+def test_h100_sxm_history_has_no_family_level_offers(real):
+    body = _ok(real, "/history", gpu="h100-sxm", **{"from": "2026-03-30", "to": "2026-04-02"})
+    assert body["gpu_level"] == "model"
+    family = _ok(real, "/history", gpu="h100", **{"from": "2026-03-30", "to": "2026-04-02"})
+    assert len(body["items"]) == len(family["items"]) == 4
+    for model_day, family_day in zip(body["items"], family["items"], strict=True):
+        assert model_day["family_level_offer_count"] == 0
+        assert model_day["family_level_provider_count"] == 0
+        assert model_day["offer_count"] < family_day["offer_count"]
+
+
+@pytest.mark.parametrize(
+    ("family", "model"), [("a100", "a100-80gb"), ("a100", "a100-40gb-sxm"), ("v100", "v100-16gb")]
+)
+def test_other_families_take_their_family_level_offers_and_their_models_do_not(real, family, model):
+    window = {"from": "2026-04-01", "to": "2026-04-01"}
+    (day,) = _ok(real, "/history", gpu=family, **window)["items"]
+    assert day["family_level_offer_count"] > 0
+    for item in _ok(real, "/history", gpu=model, **window)["items"]:
+        assert item["family_level_offer_count"] == 0
+
+
+def test_h100_catalog_holds_every_h100_row_of_gpuhunt_with_its_figures(real):
+    dataset = _gpuhunt_h100_rows()
+    assert sum(len(rows) for rows in dataset.values()) == 12512
+    body = _ok(real, "/history/catalog", gpu="h100")
+    assert (body["gpu_level"], body["from"]) == ("family", None)
+    items = body["items"]
+    assert {(i["gpu_level"], i["gpu_model"], i["gpu_family"]) for i in items} == {
+        ("family", None, "h100")
+    }
+    assert {i["source"] for i in items} == {"import:gpuhunt-h100-h200-mi300x"}
+    assert [i["day"] for i in items] == sorted(dataset)
+    assert sum(i["offer_count"] for i in items) == 12512
+    for item in items:
+        rows = dataset[item["day"]]
+        cheapest = {p: min(price for q, price in rows if q == p) for p, _ in rows}
+        assert item["offer_count"] == len(rows)
+        assert item["provider_count"] == len(cheapest)
+        assert item["min_usd_per_instance_hour"] == min(cheapest.values())
+        assert item["median_usd_per_instance_hour"] == round(median(cheapest.values()), 6)
+        assert item["max_usd_per_instance_hour"] == max(cheapest.values())
+    # read off 2024-10-02_0eedde0.json: 475 "H100" rows of 8 providers, vastai's $0.45 the
+    # cheapest, oci's cheapest $80.00 the dearest provider's
+    day = next(i for i in items if i["day"] == "2024-10-02")
+    assert (day["offer_count"], day["provider_count"]) == (475, 8)
+    assert (day["min_usd_per_instance_hour"], day["max_usd_per_instance_hour"]) == (0.45, 80.0)
+
+
+def test_catalog_of_a_model_family_and_of_an_h100_variant(real):
+    # the catalog never says which H100: no row is an H100 SXM
+    assert _ok(real, "/history/catalog", gpu="h100-sxm")["items"] == []
+    h200 = _ok(real, "/history/catalog", gpu="H200")
+    assert h200["gpu_level"] == "model"
+    assert {(i["gpu_level"], i["gpu_model"]) for i in h200["items"]} == {("model", "h200")}
+    assert sum(i["offer_count"] for i in h200["items"]) == sum(
+        1
+        for path in GPUHUNT.glob("*.json")
+        for r in json.loads(path.read_text(encoding="utf-8"))
+        if r["gpuModel"] == "H200"
+    )
+    (a100,) = _ok(real, "/history/catalog", gpu="a100")["items"]
+    assert (a100["day"], a100["gpu_family"], a100["offer_count"]) == ("2024-09-24", "a100", 788)
+
+
+def test_history_and_catalog_answers_match_their_openapi_schemas(real):
+    spec = real.get("/schema/openapi.json").json()["components"]["schemas"]
+    answers = [
+        (
+            real.get("/history", params={"gpu": "h100", "from": "2026-03-31", "to": "2026-04-01"}),
+            MarketHistory,
+            MarketBucket,
+        ),
+        (
+            real.get("/history", params={"gpu": "h100-sxm", "bucket": "week"}),
+            MarketHistory,
+            MarketBucket,
+        ),
+        (real.get("/history/catalog", params={"gpu": "h100"}), CatalogHistory, CatalogDay),
+        (
+            real.get("/history/catalog", params={"gpu": "mi300x", "from": "2025-01-01"}),
+            CatalogHistory,
+            CatalogDay,
+        ),
+    ]
+    for response, page, item in answers:
+        assert response.status_code == 200, response.text
+        msgspec.json.decode(response.content, type=page)  # raises if a type disagrees
+        body = response.json()
+        assert set(body) == set(spec[page.__name__]["properties"])
+        assert body["items"]
+        for row in body["items"]:
+            assert set(row) == set(spec[item.__name__]["properties"])
+            assert set(spec[item.__name__]["required"]) <= set(row)
+
+
+def test_catalog_as_csv(real):
+    response = real.get("/history/catalog", params={"gpu": "h100", "format": "csv"})
+    assert response.status_code == 200
+    lines = response.text.splitlines()
+    assert lines[0].split(",")[:4] == ["day", "gpu_level", "gpu_model", "gpu_family"]
+    assert len(lines) == 1 + 25
+
+
+def test_gpu_chart_matches_history_for_an_id_that_prefixes_another(real, backfilled):
+    # h200 is one GPU; h200-nvl is another. The chart built its own 'h200-%' pattern and drew
+    # both, while /history?gpu=h200 is the H200 only
+    svg = real.get("/charts/gpus/h200/history.svg")  # by week, the 730 days to the snapshot
+    assert svg.status_code == 200, svg.text
+    drawn = [
+        (start, int(providers), int(offers))
+        for start, providers, offers in re.findall(
+            r"<title>(\d{4}-\d{2}-\d{2}): cheapest [^<]*; (\d+) providers, (\d+) offers</title>",
+            svg.text,
+        )
+    ]
+    info = current(backfilled)
+    assert info is not None
+    as_of = info.as_of.astimezone(UTC).date()
+    window = {"from": str(as_of - timedelta(days=729)), "to": str(as_of), "bucket": "week"}
+    history = _ok(real, "/history", gpu="h200", **window)["items"]
+    assert drawn == [(i["start"], i["provider_count"], i["offer_count"]) for i in history]
+    assert _ok(real, "/history", gpu="h200-nvl", **window)["items"], "no H200 NVL to leave out"
+    # what the chart's own pattern gave: the H200 NVL's offers counted in
+    first, last = as_of - timedelta(days=729), as_of + timedelta(days=1)
+    both = _snapshot_rows(
+        backfilled,
+        market_history_sql("week"),
+        [
+            datetime.combine(first, time(0), tzinfo=UTC),
+            datetime.combine(last, time(0), tzinfo=UTC),
+            info.as_of,
+            "on_demand",
+            "h200",
+            "h200-%",
+        ],
+    )
+    assert sum(row[5] for row in both) > sum(i["offer_count"] for i in history)
