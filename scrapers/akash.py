@@ -86,7 +86,14 @@ from scrapers.base import (
     SchemaDriftError,
     unknown_row,
 )
-from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
+from scrapers.parsing import (
+    RowExcluded,
+    decimal,
+    distinct_bodies,
+    ensure_unique,
+    gb_from_gib,
+    json_body,
+)
 
 GPU_PRICES_URL = "https://console-api.akash.network/v1/gpu-prices"
 HOMEPAGE = "https://akash.network"
@@ -163,12 +170,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     return ensure_unique(offers), excluded
 
 
-class _Excluded(Exception):
-    """One model left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 # Exclusions of models that could not be read: one is a slip, most of them a changed layout.

@@ -86,6 +86,7 @@ from scrapers.parsing import (
     gb_from_size,
     html_body,
     is_document_tail,
+    known_names_pattern,
     money,
     no_price_marker,
     node_text,
@@ -164,12 +165,7 @@ _PLAIN_PRICE = re.compile(r"^[-\u2212]?[$\u20ac\u00a3]\s?[-\u2212]?\d[\d,]*(?:\.
 # the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
 _MEMORY_VARIANT = re.compile(r"\s*\((?:High|Standard) Memory\)$")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_KNOWN_GPU = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+_KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:

@@ -69,6 +69,7 @@ from scrapers.parsing import (
     decimal,
     html_body,
     is_document_tail,
+    known_names_pattern,
     money,
     no_price_marker,
     node_text,
@@ -115,12 +116,7 @@ _DIGIT = re.compile(r"\d")
 # unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
 # 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
 # the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
-_KNOWN_GPU = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+_KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
 Column = tuple[PricingModel, int | None]
 

@@ -109,7 +109,15 @@ from scrapers.base import (
     SchemaDriftError,
     unknown_row,
 )
-from scrapers.parsing import Cell, decimal, html_tables, json_body, money, no_price_marker
+from scrapers.parsing import (
+    Cell,
+    RowExcluded,
+    decimal,
+    html_tables,
+    json_body,
+    money,
+    no_price_marker,
+)
 
 PRODUCTS_URL = "https://datacrunch.io/products"
 HOMEPAGE = "https://verda.com"
@@ -272,12 +280,7 @@ def _check_readable(offers: list[Offer], excluded: Counter[str]) -> None:
         raise SchemaDriftError(f"more DataCrunch rows or prices unreadable than read: {detail}")
 
 
-class _Excluded(Exception):
-    """One row (or one price of a row) left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _known_family(name: str) -> None:

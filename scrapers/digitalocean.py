@@ -107,6 +107,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     distinct_bodies,
     ensure_unique,
@@ -309,12 +310,7 @@ def _is_json(response: RawResponse) -> bool:
     return response.body.lstrip()[:1] == b"{"
 
 
-class _Excluded(Exception):
-    """One card or size left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _words(text: str) -> list[str]:

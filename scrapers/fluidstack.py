@@ -89,6 +89,7 @@ from scrapers.parsing import (
     decimal,
     html_body,
     is_document_tail,
+    known_names_pattern,
     money,
     no_price_marker,
     node_text,
@@ -121,12 +122,7 @@ _CARD_PRICE = re.compile(r"^[-\u2212]?\$\s?[-\u2212]?\d[\d,]*(?:\.\d+)?$")  # "$
 # unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
 # 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
 # the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
-_KNOWN_GPU = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+_KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
 
 @dataclass(frozen=True, slots=True)

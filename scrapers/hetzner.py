@@ -66,7 +66,14 @@ from scrapers.base import (
     SchemaDriftError,
     unknown_row,
 )
-from scrapers.parsing import decimal, distinct_bodies, ensure_unique, gb_from_gib, json_body
+from scrapers.parsing import (
+    RowExcluded,
+    decimal,
+    distinct_bodies,
+    ensure_unique,
+    gb_from_gib,
+    json_body,
+)
 
 PROVIDER_SLUG = "hetzner"
 HOMEPAGE = "https://www.hetzner.com/sb"
@@ -132,12 +139,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     return ensure_unique(offers), excluded
 
 
-class _Excluded(Exception):
-    """One server left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 # Exclusions of GPU servers that could not be read: one is a slip, most of them a changed layout.

@@ -72,7 +72,6 @@ lists the exclusions).
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,11 +92,13 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     distinct_bodies,
     ensure_unique,
     first_number,
     html_body,
+    known_names_pattern,
     money,
     no_price_marker,
     node_text,
@@ -158,12 +159,7 @@ KNOWN_GPU_MODELS = (
     "B300",
     "RTX PRO 6000",
 )
-_KNOWN_GPU = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+_KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 # ``parsing.money``'s amount with its sign: "-$3.64" and "$-3.64" are -3.64, not 3.64 and not
 # unreadable (a minus counts when it touches the symbol or the digits, so the "-" of "Price -
 # 3.64 USD" is not one). A negative (or zero) price is a wrong price: it is emitted as read so
@@ -240,12 +236,7 @@ def _left_out(excluded: Counter[str]) -> str:
     return f"; excluded: {dict(excluded)}" if excluded else ""
 
 
-class _Skip(Exception):
-    """One row (or cell) left out, under the exclusion reason it carries."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Skip = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _figure(text: str) -> Decimal:

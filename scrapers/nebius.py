@@ -85,10 +85,12 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     distinct_bodies,
     ensure_unique,
     first_number,
     html_body,
+    known_names_pattern,
     money,
     no_price_marker,
     node_text,
@@ -129,20 +131,10 @@ KNOWN_GPU_MODELS = (
     "RTX PRO 6000",
     "L40S",
 )
-_KNOWN_GPU = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    + "|".join(re.escape(m) for m in sorted(KNOWN_GPU_MODELS, key=len, reverse=True))
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+_KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
 
-class _Skip(Exception):
-    """One row (or cell) left out, under the exclusion reason it carries."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Skip = RowExcluded  # one row left out, with its exclusion reason
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:

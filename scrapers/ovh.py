@@ -75,6 +75,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     distinct_bodies,
     ensure_unique,
@@ -135,12 +136,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     return ensure_unique(offers), excluded
 
 
-class _Excluded(Exception):
-    """One GPU plan left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _plans(document: Any, response: RawResponse) -> list[Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
@@ -27,6 +27,22 @@ _MONEY = re.compile(
     r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<code>USD|EUR|GBP)?"
 )
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+class RowExcluded(Exception):
+    """One row (or one price of a row) left out of a parse; ``reason`` is its exclusion reason
+    (raised inside a parser, caught where it counts ``excluded[reason]``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def known_names_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    """A case-insensitive pattern matching any of ``names`` as a whole word (longest first, so
+    "RTX PRO 6000" wins over "RTX 6000"): how a parser tells a GPU it knows from a new one."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])", re.IGNORECASE)
 
 
 def money(text: str, *, default_currency: str | None = None) -> tuple[Decimal, str]:

@@ -65,6 +65,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     distinct_bodies,
     ensure_unique,
@@ -223,12 +224,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     return ensure_unique(offers), excluded
 
 
-class _Skip(Exception):
-    """One offer is left out; ``reason`` is its exclusion reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_Skip = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _field(offer: dict[str, Any], name: str) -> Any:
