@@ -27,7 +27,12 @@ from api.encoding import encode
 from api.fastpath import ResponseCache
 from api.limits import limit_query_length
 from api.params import enum_values, query_name, reject_unknown_parameters
-from api.store import NoSnapshot, SnapshotStore
+from api.store import (
+    RESPONSE_CACHE_BYTES,
+    RESPONSE_CACHE_BYTES_ENV,
+    NoSnapshot,
+    SnapshotStore,
+)
 from warehouse import remote
 from warehouse.paths import Paths
 
@@ -104,14 +109,19 @@ def create_app(
         if reload_interval_s is not None
         else float(os.environ.get(RELOAD_ENV, REMOTE_RELOAD_INTERVAL_S if url else "1.0"))
     )
+    cache_bytes = int(os.environ.get(RESPONSE_CACHE_BYTES_ENV, RESPONSE_CACHE_BYTES))
     if url:
         # Replicas elsewhere: read snapshots from $GPUPRICES_SNAPSHOT_URL via a local cache.
         source = remote.RemoteSnapshots(url, remote.cache_dir(paths))
         store = SnapshotStore(
-            source.cache_dir, reload_interval_s=interval, locate=source.current, where=url
+            source.cache_dir,
+            reload_interval_s=interval,
+            locate=source.current,
+            where=url,
+            cache_bytes=cache_bytes,
         )
     else:
-        store = SnapshotStore(directory, reload_interval_s=interval)
+        store = SnapshotStore(directory, reload_interval_s=interval, cache_bytes=cache_bytes)
     origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
     responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
     app = Litestar(

@@ -19,22 +19,21 @@ the alias table (``warehouse/seeds/gpu_aliases.csv``), including gpuhunt's and S
 from __future__ import annotations
 
 import difflib
-import re
 import types
 import typing
 from collections.abc import Iterable, Sequence
-from functools import cache
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
 
 from litestar.exceptions import ClientException
-from litestar.params import QueryParameter
+from litestar.params import Parameter, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.encoding import encode
-from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
+from warehouse import queries
+from warehouse.queries import MAX_LIST_VALUES, gpu_filter
 
-MAX_LIST_VALUES = 50
+__all__ = ["MAX_LIST_VALUES", "gpu_filter"]  # defined in warehouse.queries, used from here
 
 # Declared by every handler whose answer holds a list (items, or FitAnswer's offers); the
 # conversion itself is api.encoding.DataResponse.
@@ -58,15 +57,11 @@ def split_values(
     sorted (a stable cache key); ``None`` when none is given. ``lower`` folds case.
 
     Raises ``ClientException`` (400) for more than ``MAX_LIST_VALUES`` values."""
-    if not values:
-        return None
-    found = {
-        part.strip().lower() if lower else part.strip() for v in values for part in v.split(",")
-    }
-    found.discard("")
-    if len(found) > MAX_LIST_VALUES:
-        raise ClientException(f"{name}: at most {MAX_LIST_VALUES} values, got {len(found)}")
-    return sorted(found) or None
+    try:
+        found = queries.split_values(values, name, lower=lower)
+    except queries.FilterError as exc:
+        raise ClientException(str(exc)) from None
+    return list(found) if found else None
 
 
 def slugs(values: Iterable[str] | None, name: str = "provider") -> list[str] | None:
@@ -80,68 +75,12 @@ def gpu_filters(values: Iterable[str] | None) -> list[str] | None:
     return sorted({gpu_filter(v) for v in found}) if found else None
 
 
-# --- GPU spellings ----------------------------------------------------------------------------
-
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
-
-
-def hyphenated(value: str) -> str:
-    """``"H100 SXM"`` / ``"h100_sxm"`` / ``"H100--SXM"`` -> ``"h100-sxm"``."""
-    return "-".join(_NON_ALNUM.sub(" ", value.lower()).split())
-
-
-def _unambiguous(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """{key: value} without the keys that pair with two different values."""
-    found: dict[str, str | None] = {}
-    for key, value in pairs:
-        found[key] = value if found.get(key, value) == value else None
-    return {k: v for k, v in found.items() if v is not None}
-
-
-@cache
-def _gpu_vocabulary() -> tuple[frozenset[str], frozenset[str], dict[str, str], dict[str, str]]:
-    """(canonical ids, family terms, {compact term: term}, {compact alias: gpu_id}).
-
-    A family term is a run of an id's leading segments (``a100``, ``a100-80gb`` of
-    ``a100-80gb-sxm``): the filter matches the id itself and every id starting with it plus '-'.
-    Compact = without separators, the way gpuhunt and SkyPilot write names (``rtx4090``)."""
-    ids = frozenset(load_gpus())
-    terms = frozenset(
-        "-".join(parts[:n])
-        for gpu_id in ids
-        for parts in [gpu_id.split("-")]
-        for n in range(1, len(parts) + 1)
-    )
-    compact_terms = _unambiguous((t.replace("-", ""), t) for t in terms)
-    compact_aliases = _unambiguous(
-        (spelling.replace(" ", ""), gpu_id)
-        for key, gpu_id in alias_table().items()
-        for spelling in {key, strip_vendor_words(key)}
-    )
-    return ids, terms, compact_terms, compact_aliases
-
-
-def gpu_filter(value: str) -> str:
-    """A GPU value as the API's filter term: a canonical id (``rtx-4090``) or a family
-    (``h100``, ``a100-80gb``), matched as that id or any id starting with it plus '-'.
-
-    Tried in order: the value as an id, then as a family, in any case and punctuation
-    (``H100_SXM`` -> ``h100-sxm``, ``A100-80GB`` -> ``a100-80gb``); any spelling of the alias
-    table (``NVIDIA GeForce RTX 4090``, ``H200-SXM``); an id or family written without
-    separators (``RTX4090``, ``RTX6000Ada``, ``H100NVL``); an alias written without separators
-    (``RTXPRO6000S``, ``GTX1660S``). A value that is none of these is returned hyphenated and
-    matches no offer. Never raises."""
-    ids, terms, compact_terms, compact_aliases = _gpu_vocabulary()
-    term = hyphenated(value)
-    if term in ids or term in terms:
-        return term
-    if (gpu_id := resolve(value)) is not None:
-        return gpu_id
-    compact = term.replace("-", "")
-    for table in (compact_terms, compact_aliases):
-        if compact in table:
-            return table[compact]
-    return term
+def filter_parameter(name: str, **extra: Any) -> Any:
+    """The Litestar ``Parameter`` of offer filter ``name``: description and bounds from
+    ``warehouse.queries.FILTER_FIELDS``, the one definition of every offer filter."""
+    spec = queries.FILTER_FIELDS[name]
+    bounds = {k: v for k, v in (("ge", spec.ge), ("le", spec.le)) if v is not None}
+    return Parameter(description=spec.description, **bounds, **extra)
 
 
 # --- handler declarations ---------------------------------------------------------------------

@@ -1,183 +1,63 @@
-"""Every SQL statement the API runs, in one place. Values are always bound parameters;
+"""Every SQL statement the API runs that is not about current offers (those are
+``warehouse.queries``). Values are always bound parameters;
 identifiers (sort columns) come only from the allow-lists below."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from warehouse.gpus import load_gpus
-
-# sort parameter -> column (allow-list; never interpolate user text into SQL). Each key sorts
-# ascending; "-<key>" sorts the same column descending. Ties: offer id, ascending.
-INSTANCE_SORTS: dict[str, str] = {
-    "price": "price_per_hour_usd",
-    "price_per_gpu": "price_per_gpu_hour_usd",
-    "price_per_vram_gb": "price_per_vram_gb_hour_usd",
-    "vram": "vram_gb_usable",
-}
-INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
-    key for name in INSTANCE_SORTS for key in (name, f"-{name}")
+# Offers (GET /instances, `gpuprices query`, the economics endpoints' offer filters) are
+# warehouse.queries: re-exported here for the endpoints that have not moved yet.
+from warehouse.queries import (
+    INSTANCE_COLUMNS,
+    INSTANCE_SORT_KEYS,
+    INSTANCE_SORTS,
+    PROVIDER_STATUS_SQL,
+    PROVIDERS_SQL,
+    OfferFilter,
+    Where,
+    cheapest_per_gpu_sql,
+    gpu_filter,
+    gpu_prefix_pattern,
+    instances_sql,
 )
+from warehouse.queries import gpu_clause as _gpu_clause
 
-
-def _order_by(sort: str) -> str:
-    """``price`` -> ``price_per_hour_usd asc nulls last``; ``-price`` -> ``... desc nulls last``.
-    ``sort`` must be one of INSTANCE_SORT_KEYS (KeyError otherwise)."""
-    column = INSTANCE_SORTS[sort.removeprefix("-")]
-    return f"{column} {'desc' if sort.startswith('-') else 'asc'} nulls last"
-
-
-INSTANCE_COLUMNS = """
-    offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_model as gpu_name,
-    gpu_name as gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
-    vram_gb_per_gpu,
-    vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,
-    memory_type, memory_bandwidth_gbps, fp8, bf16, interconnect, vcpus, ram_gb, storage_gb,
-    pricing, reserved_term_months, price, currency, price_unit, price_per, price_per_hour,
-    usd_per_unit, fx_rate_date, price_per_hour_usd, price_per_gpu_hour_usd,
-    price_per_vram_gb_hour_usd, price_status,
-    from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
-        as price_status_reasons,
-    serverless, observed_at, observed_precision, age_days, stale, data_origin, source_url,
-    price_source, billing_granularity, billing_granularity_s, minimum_charge_s,
-    egress_usd_per_gb, block_storage_usd_per_gb_month, spot_available
-"""
+__all__ = [
+    "INSTANCE_COLUMNS",
+    "INSTANCE_SORTS",
+    "INSTANCE_SORT_KEYS",
+    "PROVIDERS_SQL",
+    "PROVIDER_STATUS_SQL",
+    "OfferFilter",
+    "Where",
+    "cheapest_per_gpu_sql",
+    "gpu_prefix_pattern",
+    "instances_sql",
+    "instances_where",
+    "normalise_gpu_filter",
+]
 
 
 def normalise_gpu_filter(value: str) -> str:
-    """A GPU value -> its filter term: a canonical id or a family (``"H100 SXM"``,
-    ``"RTX4090"``, ``"A100-80GB"`` -> ``h100-sxm``, ``rtx-4090``, ``a100-80gb``); see
-    ``api.params.gpu_filter``."""
-    from api.params import gpu_filter  # here: `gpuprices query` imports this module, not Litestar
-
+    """A GPU value -> its filter term (``warehouse.queries.gpu_filter``)."""
     return gpu_filter(value)
 
 
-def gpu_prefix_pattern(term: str) -> str | None:
-    """The LIKE pattern of a family term's members (``h100`` -> ``h100-%``), or None for a
-    canonical id, which matches itself only (``rtx-3090`` is not ``rtx-3090-ti``)."""
-    if term in load_gpus():
-        return None
-    return term.replace("_", "\\_").replace("%", "\\%") + "-%"
-
-
-def _gpu_clause(w: Where, column: str, terms: list[str]) -> None:
-    ors = []
-    for term in terms:
-        pattern = gpu_prefix_pattern(term)
-        if pattern is None:
-            ors.append(f"{column} = ?")
-            w.params.append(term)
-        else:
-            ors.append(f"({column} = ? or {column} like ? escape '\\')")
-            w.params.extend([term, pattern])
-    w.clauses.append("(" + " or ".join(ors) + ")")
-
-
-@dataclass
-class Where:
-    clauses: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
-
-    def add(self, clause: str, *params: Any) -> None:
-        self.clauses.append(clause)
-        self.params.extend(params)
-
-    def sql(self) -> str:
-        return ("where " + " and ".join(self.clauses)) if self.clauses else ""
-
-
-def instances_where(f: dict[str, Any]) -> Where:
-    """Filters of GET /instances -> a bound where clause over current_offers.
-
-    Memory filters use the memory the user gets (``vram_gb_usable``: a 1/8 share of a 96 GB
-    GPU is 12 GB). Suspect prices (``warehouse.plausibility``) are left out unless
-    ``include_suspect`` is true; ``max_age_days`` bounds the price's own age."""
-    w = Where()
-    if not f.get("include_suspect"):
-        w.add("price_status = 'ok'")
-    if f.get("max_age_days") is not None:
-        w.add("age_days <= ?", f["max_age_days"])
-    if f.get("min_vram") is not None:
-        w.add("vram_gb_usable >= ?", f["min_vram"])
-    if f.get("min_total_vram") is not None:
-        w.add("vram_gb_total >= ?", f["min_total_vram"])
-    if f.get("fp8") is not None:
-        w.add("fp8 = ?", f["fp8"])
-    if f.get("bf16") is not None:
-        w.add("bf16 = ?", f["bf16"])
-    if f.get("gpu"):
-        _gpu_clause(w, "gpu_id", f["gpu"])
-    if f.get("provider"):  # slugs are lowercase; a value in any case matches
-        w.add(
-            f"provider in ({', '.join('?' for _ in f['provider'])})",
-            *(p.lower() for p in f["provider"]),
-        )
-    if f.get("pricing"):
-        w.add(f"pricing in ({', '.join('?' for _ in f['pricing'])})", *f["pricing"])
-    if f.get("serverless") is not None:
-        w.add("serverless = ?", f["serverless"])
-    if f.get("max_price") is not None:
-        w.add("price_per_hour_usd <= ?", f["max_price"])
-    if f.get("max_price_per_gpu") is not None:
-        w.add("price_per_gpu_hour_usd <= ?", f["max_price_per_gpu"])
-    if f.get("min_gpus") is not None:
-        w.add("gpu_count >= ?", f["min_gpus"])
-    if f.get("region"):
-        w.add(
-            f"lower(region) in ({', '.join('?' for _ in f['region'])})",
-            *(r.lower() for r in f["region"]),
-        )
-    return w
-
-
-def instances_sql(where: Where, sort: str) -> tuple[str, str]:
-    """(page query, count query). ``sort`` must be one of INSTANCE_SORT_KEYS (``-`` prefix:
-    descending); rows without the value come last either way, ties go by offer id."""
-    page = (
-        f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
-        f" {where.sql()} order by {_order_by(sort)}, offer_id limit ? offset ?"
-    )
-    count = f"select count(*) as n from current_offers {where.sql()}"
-    return page, count
-
-
-def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
-    """Like ``instances_sql``, but one row per (provider, GPU model, pricing): the offer with the
-    lowest USD per GPU-hour, with ``offers_in_group`` = matching offers in its group. Offers with
-    an unresolved GPU are grouped by the provider's spelling, never merged with other GPUs."""
-    ranked = f"""
-        with matching as (select * from current_offers {where.sql()}),
-        ranked as (
-            select *,
-                count(*) over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
-                ) as offers_in_group,
-                row_number() over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
-                    order by price_per_gpu_hour_usd asc, offer_id
-                ) as group_rank
-            from matching
-        )
-    """
-    page = (
-        f"{ranked} select {INSTANCE_COLUMNS}, offers_in_group from ranked where group_rank = 1"
-        f" order by {_order_by(sort)}, offer_id limit ? offset ?"
-    )
-    count = f"{ranked} select count(*) as n from ranked where group_rank = 1"
-    return page, count
+def instances_where(f: dict[str, Any] | OfferFilter) -> Where:
+    """Offer filters (an OfferFilter, or a dict of its fields holding normalised values, as
+    the economics endpoints build them) -> a bound where clause over current_offers."""
+    if isinstance(f, OfferFilter):
+        return f.where()
+    given: dict[str, Any] = {
+        k: (tuple(v) if isinstance(v, list) else v)
+        for k, v in f.items()
+        if v is not None and not (k == "include_suspect" and not v)
+    }
+    return OfferFilter(**given).where()
 
 
 GPUS_SQL = "select * from gpus order by vendor, gpu_id"
-# excluded_rows and skipped_parts are stored as JSON text; served as objects
-_PROVIDER_STATUS = (
-    "select * replace ("
-    "from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows,"
-    " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts)"
-    " from provider_status"
-)
-PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"
 HEALTH_SQL = "select count(*) as offers, count(distinct provider) as providers from current_offers"
 HEALTH_ORIGINS_SQL = """
     select data_origin, count(*) as offers, count(distinct provider) as providers,
@@ -187,7 +67,6 @@ HEALTH_ORIGINS_SQL = """
 
 
 # --- provider facts and serverless platforms (GET /providers/{slug}, GET /serverless) ---------
-PROVIDER_STATUS_SQL = f"{_PROVIDER_STATUS} where provider = ?"
 PROVIDER_FACTS_SQL = "select * from provider_facts where provider = ?"
 KNOWN_PROVIDERS_SQL = """
     select provider from provider_status

@@ -3,7 +3,14 @@
 The API never opens the warehouse file. It reads ``published/CURRENT``, copies that snapshot
 into an in-memory DuckDB, and swaps it in when the pointer changes (checked at most once per
 ``reload_interval_s``). A request holds one ``Snapshot`` object from start to end, so every
-response is consistent with exactly one snapshot. Encoded responses are cached per snapshot.
+response is consistent with exactly one snapshot.
+
+At load, ``current_offers`` is also read into a ``warehouse.queries.OfferTable`` with every row
+pre-encoded (``Snapshot.offers``): GET /instances answers any query from it without SQL or a
+cache. The one response cache (``Snapshot.cached``) holds the other endpoints' encoded 200
+answers, keyed by their normalised parameters, per snapshot (a swap drops it), bounded in bytes
+(``$GPUPRICES_RESPONSE_CACHE_BYTES``, default ``RESPONSE_CACHE_BYTES``; 0 turns it off); an
+empty body (a handler's "not found") is never kept.
 """
 
 from __future__ import annotations
@@ -20,9 +27,37 @@ from typing import Any
 import duckdb
 from litestar.di import NamedDependency
 
+from api.encoding import encode
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
+from warehouse.queries import OfferTable
 
-RESPONSE_CACHE_ENTRIES = 4096
+RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+RESPONSE_CACHE_BYTES_ENV = "GPUPRICES_RESPONSE_CACHE_BYTES"
+
+
+class EncodedOffers:
+    """A snapshot's current offers: the OfferTable and each item's JSON bytes without its
+    closing ``,"offers_in_group":null}`` (so a group count can be spliced in)."""
+
+    _TAIL = b',"offers_in_group":null}'
+
+    def __init__(self, table: OfferTable) -> None:
+        self.table = table
+        self.heads: list[bytes] = []
+        for item in table.items:
+            body = encode(item)
+            if not body.endswith(self._TAIL):  # the schema keeps offers_in_group last
+                raise ValueError(f"unexpected encoding of offer {item.get('id')!r}")
+            self.heads.append(body[: -len(self._TAIL)])
+
+    def items_json(self, rows: list[int], groups: list[int | None]) -> bytes:
+        """The JSON array of these rows, as encoding their dicts would give it."""
+        heads = self.heads
+        parts = [
+            heads[i] + (self._TAIL if g is None else b',"offers_in_group":%d}' % g)
+            for i, g in zip(rows, groups, strict=True)
+        ]
+        return b"[" + b",".join(parts) + b"]"
 
 
 class NoSnapshot(RuntimeError):
@@ -34,7 +69,10 @@ class Snapshot:
     info: SnapshotInfo
     con: duckdb.DuckDBPyConnection
     tables: frozenset[str]
+    offers: EncodedOffers | None = None
+    cache_bytes: int = RESPONSE_CACHE_BYTES
     _cache: OrderedDict[Any, bytes] = field(default_factory=OrderedDict)
+    _cached_bytes: int = 0
     _cache_lock: threading.Lock = field(default_factory=threading.Lock)
     _local: threading.local = field(default_factory=threading.local)
 
@@ -57,17 +95,30 @@ class Snapshot:
         return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
 
     def cached(self, key: Any, build: Callable[[], bytes]) -> bytes:
+        """``build()``'s bytes, kept under ``key`` (hashable, normalised by the caller) for
+        this snapshot. Least recently used out first beyond ``cache_bytes``; a body larger
+        than the bound, or empty (a "not found"), is not kept. ``build`` raising (a 4xx) keeps
+        nothing."""
         with self._cache_lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
         body = build()
+        if not body or len(body) > self.cache_bytes:
+            return body
         with self._cache_lock:
-            self._cache[key] = body
-            if len(self._cache) > RESPONSE_CACHE_ENTRIES:
-                self._cache.popitem(last=False)
+            if key not in self._cache:
+                self._cache[key] = body
+                self._cached_bytes += len(body)
+            while self._cached_bytes > self.cache_bytes:
+                _, dropped = self._cache.popitem(last=False)
+                self._cached_bytes -= len(dropped)
         return body
+
+    @property
+    def cached_bytes(self) -> int:
+        return self._cached_bytes
 
 
 class SnapshotStore:
@@ -79,8 +130,10 @@ class SnapshotStore:
         reload_interval_s: float = 1.0,
         locate: Callable[[], SnapshotInfo | None] | None = None,
         where: str | None = None,
+        cache_bytes: int = RESPONSE_CACHE_BYTES,
     ) -> None:
         self.published_dir = published_dir
+        self.cache_bytes = cache_bytes
         self.reload_interval_s = reload_interval_s
         # Where the current snapshot is found: the local published directory by default, or
         # e.g. warehouse.remote.RemoteSnapshots(url, cache).current for replicas elsewhere.
@@ -118,17 +171,19 @@ class SnapshotStore:
                 return False
             try:
                 con = load_into_memory(info)
+                tables = frozenset(
+                    r[0]
+                    for r in con.execute(
+                        "select table_name from information_schema.tables"
+                        " where table_schema = 'main'"
+                    ).fetchall()
+                )
+                offers = EncodedOffers(OfferTable.load(con)) if "current_offers" in tables else None
             except (duckdb.Error, OSError) as exc:
                 # Keep serving the snapshot we have; a pruned or unreadable file is retried later.
                 self.last_error = f"could not load snapshot {info.snapshot_id}: {exc}"
                 return False
-            tables = frozenset(
-                r[0]
-                for r in con.execute(
-                    "select table_name from information_schema.tables where table_schema = 'main'"
-                ).fetchall()
-            )
-            self._snapshot = Snapshot(info, con, tables)
+            self._snapshot = Snapshot(info, con, tables, offers, self.cache_bytes)
             self.last_error = None
             return True
 

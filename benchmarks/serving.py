@@ -62,10 +62,21 @@ def _ms(value: str, unit: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def wrk(url: str, duration_s: float, connections: int, threads: int) -> Load:
-    """Drive ``url`` with wrk; parse requests/s and the latency percentiles (``--latency``)."""
+def wrk(
+    url: str, duration_s: float, connections: int, threads: int, extra: Sequence[str] = ()
+) -> Load:
+    """Drive ``url`` with wrk; parse requests/s and the latency percentiles (``--latency``).
+    ``extra``: more wrk arguments after the URL (``-s script.lua -- args``)."""
     done = subprocess.run(
-        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration_s:g}s", "--latency", url],
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{connections}",
+            f"-d{duration_s:g}s",
+            "--latency",
+            url,
+            *extra,
+        ],
         capture_output=True,
         text=True,
         check=True,

@@ -1,8 +1,8 @@
 """``gpuprices query`` (the API's /instances filters) and ``gpuprices status`` (per-provider
 freshness, last error and offer counts), both over the current published snapshot.
 
-The CLI is the project's composition root (it also starts the API), so ``query`` reuses the
-API's filter and SQL builders rather than keeping a second copy that could drift from them.
+``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances and answers it with
+the same SQL (``warehouse.queries``; nothing here imports ``api``).
 Both print through ``pipelines.cli_output``: a table that fits 80 columns on a terminal,
 CSV when piped, or ``--format csv|tsv|json``.
 """
@@ -18,14 +18,23 @@ from typing import Any
 import duckdb
 from rich.text import Text
 
-from api.queries import INSTANCE_SORTS, PROVIDERS_SQL, instances_sql, instances_where
 from pipelines import cli_output
 from pipelines.cli_exports import current_snapshot
 from pipelines.cli_output import Column
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, load_into_memory
+from warehouse.queries import (
+    INSTANCE_SORTS,
+    PRICING_MODELS,
+    PROVIDERS_SQL,
+    FilterError,
+    OfferFilter,
+    OfferQuery,
+    item_columns,
+    query_offers_sql,
+)
 
-PRICING = ("on_demand", "spot", "reserved", "dynamic")
+PRICING = PRICING_MODELS
 MAX_ERROR_LIST_CHARS = 240  # `status` lists errors below its table, wrapped, up to this long
 
 # CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
@@ -73,12 +82,6 @@ STATUS_FIELDS = (
 )
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    result = con.execute(sql, params)
-    columns = [d[0] for d in result.description or []]
-    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
-
-
 def _money(value: Decimal | float | None, places: int = 2) -> str:
     return "" if value is None else f"{Decimal(str(value)):,.{places}f}"
 
@@ -95,26 +98,24 @@ def _open() -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | None:
     return found, load_into_memory(found)
 
 
-def filters_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The /instances filter dict, built exactly as the API builds it from query parameters."""
-    from api.queries import normalise_gpu_filter
-
-    return {
-        "min_vram": args.min_vram,
-        "min_total_vram": args.min_total_vram,
-        "fp8": args.fp8,
-        "bf16": args.bf16,
-        "gpu": sorted({normalise_gpu_filter(g) for g in args.gpu}) if args.gpu else None,
-        "provider": sorted(set(args.provider)) if args.provider else None,
-        "pricing": sorted(set(args.pricing)) if args.pricing else None,
-        "serverless": args.serverless,
-        "max_price": args.max_price,
-        "max_price_per_gpu": args.max_price_per_gpu,
-        "min_gpus": args.min_gpus,
-        "region": sorted(set(args.region)) if args.region else None,
-        "max_age_days": args.max_age_days,
-        "include_suspect": args.include_suspect or None,
-    }
+def filter_from_args(args: argparse.Namespace) -> OfferFilter:
+    """The /instances filter of the arguments (``OfferFilter.build``, as the API builds it)."""
+    return OfferFilter.build(
+        min_vram=args.min_vram,
+        min_total_vram=args.min_total_vram,
+        fp8=args.fp8,
+        bf16=args.bf16,
+        gpu=args.gpu,
+        provider=args.provider,
+        pricing=args.pricing,
+        serverless=args.serverless,
+        max_price=args.max_price,
+        max_price_per_gpu=args.max_price_per_gpu,
+        min_gpus=args.min_gpus,
+        region=args.region,
+        max_age_days=args.max_age_days,
+        include_suspect=args.include_suspect,
+    )
 
 
 # --- query -------------------------------------------------------------------------------------
@@ -187,17 +188,18 @@ QUERY_COLUMNS = (
 
 def run_query(args: argparse.Namespace) -> int:
     """Print matching offers, cheapest first by ``--sort``; 1 if there is no snapshot."""
+    try:
+        query = OfferQuery(filter_from_args(args), args.sort, args.limit, args.offset)
+    except FilterError as exc:
+        cli_output.error(str(exc))
+        return 2
     opened = _open()
     if opened is None:
         return 1
     info, con = opened
     try:
-        where = instances_where(filters_from_args(args))
-        page_sql, count_sql = instances_sql(where, args.sort)
-        result = con.execute(page_sql, [*where.params, args.limit, args.offset])
-        fields = [d[0] for d in result.description or []]
-        items = [dict(zip(fields, row, strict=True)) for row in result.fetchall()]
-        total = _rows(con, count_sql, where.params)[0]["n"]
+        items, total = query_offers_sql(con, query)
+        fields = item_columns(con)
     finally:
         con.close()
     fmt = cli_output.resolve_format(args.format)

@@ -5,21 +5,25 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from litestar import Controller, Request, Response, get
+from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from api.encoding import json_response, page_body
-from api.params import MAX_LIST_VALUES, ListFormat, gpu_filters, slugs, split_values
-from api.queries import (
-    INSTANCE_SORT_KEYS,
-    cheapest_per_gpu_sql,
-    instances_sql,
-    instances_where,
-)
+from api.encoding import encode, json_response, page_body
+from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
-from api.store import Store
+from api.store import Snapshot, Store
+from warehouse.queries import (
+    GPU_DOC,
+    INSTANCE_SORT_KEYS,
+    MAX_LIMIT,
+    PROVIDER_DOC,
+    FilterError,
+    OfferFilter,
+    OfferQuery,
+    query_offers_sql,
+)
 
-MAX_LIMIT = 1000
 Sort = Literal[
     "price",
     "-price",
@@ -31,13 +35,29 @@ Sort = Literal[
     "-vram",
 ]
 PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
-# Documentation of the list filters shared with the economics endpoints.
-GPU_DOC = (
-    "Canonical GPU id or family, e.g. h100-sxm, h100 or a100-80gb, in any case and punctuation, "
-    "or another spelling of it (RTX4090, A100-80GB, H100-SXM, NVIDIA L40S); an id matches that "
-    "GPU only, a family every GPU whose id starts with it. Repeatable or comma-separated"
-)
-PROVIDER_DOC = "Provider slug, any case (repeatable or comma-separated: lambda,runpod)"
+__all__ = ["GPU_DOC", "PROVIDER_DOC", "PricingModel", "instances_body"]  # shared with economics
+
+
+def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
+    """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
+    (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
+    offers = snapshot.offers
+    if offers is None:
+        items, total = query_offers_sql(snapshot.cursor(), query)
+        return page_body(
+            items, total=total, limit=query.limit, offset=query.offset, as_of=snapshot.as_of
+        )
+    found = offers.table.page(query)
+    return b"".join(
+        (
+            b'{"items":',
+            offers.items_json(found.rows, found.groups),
+            b',"total":%d,"limit":%d,"offset":%d,"as_of":'
+            % (found.total, query.limit, query.offset),
+            encode(snapshot.as_of),
+            b"}",
+        )
+    )
 
 
 class InstancesController(Controller):
@@ -63,74 +83,24 @@ class InstancesController(Controller):
         self,
         request: Request,
         store: Store,
-        min_vram: Annotated[
-            float | None,
-            Parameter(
-                ge=0,
-                le=10_000,
-                description="Minimum GB of usable VRAM per GPU (vram_gb_usable: a share of a "
-                "GPU counts with the memory it gets)",
-            ),
-        ] = None,
-        min_total_vram: Annotated[
-            float | None,
-            Parameter(
-                ge=0, le=100_000, description="Minimum GB of usable VRAM per instance (all GPUs)"
-            ),
-        ] = None,
-        fp8: Annotated[
-            bool | None, Parameter(description="Only GPUs with (true) / without (false) native FP8")
-        ] = None,
-        bf16: Annotated[
-            bool | None,
-            Parameter(description="Only GPUs with (true) / without (false) native BF16"),
-        ] = None,
-        gpu: Annotated[
-            list[str] | None,
-            Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES),
-        ] = None,
+        min_vram: Annotated[float | None, filter_parameter("min_vram")] = None,
+        min_total_vram: Annotated[float | None, filter_parameter("min_total_vram")] = None,
+        fp8: Annotated[bool | None, filter_parameter("fp8")] = None,
+        bf16: Annotated[bool | None, filter_parameter("bf16")] = None,
+        gpu: Annotated[list[str] | None, filter_parameter("gpu", max_items=MAX_LIST_VALUES)] = None,
         provider: Annotated[
-            list[str] | None,
-            Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES),
+            list[str] | None, filter_parameter("provider", max_items=MAX_LIST_VALUES)
         ] = None,
-        pricing: Annotated[
-            list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
-        ] = None,
-        serverless: Annotated[
-            bool | None,
-            Parameter(description="Only serverless tiers (true) or only instances (false)"),
-        ] = None,
-        max_price: Annotated[
-            float | None, Parameter(ge=0, description="Maximum USD per instance-hour")
-        ] = None,
-        max_price_per_gpu: Annotated[
-            float | None, Parameter(ge=0, description="Maximum USD per GPU-hour")
-        ] = None,
-        min_gpus: Annotated[
-            float | None, Parameter(ge=0, le=10_000, description="Minimum GPUs per instance")
-        ] = None,
+        pricing: Annotated[list[PricingModel] | None, filter_parameter("pricing")] = None,
+        serverless: Annotated[bool | None, filter_parameter("serverless")] = None,
+        max_price: Annotated[float | None, filter_parameter("max_price")] = None,
+        max_price_per_gpu: Annotated[float | None, filter_parameter("max_price_per_gpu")] = None,
+        min_gpus: Annotated[float | None, filter_parameter("min_gpus")] = None,
         region: Annotated[
-            list[str] | None,
-            Parameter(
-                description="Region code, any case (repeatable or comma-separated)",
-                max_items=MAX_LIST_VALUES,
-            ),
+            list[str] | None, filter_parameter("region", max_items=MAX_LIST_VALUES)
         ] = None,
-        max_age_days: Annotated[
-            float | None,
-            Parameter(
-                ge=0,
-                le=100_000,
-                description="Only prices observed at most this many days before the snapshot",
-            ),
-        ] = None,
-        include_suspect: Annotated[
-            bool,
-            Parameter(
-                description="Also list prices the plausibility screen marks suspect "
-                "(price_status, price_status_reasons); left out by default"
-            ),
-        ] = False,
+        max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
+        include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -159,41 +129,33 @@ class InstancesController(Controller):
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
-        filters = {
-            "min_vram": min_vram,
-            "min_total_vram": min_total_vram,
-            "fp8": fp8,
-            "bf16": bf16,
-            "gpu": gpu_filters(gpu),
-            "provider": slugs(provider),
-            "pricing": sorted(set(pricing)) if pricing else None,
-            "serverless": serverless,
-            "max_price": max_price,
-            "max_price_per_gpu": max_price_per_gpu,
-            "min_gpus": min_gpus,
-            "region": split_values(region, "region", lower=True),
-            "max_age_days": max_age_days,
-            "include_suspect": include_suspect or None,
-        }
-        key = (
-            "instances",
-            tuple(sorted((k, str(v)) for k, v in filters.items() if v is not None)),
-            sort,
-            limit,
-            offset,
-            cheapest_per_gpu,
-        )
-
-        def build() -> bytes:
-            where = instances_where(filters)
-            page_sql, count_sql = (cheapest_per_gpu_sql if cheapest_per_gpu else instances_sql)(
-                where, sort
+        try:
+            query = OfferQuery(
+                OfferFilter.build(
+                    min_vram=min_vram,
+                    min_total_vram=min_total_vram,
+                    fp8=fp8,
+                    bf16=bf16,
+                    gpu=gpu,
+                    provider=provider,
+                    pricing=pricing,
+                    serverless=serverless,
+                    max_price=max_price,
+                    max_price_per_gpu=max_price_per_gpu,
+                    min_gpus=min_gpus,
+                    region=region,
+                    max_age_days=max_age_days,
+                    include_suspect=include_suspect,
+                ),
+                sort=sort,
+                limit=limit,
+                offset=offset,
+                cheapest_per_gpu=cheapest_per_gpu,
             )
-            items = snapshot.query(page_sql, [*where.params, limit, offset])
-            total = snapshot.query(count_sql, where.params)[0]["n"]
-            return page_body(items, total=total, limit=limit, offset=offset, as_of=snapshot.as_of)
-
-        return json_response(snapshot.cached(key, build), list_format=format_)
+        except FilterError as exc:
+            raise ClientException(str(exc)) from None
+        # no response cache: an in-memory query costs less than a cache of every query would
+        return json_response(instances_body(snapshot, query), list_format=format_)
 
 
 assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree

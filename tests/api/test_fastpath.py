@@ -70,3 +70,42 @@ def test_cors_headers_are_added_to_cached_responses(
     assert app.state["response_cache"].hits == 2
     assert cached.headers["access-control-allow-origin"] == "https://example.org"
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_the_handler_cache_is_bounded_in_bytes_and_keeps_no_empty_answer(
+    published: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUPRICES_RESPONSE_CACHE_BYTES", "100")
+    app = create_app(published, reload_interval_s=3600)
+    snapshot = app.state["store"].get()
+    built: list[str] = []
+
+    def build(body: bytes):
+        return lambda: built.append(body.decode()) or body
+
+    assert snapshot.cached("a", build(b"x" * 60)) == b"x" * 60
+    assert snapshot.cached("a", build(b"x" * 60)) == b"x" * 60  # a hit: not built again
+    snapshot.cached("b", build(b"y" * 60))  # over 100 bytes: "a" goes
+    snapshot.cached("c", build(b"z" * 101))  # larger than the bound: never kept
+    snapshot.cached("d", build(b""))  # empty ("not found"): never kept
+    snapshot.cached("d", build(b""))
+    assert snapshot.cached_bytes == 60 and list(snapshot._cache) == ["b"]
+    assert len(built) == 5
+
+
+def test_instances_answer_from_memory_exactly_as_by_sql(published: Path) -> None:
+    from api.controllers.instances import instances_body
+    from api.encoding import page_body
+    from warehouse.queries import OfferFilter, OfferQuery, query_offers_sql
+
+    app = create_app(published, reload_interval_s=3600)
+    snapshot = app.state["store"].get()
+    for query in (
+        OfferQuery(OfferFilter.build(min_vram=80, fp8=True)),
+        OfferQuery(OfferFilter.build(provider=["vast"]), cheapest_per_gpu=True, sort="-price"),
+    ):
+        items, total = query_offers_sql(snapshot.cursor(), query)
+        expected = page_body(
+            items, total=total, limit=query.limit, offset=query.offset, as_of=snapshot.as_of
+        )
+        assert instances_body(snapshot, query) == expected

@@ -1,0 +1,128 @@
+"""warehouse.queries: the one offer filter, answered by SQL and by the in-memory OfferTable
+alike (same rows, order, totals and group counts), and the CLI importing no ``api``."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from warehouse.publish import current, load_into_memory
+from warehouse.queries import (
+    INSTANCE_SORT_KEYS,
+    FilterError,
+    OfferFilter,
+    OfferQuery,
+    OfferTable,
+    gpu_filter,
+    query_offers_sql,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def con(replayed_home):  # tests/conftest.py: every capture replayed
+    paths, _ = replayed_home
+    info = current(paths.published)
+    assert info is not None
+    connection = load_into_memory(info)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def table(con) -> OfferTable:
+    return OfferTable.load(con)
+
+
+FIXED = [
+    OfferQuery(),
+    OfferQuery(OfferFilter.build(min_vram=80, fp8=True)),
+    OfferQuery(OfferFilter.build(gpu=["H100"], min_gpus=8), sort="price_per_gpu", limit=20),
+    OfferQuery(OfferFilter.build(provider=["Lambda,runpod"]), sort="-price", limit=7, offset=3),
+    OfferQuery(OfferFilter.build(pricing=["spot"], max_price_per_gpu=3), sort="-vram"),
+    OfferQuery(OfferFilter.build(serverless=True), sort="price_per_gpu"),
+    OfferQuery(OfferFilter.build(provider=["vast"]), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(include_suspect=True), sort="-price_per_vram_gb", limit=1000),
+    OfferQuery(OfferFilter.build(region=["US-EAST-1"], max_age_days=365)),
+    OfferQuery(OfferFilter.build(min_total_vram=640, bf16=True), cheapest_per_gpu=True),
+]
+
+
+@pytest.mark.parametrize("query", FIXED, ids=lambda q: repr(q.filter.as_dict()) + q.sort)
+def test_the_table_answers_a_fixed_query_as_sql_does(con, table, query) -> None:
+    assert table.query(query) == query_offers_sql(con, query)
+
+
+def _random_query(rng: random.Random) -> OfferQuery:
+    def maybe(p: float, value):
+        return value if rng.random() < p else None
+
+    f = OfferFilter.build(
+        min_vram=maybe(0.4, rng.choice([0, 12, 24, 40, 48, 80, 141, 192])),
+        min_total_vram=maybe(0.2, rng.choice([80, 160, 640])),
+        fp8=maybe(0.2, rng.random() < 0.5),
+        bf16=maybe(0.2, rng.random() < 0.5),
+        gpu=maybe(0.3, rng.sample(["h100", "a100", "rtx-4090", "l40s", "h200", "b200", "a10"], 2)),
+        provider=maybe(0.3, rng.sample(["lambda", "runpod", "vast", "aws", "modal", "gcp"], 2)),
+        pricing=maybe(0.2, [rng.choice(["on_demand", "spot", "reserved", "dynamic"])]),
+        serverless=maybe(0.2, rng.random() < 0.5),
+        max_price=maybe(0.1, rng.choice([1, 2.99, 10, 40])),
+        max_price_per_gpu=maybe(0.2, rng.choice([0.5, 1, 2.99, 3])),
+        min_gpus=maybe(0.2, rng.choice([0.5, 1, 2, 8])),
+        max_age_days=maybe(0.1, rng.choice([1, 30, 400])),
+        include_suspect=rng.random() < 0.3,
+    )
+    return OfferQuery(
+        f,
+        sort=rng.choice(INSTANCE_SORT_KEYS),
+        limit=rng.randint(1, 300),
+        offset=rng.choice([0, 0, rng.randint(0, 200)]),
+        cheapest_per_gpu=rng.random() < 0.25,
+    )
+
+
+def test_the_table_answers_random_queries_as_sql_does(con, table) -> None:
+    rng = random.Random(13)
+    for _ in range(300):
+        query = _random_query(rng)
+        assert table.query(query) == query_offers_sql(con, query), query
+
+
+def test_filters_normalise_to_one_key() -> None:
+    a = OfferFilter.build(provider=["Lambda,runpod"], gpu=["H100-SXM"], region=["US-East-1"])
+    b = OfferFilter.build(
+        provider=["runpod", "lambda", "LAMBDA"], gpu=["h100_sxm"], region=["us-east-1"]
+    )
+    assert a == b and hash(a) == hash(b)
+    assert a.gpu == (gpu_filter("H100 SXM"),) == ("h100-sxm",)
+
+
+def test_bad_values_are_filter_errors() -> None:
+    with pytest.raises(FilterError, match="pricing"):
+        OfferFilter.build(pricing=["hourly"])
+    with pytest.raises(FilterError, match="provider: at most 50"):
+        OfferFilter.build(provider=[",".join(f"p{i}" for i in range(51))])
+    with pytest.raises(FilterError, match="sort"):
+        OfferQuery(sort="cheapest")
+
+
+def test_sql_binds_every_value() -> None:
+    where = OfferFilter.build(provider=["x'); drop table gpus; --"], min_vram=1).where()
+    assert "drop" not in where.sql() and "x'); drop table gpus; --" in where.params
+
+
+def test_the_cli_imports_no_api() -> None:
+    for path in (REPO / "pipelines").glob("cli*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not any(n == "api" or n.startswith("api.") for n in names), path
