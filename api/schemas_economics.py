@@ -132,7 +132,29 @@ class _Precision(msgspec.Struct):
     fallback_reason: Annotated[str | None, _d("Which fallback runs and why")]
 
 
-class EstimateItem(_Precision):
+class _Estimated(_Precision):
+    confidence: Annotated[
+        str,
+        _d(
+            "high, medium or low: how close the model came to published measurements in the "
+            "nearest calibration regime (docs/estimates.md, confidence bands)"
+        ),
+    ]
+    confidence_basis: Annotated[
+        str,
+        _d(
+            "Calibration regime the band comes from: generation/precision/output length, "
+            "* = any (blackwell/fp4/* when blackwell/fp4/long has too few points)"
+        ),
+    ]
+    confidence_points: Annotated[int, _d("Published measurements in that regime")]
+    output_tokens_per_s_low: Annotated[
+        float, _d("Low end of the band: what the measured throughput was at least, tokens/s")
+    ]
+    output_tokens_per_s_high: Annotated[float, _d("High end of the band, tokens/s")]
+
+
+class EstimateItem(_Estimated):
     offer_id: str
     provider: str
     instance_type: str
@@ -153,6 +175,12 @@ class EstimateItem(_Precision):
     price_per_hour_usd: Annotated[float, _d("USD per instance-hour")]
     usd_per_million_output_tokens: Annotated[float, _d("USD per 10^6 generated tokens")]
     usd_per_million_total_tokens: Annotated[float, _d("USD per 10^6 prompt + generated tokens")]
+    usd_per_million_total_tokens_low: Annotated[
+        float, _d("Cost at the high end of the throughput band, USD per 10^6 tokens")
+    ]
+    usd_per_million_total_tokens_high: Annotated[
+        float, _d("Cost at the low end of the throughput band, USD per 10^6 tokens")
+    ]
     observed_at: datetime
     source_url: str
 
@@ -169,7 +197,7 @@ class EstimatesPage(msgspec.Struct):
     as_of: datetime
 
 
-class HardwareEstimate(_Precision):
+class HardwareEstimate(_Estimated):
     model_id: str
     gpu_model: str
     gpus: Annotated[int, _d("GPUs of `gpu_model` asked about")]

@@ -10,14 +10,16 @@ The throughput model is a roofline per decode step plus a compute-bound prefill,
 parallelism (TP) costed as explicit all-reduces over the instance's interconnect and the
 instance split into TP x DP replicas the way an operator would (the split with the most tokens/s).
 ``docs/estimates.md`` states the formula, the value and source of every constant, and the
-calibration against published measurements (``docs/estimates_calibration.csv``).
+calibration against published measurements (``docs/estimates_calibration.csv``, run by
+``benchmarks/estimates_calibration.py``). ``confidence_band`` turns the calibration residuals of
+an estimate's nearest regime (GPU generation, precision, output length) into a band around it.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -62,8 +64,10 @@ TP_DEGREES = (1, 2, 4, 8)
 # measurements in docs/estimates_calibration.csv; rationale per constant in docs/estimates.md.
 #
 # Decode reads every touched weight and the whole KV cache once per step. Good decode kernels
-# (TRT-LLM/FlashInfer GEMV + paged attention) reach 75-85% of HBM bandwidth in microbenchmarks
-# (Azure measured 92% of GB200 HBM in a STREAM-like test); 0.80 for the whole step.
+# (TRT-LLM/FlashInfer GEMV + paged attention) reach 75-85% of HBM bandwidth in microbenchmarks;
+# the step's kernels together reach 0.70. The same on Blackwell's HBM3e: Azure measured 92% of
+# GB200's 8 TB/s in a STREAM-like test, the share HBM3 reaches on H100; what lowers Blackwell's
+# end-to-end share is DECODE_LAYER_OVERHEAD_S, which does not shrink with bandwidth.
 HBM_BANDWIDTH_EFFICIENCY = 0.70
 # Large-batch decode GEMMs (M = batch of 256-1024 tokens) on Hopper reach ~60-70% of dense peak
 # in cuBLAS/CUTLASS; the step also runs norms, rotary, sampling at low utilisation: 0.60.
@@ -82,6 +86,35 @@ AMD_COMPUTE_EFFICIENCY_FACTOR = 0.70
 # Per decode step fixed cost not hidden by CUDA graphs: scheduler, sampling, detokenisation
 # hand-off. vLLM V1 / SGLang report ~0.1-0.5 ms per step with async scheduling; 0.3 ms.
 DECODE_STEP_OVERHEAD_S = 0.0003
+# Per layer and decode step: every kernel boundary (about ten per layer: norms, the QKV/O/MLP
+# GEMMs, rotary, attention, all-reduces) drains and refills the GPU even inside a CUDA graph,
+# ~2 us each. Fitted on the calibration set (the value that best separates step time from
+# bandwidth on the TP1 MLPerf rows and the TP8 TensorRT-LLM sweep): 20 us, i.e. 1.6 ms per step
+# for an 80-layer 70B, 2.5 ms for 405B, 0.6 ms for 8B. It does not shrink with bandwidth, which
+# is why the end-to-end share of HBM bandwidth a decode step achieves is lower on Blackwell.
+DECODE_LAYER_OVERHEAD_S = 20e-6
+# NVFP4/MXFP4 GEMMs do not reach twice the FP8 rate their datasheet peak promises: block scales
+# are applied in the epilogue, activations are quantised to FP4 on the fly, and decode-sized
+# GEMMs stay bound by scale and epilogue traffic. Compute efficiencies are scaled by this factor
+# when the compute precision is fp4. Fitted on the MLPerf v5.0/v5.1 Blackwell NVFP4 rows
+# (B200 x1/x8 and GB200 x4 Llama 2 70B, B200 x8 Llama 3.1 8B, B200 x8 / GB200 x72 Llama 3.1
+# 405B) against Krai's FP8 Llama 3.1 70B on the same B200 x8 (MLPerf v5.1 Open): per GPU the
+# FP4 runs deliver ~1.6x the FP8 run on the same task, not 2x.
+FP4_COMPUTE_EFFICIENCY_FACTOR = 0.80
+# Tensor parallelism shards every decode GEMM's N (column-parallel) or K (row-parallel) by TP;
+# at decode batch sizes the per-GPU GEMMs get so small that they no longer fill the SMs (Llama
+# 70B at TP8: the QKV GEMM is 1,280 wide, 80 tiles of 128x128 at M = 1024 for 132 SMs). Decode
+# GEMM compute efficiency is multiplied by this factor per doubling of TP (TP8: 0.51). Fitted
+# on the TensorRT-LLM 0.16 trtllm-bench sweep of Llama 3.1 70B FP8 at TP8 on 8 x H100 and the
+# TP2/TP4 MLPerf and blog rows; prefill GEMMs (thousands of rows) are not affected.
+TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING = 0.80
+# The scheduler admits a sequence against the KV cache it will hold, not what it holds now:
+# TensorRT-LLM's default GUARANTEED_NO_EVICT policy (stated in every trtllm-bench log of the
+# calibration sweep, and used by MLPerf's TRT-LLM harness) reserves the prompt plus the whole
+# output, so a long decode runs at most KV budget / KV(input + output) sequences. 1.0 = reserve
+# all of it; vLLM/SGLang allocate on demand and preempt, and can run larger batches on long
+# outputs (this keeps their estimates conservative).
+KV_RESERVED_OUTPUT_FRACTION = 1.0
 
 # Tensor-parallel all-reduce cost: two all-reduces of (tokens x hidden) bf16 activations per layer
 # (after attention and after the MLP). Ring all-reduce moves 2(n-1)/n of the buffer per GPU.
@@ -90,6 +123,9 @@ DECODE_STEP_OVERHEAD_S = 0.0003
 # bandwidth / link bandwidth; latency = per-collective fixed cost at small messages.
 #   nvlink: nccl-tests reach ~370-480 GB/s busbw on 8x H100 (450 GB/s/direction) -> 0.80, and
 #           custom all-reduce kernels finish a small message in ~6-10 us -> 8 us.
+#   nvlink5: Blackwell NVSwitch baseboards (HGX B200/B300) and NVL72 racks, 900 GB/s per
+#           direction: nccl-tests all_reduce on 8 GB200s across two NVL72 trays reach 811 GB/s
+#           busbw -> 0.90; same small-message latency.
 #   infinity_fabric (MI300X xGMI, fully connected 7 links): RCCL busbw ~300-350 of 448 GB/s ->
 #           0.70; ~12 us latency.
 #   pcie: peer-to-peer over the root complex (or through host memory on consumer cards) achieves
@@ -98,6 +134,7 @@ DECODE_STEP_OVERHEAD_S = 0.0003
 #         nodes.
 ALLREDUCE_EFFICIENCY = {
     "nvlink": 0.80,
+    "nvlink5": 0.90,
     "nvlink_c2c": 0.80,
     "infinity_fabric": 0.70,
     "pcie": 0.55,
@@ -105,6 +142,7 @@ ALLREDUCE_EFFICIENCY = {
 }
 ALLREDUCE_LATENCY_S = {
     "nvlink": 8e-6,
+    "nvlink5": 8e-6,
     "nvlink_c2c": 8e-6,
     "infinity_fabric": 12e-6,
     "pcie": 25e-6,
@@ -198,10 +236,41 @@ class GpuSpec:
     interconnect: str  # nvlink | pcie | infinity_fabric | nvlink_c2c | roce
     interconnect_bandwidth_gbps: float | None
     vendor: str = ""
+    architecture: str = ""  # the seed's vendor architecture name: Hopper, Blackwell, CDNA 3 ...
+    memory_type: str = ""  # HBM3e, HBM3, GDDR7 ...
 
     @property
     def is_amd(self) -> bool:
         return self.vendor.lower() == "amd" or self.interconnect == "infinity_fabric"
+
+    @property
+    def generation(self) -> str:
+        """GPU generation the calibration is grouped by: blackwell, blackwell-gddr, hopper, ada,
+        ampere, cdna, gaudi or other. From ``architecture`` (Blackwell Ultra counts as
+        blackwell; the GDDR7 PCIe cards, RTX PRO and GeForce 50, are blackwell-gddr: the HBM3e
+        B200/GB200 calibration says little about them). A spec without an architecture is
+        classified by what it has (an FP4 rate: blackwell; FP8 with >= 3 TB/s: hopper; FP8:
+        ada; BF16: ampere)."""
+        arch = self.architecture.lower()
+        for prefix, name in _GENERATION_PREFIXES:
+            if arch.startswith(prefix):
+                gddr = name == "blackwell" and self.memory_type.upper().startswith("GDDR")
+                return "blackwell-gddr" if gddr else name
+        if arch:
+            return "other"
+        if self.is_amd:
+            return "cdna"
+        if self.fp4_tflops_dense:
+            return "blackwell"
+        if self.fp8_tflops_dense:
+            return "hopper" if self.memory_bandwidth_gbps >= 3000 else "ada"
+        return "ampere" if self.bf16_tflops_dense else "other"
+
+
+_GENERATION_PREFIXES = (
+    ("blackwell", "blackwell"), ("hopper", "hopper"), ("ada", "ada"), ("ampere", "ampere"),
+    ("cdna", "cdna"), ("gaudi", "gaudi"),
+)  # fmt: skip
 
 
 def _least(values: Iterable[float | None]) -> float | None:
@@ -338,6 +407,8 @@ def gpu_spec_from_row(row: Mapping[str, str]) -> GpuSpec:
         interconnect=(row.get("interconnect") or "pcie").strip(),
         interconnect_bandwidth_gbps=_opt_float(row.get("interconnect_bandwidth_gbps")),
         vendor=(row.get("vendor") or "").strip(),
+        architecture=(row.get("architecture") or "").strip(),
+        memory_type=(row.get("memory_type") or "").strip(),
     )
 
 
@@ -636,11 +707,19 @@ def _attention_flops_per_token(model: ModelSpec, context_tokens: float) -> float
     return 4 * model.attention_heads * width * layer_contexts
 
 
+def _link_kind(gpu: GpuSpec) -> str:
+    """The all-reduce constants' key: the interconnect, with NVLink 5 (Blackwell NVSwitch
+    baseboards and NVL72 racks) apart from NVLink 4; unknown fabrics cost as PCIe."""
+    if gpu.interconnect == "nvlink" and gpu.generation == "blackwell":
+        return "nvlink5"
+    return gpu.interconnect if gpu.interconnect in ALLREDUCE_EFFICIENCY else "pcie"
+
+
 def _allreduce_s(gpu: GpuSpec, tp: int, tokens: float, model: ModelSpec) -> float:
     """Seconds for the 2 per-layer all-reduces of ``tokens`` activations over a TP group."""
     if tp <= 1:
         return 0.0
-    link = gpu.interconnect if gpu.interconnect in ALLREDUCE_EFFICIENCY else "pcie"
+    link = _link_kind(gpu)
     one_way_gbps = (gpu.interconnect_bandwidth_gbps or 64.0) / 2  # PCIe Gen4 x16 if unknown
     buffer_bytes = tokens * model.hidden_size * ACTIVATION_BYTES
     moved = 2 * (tp - 1) / tp * buffer_bytes
@@ -648,8 +727,24 @@ def _allreduce_s(gpu: GpuSpec, tp: int, tokens: float, model: ModelSpec) -> floa
     return 2 * model.layers * one
 
 
-def _compute_efficiency(gpu: GpuSpec, base: float) -> float:
-    return base * (AMD_COMPUTE_EFFICIENCY_FACTOR if gpu.is_amd else 1.0)
+def _compute_efficiency(gpu: GpuSpec, resolved: ResolvedPrecision, base: float) -> float:
+    """Achieved fraction of the compute precision's dense peak (``base`` x vendor x format)."""
+    factor = AMD_COMPUTE_EFFICIENCY_FACTOR if gpu.is_amd else 1.0
+    if resolved.compute_precision == "fp4":
+        factor *= FP4_COMPUTE_EFFICIENCY_FACTOR
+    return base * factor
+
+
+def _attention_peak_tflops(gpu: GpuSpec, resolved: ResolvedPrecision) -> float:
+    """Dense peak the attention math runs at: QK^T and PV take the KV cache's format (fp8 KV
+    on an FP8 GPU, else 16-bit), never the 4-bit weight format, and never faster than the
+    compute precision (an fp8 request on A100 runs attention at bf16)."""
+    fmt = "fp8" if resolved.kv_precision == "fp8" and gpu.fp8_support else _sixteen_bit(gpu)
+    try:
+        rate = peak_tflops(gpu, fmt)
+    except ValueError:
+        rate = peak_tflops(gpu, resolved.compute_precision)
+    return min(rate, peak_tflops(gpu, resolved.compute_precision))
 
 
 @dataclass(frozen=True, slots=True)
@@ -700,20 +795,21 @@ def _replica_estimate(
     kv_budget_per_gpu = (usable_gb - weights_per_gpu_gb) * 1e9
     if kv_budget_per_gpu <= 0:
         return None
-    # Paged KV allocates on demand: a running sequence holds on average its prompt plus half of
-    # its output. Sequences are as long as input + output at the end.
+    # Attention reads what a running sequence holds on average: its prompt plus half of its
+    # output. The scheduler admits sequences against what they will hold: the prompt plus
+    # KV_RESERVED_OUTPUT_FRACTION of the output (TensorRT-LLM's GUARANTEED_NO_EVICT reserves
+    # all of it), so a long decode runs a smaller batch than the average occupancy allows.
     mean_context = input_tokens + output_tokens / 2
+    reserved_context = input_tokens + KV_RESERVED_OUTPUT_FRACTION * output_tokens
     share = kv_share_per_gpu(model, tp)
-    seq_bytes_per_gpu = (
-        kv_cache_bytes_per_sequence(model, round(mean_context), resolved.kv_precision) * share
-    )
-    full_seq_bytes = (
-        kv_cache_bytes_per_sequence(model, input_tokens + output_tokens, resolved.kv_precision)
-        * share
-    )
+
+    def seq_bytes(context: float) -> float:  # one sequence's KV on one GPU of the group
+        return kv_cache_bytes_per_sequence(model, round(context), resolved.kv_precision) * share
+
+    full_seq_bytes = seq_bytes(input_tokens + output_tokens)
     if full_seq_bytes > kv_budget_per_gpu:
         return None  # not even one full-length sequence fits
-    by_memory = int(kv_budget_per_gpu // seq_bytes_per_gpu)
+    by_memory = int(kv_budget_per_gpu // seq_bytes(max(mean_context, reserved_context)))
     limits = {"memory": by_memory, "cap": max_batch}
     if concurrency is not None:
         limits["concurrency"] = concurrency
@@ -727,31 +823,48 @@ def _replica_estimate(
         model, batch
     )
     weight_bytes = touched_params * 1e9 * bytes_per_weight / tp
-    kv_bytes = batch * seq_bytes_per_gpu
-    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * HBM_BANDWIDTH_EFFICIENCY
-    weight_bandwidth = bandwidth * (MOE_DECODE_EFFICIENCY if model.is_moe else 1.0)
+    kv_bytes = batch * seq_bytes(mean_context)
+    hbm = gpu.memory_bandwidth_gbps * 1e9 * HBM_BANDWIDTH_EFFICIENCY
+    weight_bandwidth = hbm * (MOE_DECODE_EFFICIENCY if model.is_moe else 1.0)
     peak = peak_tflops(gpu, resolved.compute_precision) * 1e12
-    decode_peak = peak * _compute_efficiency(gpu, DECODE_COMPUTE_EFFICIENCY)
+    decode_peak = peak * _compute_efficiency(gpu, resolved, DECODE_COMPUTE_EFFICIENCY)
+    decode_peak *= TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING ** math.log2(tp)
+    attn_peak = _attention_peak_tflops(gpu, resolved) * 1e12
+    attn_decode_peak = attn_peak * _compute_efficiency(gpu, resolved, DECODE_COMPUTE_EFFICIENCY)
     gemm_memory_s = weight_bytes / weight_bandwidth
     gemm_compute_s = batch * 2 * model.params_active_b * 1e9 / tp / decode_peak
-    attn_memory_s = kv_bytes / bandwidth
-    attn_compute_s = batch * _attention_flops_per_token(model, mean_context) / tp / decode_peak
+    attn_memory_s = kv_bytes / hbm
+    attn_flops = _attention_flops_per_token(model, mean_context)
+    attn_compute_s = batch * attn_flops / tp / attn_decode_peak
     memory_s = gemm_memory_s + attn_memory_s
     compute_s = gemm_compute_s + attn_compute_s
     kernels_s = max(gemm_memory_s, gemm_compute_s) + max(attn_memory_s, attn_compute_s)
     comm_s = _allreduce_s(gpu, tp, batch, model)
-    step_s = kernels_s + comm_s + DECODE_STEP_OVERHEAD_S
-    no_comm_step = kernels_s + DECODE_STEP_OVERHEAD_S
+    overhead_s = DECODE_STEP_OVERHEAD_S + DECODE_LAYER_OVERHEAD_S * model.layers
+    step_s = kernels_s + comm_s + overhead_s
+    no_comm_step = kernels_s + overhead_s
 
-    # Prefill: compute bound, causal attention over the prompt (mean context input/2).
-    prefill_flops = input_tokens * (
-        2 * model.params_active_b * 1e9 + _attention_flops_per_token(model, input_tokens / 2)
+    # Prefill: compute bound; the weight GEMMs at the compute precision, causal attention over
+    # the prompt (mean context input/2) at the attention precision.
+    prefill_gemm_s = (
+        input_tokens
+        * 2
+        * model.params_active_b
+        * 1e9
+        / tp
+        / (peak * _compute_efficiency(gpu, resolved, PREFILL_MFU))
     )
-    prefill_s = prefill_flops / tp / (peak * _compute_efficiency(gpu, PREFILL_MFU))
-    prefill_s += _allreduce_s(gpu, tp, input_tokens, model)
+    prefill_attn_s = (
+        input_tokens
+        * _attention_flops_per_token(model, input_tokens / 2)
+        / tp
+        / (attn_peak * _compute_efficiency(gpu, resolved, PREFILL_MFU))
+    )
+    prefill_s = prefill_gemm_s + prefill_attn_s + _allreduce_s(gpu, tp, input_tokens, model)
 
     # One "generation" of the batch: every request is prefilled once and decoded output_tokens
-    # steps; prefill is not overlapped with decode (conservative for chunked prefill).
+    # steps; prefill is not overlapped with decode (the calibration does not support counting
+    # chunked prefill as free: fitting an overlap share gave 0).
     cycle_s = batch * prefill_s + output_tokens * step_s
     output_rate = batch * output_tokens / cycle_s
     return {
@@ -857,6 +970,179 @@ def estimate_throughput(
         output_tokens_per_s=output_rate,
         total_tokens_per_s=output_rate * (input_tokens + output_tokens) / output_tokens,
     )
+
+
+# ============================================================================================
+# Calibration regimes and confidence bands
+
+# Output-length classes of the calibration summary and the confidence bands: a decode shorter
+# than 1000 tokens is "short" (MLPerf-style summaries and chat answers), 2000 or more "long"
+# (reasoning traces, long generations), in between "medium" (the 1000/1000 standard settings).
+SHORT_OUTPUT_BELOW_TOKENS = 1000
+LONG_OUTPUT_FROM_TOKENS = 2000
+
+
+def output_length_class(output_tokens: int) -> str:
+    """short (< 1000 generated tokens), medium (1000-1999) or long (>= 2000)."""
+    if output_tokens < SHORT_OUTPUT_BELOW_TOKENS:
+        return "short"
+    return "long" if output_tokens >= LONG_OUTPUT_FROM_TOKENS else "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class Regime:
+    """Where an estimate sits among the calibration points: GPU generation, requested precision
+    and output-length class."""
+
+    generation: str
+    precision: str
+    output_length: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.generation}/{self.precision}/{self.output_length}"
+
+
+def regime_of(gpu: GpuSpec, precision: str, output_tokens: int) -> Regime:
+    """The calibration regime of an estimate (``precision`` as requested: fp8, fp4, bf16 ...)."""
+    return Regime(gpu.generation, precision, output_length_class(output_tokens))
+
+
+# Confidence bands: how far the estimates of a regime's calibration points were from the
+# measurements. CALIBRATION_BANDS is generated from docs/estimates_calibration.csv by
+# ``benchmarks/estimates_calibration.py --bands`` (tests/warehouse/test_economics.py fails when
+# it no longer matches the CSV and the model): key (generation, precision, output length) with
+# "*" for any, value (points, low ratio, high ratio, geometric-mean ratio), ratio = estimate /
+# measured output tokens/s.
+BAND_MIN_POINTS = 3  # a regime needs this many points to set a band of its own
+BAND_PERCENTILE_MIN_POINTS = 10  # from here on the band is the 10th-90th percentile, not extremes
+BAND_FLOOR = 1.10  # never claim better than +-10%: engines, versions and settings vary that much
+HIGH_CONFIDENCE_WITHIN = 1.25  # band within this factor, from the estimate's own regime: high
+MEDIUM_CONFIDENCE_WITHIN = 1.5  # within this, from its own GPU generation: medium; else low
+
+CALIBRATION_BANDS: dict[tuple[str, str, str], tuple[int, float, float, float]] = {
+    ("*", "*", "*"): (41, 0.919, 1.295, 1.078),
+    ("*", "*", "long"): (12, 1.031, 1.516, 1.231),
+    ("*", "*", "medium"): (3, 1.035, 1.262, 1.124),
+    ("*", "*", "short"): (26, 0.867, 1.156, 1.009),
+    ("ada", "*", "*"): (1, 1.093, 1.093, 1.093),
+    ("ada", "fp8", "*"): (1, 1.093, 1.093, 1.093),
+    ("ada", "fp8", "short"): (1, 1.093, 1.093, 1.093),
+    ("blackwell", "*", "*"): (7, 0.95, 1.11, 0.999),
+    ("blackwell", "fp4", "*"): (6, 0.95, 1.11, 1.006),
+    ("blackwell", "fp4", "short"): (6, 0.95, 1.11, 1.006),
+    ("blackwell", "fp8", "*"): (1, 0.96, 0.96, 0.96),
+    ("blackwell", "fp8", "short"): (1, 0.96, 0.96, 0.96),
+    ("cdna", "*", "*"): (2, 1.134, 1.181, 1.157),
+    ("cdna", "fp8", "*"): (2, 1.134, 1.181, 1.157),
+    ("cdna", "fp8", "short"): (2, 1.134, 1.181, 1.157),
+    ("hopper", "*", "*"): (31, 0.893, 1.314, 1.091),
+    ("hopper", "fp4", "*"): (1, 1.262, 1.262, 1.262),
+    ("hopper", "fp4", "medium"): (1, 1.262, 1.262, 1.262),
+    ("hopper", "fp8", "*"): (30, 0.887, 1.331, 1.086),
+    ("hopper", "fp8", "long"): (12, 1.031, 1.516, 1.231),
+    ("hopper", "fp8", "medium"): (2, 1.035, 1.087, 1.06),
+    ("hopper", "fp8", "short"): (16, 0.826, 1.156, 0.991),
+}
+
+
+def band_summary(ratios: Sequence[float]) -> tuple[int, float, float, float]:
+    """(points, low, high, geometric mean) of estimate/measured ratios, rounded to 3 places.
+
+    Low/high are the 10th/90th percentiles (linear interpolation) from
+    BAND_PERCENTILE_MIN_POINTS points on, else the minimum and maximum. Raises ValueError for
+    no ratios.
+    """
+    if not ratios:
+        raise ValueError("band_summary needs at least one ratio")
+    ordered = sorted(ratios)
+    n = len(ordered)
+
+    def percentile(q: float) -> float:
+        at = q * (n - 1)
+        below = math.floor(at)
+        above = min(below + 1, n - 1)
+        return ordered[below] + (ordered[above] - ordered[below]) * (at - below)
+
+    low, high = (
+        (percentile(0.1), percentile(0.9))
+        if n >= BAND_PERCENTILE_MIN_POINTS
+        else (ordered[0], ordered[-1])
+    )
+    geomean = math.exp(sum(math.log(r) for r in ordered) / n)
+    return n, round(low, 3), round(high, 3), round(geomean, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfidenceBand:
+    """How sure an estimate is, from the calibration residuals of its nearest regime.
+
+    ``regime`` is where the estimate falls (``blackwell/fp4/long``); ``basis`` the calibration
+    regime the band comes from (the same, or a coarser one such as ``blackwell/fp4/*`` when its
+    own has fewer than BAND_MIN_POINTS points; then the residuals of its output length on every
+    generation widen it). Measured throughput was between estimate / ``ratio_high`` and
+    estimate / ``ratio_low`` for the basis points (10th-90th percentile from ten points).
+    ``confidence``: high (own regime, within 1.25x), medium (own generation, within 1.5x) or low.
+    """
+
+    regime: str
+    basis: str
+    points: int
+    ratio_low: float
+    ratio_high: float
+    confidence: str
+
+    def rate_bounds(self, rate: float) -> tuple[float, float]:
+        """(low, high) throughput for an estimated ``rate`` (any tokens/s)."""
+        return rate / self.ratio_high, rate / self.ratio_low
+
+    def cost_bounds(self, cost: Decimal) -> tuple[Decimal, Decimal]:
+        """(low, high) USD per million tokens for an estimated ``cost`` (the inverse of rate)."""
+        return _usd(cost * _dec(self.ratio_low)), _usd(cost * _dec(self.ratio_high))
+
+
+def confidence_band(
+    gpu: GpuSpec,
+    precision: str,
+    output_tokens: int,
+    bands: Mapping[tuple[str, str, str], tuple[int, float, float, float]] | None = None,
+) -> ConfidenceBand:
+    """The confidence band of an estimate on ``gpu`` at ``precision`` (as requested) with
+    ``output_tokens`` generated per request, from ``bands`` (default CALIBRATION_BANDS).
+
+    The nearest regime with at least BAND_MIN_POINTS points sets the band: (generation,
+    precision, output length), then (generation, precision, *), (generation, *, *), (*, *, *).
+    When that is not the estimate's own regime, the band is widened to cover what the model
+    did at that output length on every generation (a regime without measurements inherits the
+    known length effects), and never narrower than BAND_FLOOR either side. Raises ValueError
+    when the table has no ``("*", "*", "*")`` entry.
+    """
+    table = CALIBRATION_BANDS if bands is None else bands
+    regime = regime_of(gpu, precision, output_tokens)
+    g, p, o = regime.generation, regime.precision, regime.output_length
+    own = (g, p, o)
+    basis = ("*", "*", "*")
+    for key in (own, (g, p, "*"), (g, "*", "*")):
+        found = table.get(key)
+        if found is not None and found[0] >= BAND_MIN_POINTS:
+            basis = key
+            break
+    if basis not in table:
+        raise ValueError("calibration bands need a ('*', '*', '*') entry")
+    points, low, high, _ = table[basis]
+    if basis != own:
+        length = table.get(("*", "*", o))
+        if length is not None:
+            low, high = min(low, length[1]), max(high, length[2])
+    low, high = min(low, 1 / BAND_FLOOR), max(high, BAND_FLOOR)
+    worst = max(high, 1 / low)
+    if basis == own and worst <= HIGH_CONFIDENCE_WITHIN:
+        confidence = "high"
+    elif basis[0] == g and worst <= MEDIUM_CONFIDENCE_WITHIN:
+        confidence = "medium"
+    else:
+        confidence = "low"
+    return ConfidenceBand(regime.label, "/".join(basis), points, low, high, confidence)
 
 
 # ============================================================================================

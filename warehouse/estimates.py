@@ -6,7 +6,9 @@ turns the offer's USD price per hour into USD per million tokens. The table is r
 at the standard settings (:data:`STANDARD_PRECISION` resolved per GPU by
 ``economics.standard_precision``, :data:`STANDARD_INPUT_TOKENS` in /
 :data:`STANDARD_OUTPUT_TOKENS` out per request, no concurrency limit). The API computes other
-settings with :func:`estimate_rows`, the same function, so both always agree.
+settings with :func:`estimate_rows`, the same function, so both always agree. Every estimate
+served also carries a confidence band (:func:`confidence_fields`): how far the model was from
+published measurements in the nearest calibration regime (``economics.confidence_band``).
 
 Offers with a fractional GPU count (a share of one GPU) are listed with ``fits`` false and a
 ``not_estimated_reason``: the throughput model knows whole GPUs only. A serverless tier that may
@@ -68,6 +70,8 @@ def gpu_from_row(row: Mapping[str, Any]) -> economics.GpuSpec:
         interconnect=str(row["interconnect"] or "pcie"),
         interconnect_bandwidth_gbps=_float(row["interconnect_bandwidth_gbps"]),
         vendor=str(row["vendor"] or ""),
+        architecture=str(row.get("architecture") or ""),
+        memory_type=str(row.get("memory_type") or ""),
     )
 
 
@@ -253,6 +257,38 @@ def _config_part(
             total_tokens_per_s=round(estimate.total_tokens_per_s, 3),
         )  # fmt: skip
     return part
+
+
+CONFIDENCE_COLUMNS: tuple[str, ...] = (
+    "confidence", "confidence_basis", "confidence_points", "output_tokens_per_s_low",
+    "output_tokens_per_s_high", "usd_per_million_total_tokens_low",
+    "usd_per_million_total_tokens_high",
+)  # fmt: skip
+
+
+def confidence_fields(
+    gpu: economics.GpuSpec,
+    precision_requested: str,
+    output_tokens: int,
+    output_tokens_per_s: float,
+    usd_per_million_total_tokens: Decimal | float | None = None,
+) -> dict[str, Any]:
+    """The confidence band of one estimate (``CONFIDENCE_COLUMNS``), from
+    ``economics.confidence_band`` for its GPU generation, requested precision and output
+    length: the output tokens/s band of the instance and, when a cost is given, the matching
+    USD per million total tokens band (null without one)."""
+    band = economics.confidence_band(gpu, precision_requested, output_tokens)
+    low, high = band.rate_bounds(float(output_tokens_per_s))
+    cost_low = cost_high = None
+    if usd_per_million_total_tokens is not None:
+        cost_low, cost_high = band.cost_bounds(Decimal(str(usd_per_million_total_tokens)))
+    return {
+        "confidence": band.confidence, "confidence_basis": band.basis,
+        "confidence_points": band.points, "output_tokens_per_s_low": round(low, 3),
+        "output_tokens_per_s_high": round(high, 3),
+        "usd_per_million_total_tokens_low": cost_low,
+        "usd_per_million_total_tokens_high": cost_high,
+    }  # fmt: skip
 
 
 def _query(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ from warehouse.estimates import (
     STANDARD_OUTPUT_TOKENS,
     STANDARD_PRECISION,
     Estimator,
+    confidence_fields,
 )
 
 MAX_LIMIT = 1000
@@ -109,6 +110,23 @@ def _check_model(est: Estimator, model: str, tokens: int | None = None) -> econo
     return spec
 
 
+def _with_confidence(est: Estimator, item: dict[str, Any], cost_key: str | None) -> dict[str, Any]:
+    """``item`` plus its confidence band (``warehouse.estimates.confidence_fields``) for its GPU,
+    requested precision and output length; ``cost_key`` names the item's USD per million total
+    tokens (None for a hardware answer, which has no price and so no cost band)."""
+    band = confidence_fields(
+        est.gpus[item["gpu_model"]],
+        item["precision_requested"],
+        item["output_tokens"],
+        item["output_tokens_per_s"],
+        None if cost_key is None else item[cost_key],
+    )
+    if cost_key is None:
+        band.pop("usd_per_million_total_tokens_low")
+        band.pop("usd_per_million_total_tokens_high")
+    return {**item, **band}
+
+
 def _filters(
     provider: Sequence[str] | None,
     gpu: Sequence[str] | None,
@@ -161,7 +179,11 @@ class EconomicsController(Controller):
         "tensor/data-parallel split; see docs/estimates.md), price the offer's USD per "
         "instance-hour. At the standard settings (precision=standard, 1000 in / 1000 out) the "
         "answer is the precomputed token_estimates table. With gpu=<canonical id>&gpus=<n> "
-        "the answer is for that hardware alone: output tokens/s of n GPUs, no offer, no price.",
+        "the answer is for that hardware alone: output tokens/s of n GPUs, no offer, no price. "
+        "Every estimate says how sure it is: confidence (high, medium, low) and a band "
+        "(output_tokens_per_s_low/high, and for offers usd_per_million_total_tokens_low/high) "
+        "from how far the model was from published measurements in the nearest calibration "
+        "regime of GPU generation, precision and output length (confidence_basis).",
         responses={
             200: ResponseSpec(
                 data_container=EstimatesPage | HardwareEstimate,
@@ -234,6 +256,7 @@ class EconomicsController(Controller):
                     offers, est, model, precision, input_tokens, output_tokens
                 )
                 items, total = ranked[:limit], len(ranked)
+            items = [_with_confidence(est, i, "usd_per_million_total_tokens") for i in items]
             return encode(
                 {
                     "items": items,
@@ -281,8 +304,12 @@ class EconomicsController(Controller):
                 key,
                 lambda: encode(
                     {
-                        **hardware_estimate(
-                            est, model, gpu_id, gpus, precision, input_tokens, output_tokens
+                        **_with_confidence(
+                            est,
+                            hardware_estimate(
+                                est, model, gpu_id, gpus, precision, input_tokens, output_tokens
+                            ),
+                            None,
                         ),
                         "as_of": snapshot.as_of,
                     }

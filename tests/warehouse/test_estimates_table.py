@@ -14,8 +14,10 @@ from warehouse import economics
 from warehouse.db import Warehouse, load_seeds
 from warehouse.derive import rebuild
 from warehouse.estimates import (
+    CONFIDENCE_COLUMNS,
     STANDARD_INPUT_TOKENS,
     STANDARD_OUTPUT_TOKENS,
+    confidence_fields,
     gpu_from_row,
     rebuild_token_estimates,
 )
@@ -142,6 +144,44 @@ def test_row_matches_economics_called_directly(con):
     assert row["usd_per_million_total_tokens"] == expected.quantize(Decimal("0.000001"))
 
 
+def _gpu(con, gpu_id: str) -> economics.GpuSpec:
+    result = con.execute("select * from gpus where gpu_id = ?", [gpu_id])
+    return gpu_from_row(
+        dict(zip([d[0] for d in result.description], result.fetchone(), strict=True))
+    )
+
+
+def test_gpu_rows_carry_the_generation_the_bands_use(con):
+    assert _gpu(con, "h100-sxm").generation == "hopper"
+    assert _gpu(con, "b200").generation == "blackwell" and _gpu(con, "b200").memory_type == "HBM3e"
+    assert _gpu(con, "rtx-pro-6000").generation == "blackwell-gddr"
+
+
+def test_estimate_row_gets_a_confidence_band_around_its_numbers(con):
+    row = _row(con, "gpu_8x_h100_sxm5", "llama-3.1-70b")
+    band = confidence_fields(
+        _gpu(con, "h100-sxm"),
+        row["precision_requested"],
+        row["output_tokens"],
+        row["output_tokens_per_s"],
+        row["usd_per_million_total_tokens"],
+    )
+    assert set(band) == set(CONFIDENCE_COLUMNS)
+    assert band["confidence"] in ("high", "medium", "low")
+    assert band["confidence_basis"].startswith("hopper/") and band["confidence_points"] >= 3
+    rate, cost = row["output_tokens_per_s"], row["usd_per_million_total_tokens"]
+    assert band["output_tokens_per_s_low"] < rate < band["output_tokens_per_s_high"]
+    assert (
+        band["usd_per_million_total_tokens_low"] < cost < band["usd_per_million_total_tokens_high"]
+    )
+    # the same band as economics.confidence_band gives
+    direct = economics.confidence_band(_gpu(con, "h100-sxm"), "fp8", STANDARD_OUTPUT_TOKENS)
+    assert band["output_tokens_per_s_high"] == pytest.approx(rate / direct.ratio_low, abs=1e-3)
+    # without a price there is no cost band
+    bare = confidence_fields(_gpu(con, "b200"), "fp4", 4096, 1000.0)
+    assert bare["usd_per_million_total_tokens_low"] is None and bare["confidence"] == "low"
+
+
 def test_standard_precision_is_fp8_where_supported_else_16_bit(con):
     a100 = _row(con, "gpu_1x_a100_sxm4_80gb", "llama-3.1-8b")
     assert (a100["precision_requested"], a100["compute_precision"]) == ("bf16", "bf16")
@@ -214,8 +254,6 @@ def test_published_snapshot_carries_estimates_models_and_facts(con, tmp_path):
         "serverless_platforms",
         "serverless_tiers",
     ):
-        assert (
-            snap.execute(f"select count(*) from {table}").fetchone()[0]
-            == con.execute(f"select count(*) from {table}").fetchone()[0]
-            > 0
-        )
+        in_snapshot = snap.execute(f"select count(*) from {table}").fetchone()
+        in_warehouse = con.execute(f"select count(*) from {table}").fetchone()
+        assert in_snapshot and in_warehouse and in_snapshot[0] == in_warehouse[0] > 0
