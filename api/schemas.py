@@ -404,8 +404,18 @@ class MarketBucket(msgspec.Struct):
     max_usd_per_gpu_hour: Annotated[
         float, msgspec.Meta(description="Dearest provider's cheapest offer, USD per GPU-hour")
     ]
-    provider_count: int
-    offer_count: Annotated[int, msgspec.Meta(description="Offers behind the provider prices")]
+    provider_count: Annotated[
+        int, msgspec.Meta(description="Providers with a price on any day of the bucket")
+    ]
+    offer_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Offers behind the provider prices: for a day, the day's offers; for a "
+            "week or month, per provider the most offers it had on one day of the bucket, added "
+            "up (the number of distinct offers while a provider's list is stable, else a lower "
+            "bound)"
+        ),
+    ]
     family_level_provider_count: Annotated[
         int,
         msgspec.Meta(

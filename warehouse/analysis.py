@@ -15,12 +15,19 @@ VIEWS_DIR = Path(__file__).resolve().parent / "views"
 
 # Creation order: an object comes after every object it reads (each file's header names them).
 VIEW_ORDER: tuple[str, ...] = (
+    "offer_intervals",
     "daily_offer_prices",
     "daily_gpu_prices",
+    "daily_family_level_prices",
     "price_changes",
     "market_index",
     "offers_as_of",  # a table macro: offers_as_of(timestamp '2025-06-16')
+    "gpu_matches",  # a scalar macro: where gpu_matches(gpu_id, 'h100')
+    "market_history",  # a table macro: market_history('h100', 'on_demand', 'week', null, null)
 )
+# The macros among them (the others are views).
+TABLE_MACROS: frozenset[str] = frozenset({"offers_as_of", "market_history"})
+SCALAR_MACROS: frozenset[str] = frozenset({"gpu_matches"})
 # Tables the views read; a snapshot must contain all of them.
 VIEW_TABLES: tuple[str, ...] = (
     "offer_history",

@@ -168,7 +168,10 @@ def current(published_dir: Path) -> SnapshotInfo | None:
 
 
 def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB holding a copy of every table of the snapshot file."""
+    """An in-memory DuckDB holding a copy of every table of the snapshot file, and the analysis
+    views and macros over them (``warehouse.analysis``), so readers select from the same SQL
+    objects a user finds in the file. Raises duckdb.Error for a snapshot lacking a table they
+    read."""
     con = duckdb.connect(":memory:")
     con.execute("set timezone = 'UTC'")
     con.execute("attach ? as snap (read_only)", [str(info.path)])
@@ -185,4 +188,9 @@ def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
             con.execute(f"create table main.{table} as select * from snap.{table}")
     finally:
         con.execute("detach snap")
+    try:
+        create_views(con)
+    except duckdb.Error:
+        con.close()
+        raise
     return con

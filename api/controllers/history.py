@@ -1,17 +1,21 @@
 """Price history: GET /instances/{id}/history, GET /history (the market per bucket), GET /changes,
 and GET /history/catalog (imported catalog statistics).
 
-The first three read ``offer_history`` of the served snapshot: change intervals per offer,
-scraped (``source`` = 'scrape') and imported from public datasets ('import:<dataset>'). For a
-family (``gpu=h100``) /history also takes the family-level intervals (gpu_id null,
-gpu_family set: "NVIDIA H100" of unknown variant) and counts them per bucket. Catalog rows
+The first three select from the snapshot's analysis objects through
+``warehouse.history_queries``: ``offer_intervals`` (change intervals per offer, scraped,
+``source`` = 'scrape', and imported from public datasets, 'import:<dataset>'), ``price_changes``
+and the ``market_history`` macro, which reads the daily rollup (``daily_provider_prices``:
+no suspect price, none last confirmed more than GPUPRICES_STALE_AFTER_DAYS before the day) and,
+for a family (``gpu=h100``), the family-level offers (``daily_family_level_prices``: gpu_id
+null, gpu_family set, "NVIDIA H100" of unknown variant), counted per bucket. So /history
+answers what ``select * from market_history(...)`` answers on the snapshot file. Catalog rows
 (``imported_daily_prices``) are USD per instance-hour with no GPU count, so they cannot be
 per-GPU-hour figures: /history/catalog serves them on their own.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Literal
 
 from litestar import Controller, Response, get
@@ -22,17 +26,17 @@ from litestar.params import Parameter, QueryParameter
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode, json_response
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
-from api.queries import (
-    CATALOG_HISTORY_SQL,
-    HISTORY_BUCKETS,
-    OFFER_INTERVALS_SQL,
-    changes_sql,
-    changes_where,
-    gpu_prefix_pattern,
-    market_history_sql,
-)
+from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
 from api.schemas import CatalogHistory, MarketHistory, OfferHistory, PriceChangesPage
 from api.store import Store
+from warehouse.history_queries import (
+    GPU_LEVEL_SQL,
+    HISTORY_BUCKETS,
+    MARKET_HISTORY_SQL,
+    OFFER_INTERVALS_SQL,
+    changes_sql,
+    market_history_params,
+)
 
 Bucket = Literal["day", "week", "month"]
 PricingModel = Literal["on_demand", "spot", "reserved"]
@@ -41,10 +45,6 @@ MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
 DEFAULT_RANGE_DAYS = 90
 DEFAULT_CHANGES_DAYS = 7
 MAX_LIMIT = 1000
-
-
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=UTC)
 
 
 class HistoryController(Controller):
@@ -91,11 +91,19 @@ class HistoryController(Controller):
         summary="Market price history of a GPU model",
         description="Per day, week or month (UTC): the minimum, median and maximum across "
         "providers of each provider's cheapest offer, in USD per GPU-hour, over scraped and "
-        "imported offer history (a provider's scraped offers are preferred over imported ones "
-        "for the same bucket). Serverless tiers are left out. A family (`gpu=h100`) also "
-        "takes family-level offers, whose source named only the family ('NVIDIA H100', "
-        "variant unknown): each bucket counts them in `family_level_offer_count` and "
-        "`family_level_provider_count`; a canonical id (`gpu=h100-sxm`) never takes them. "
+        "imported offer history: the daily prices of `daily_provider_prices` (a provider's "
+        "scraped offers are preferred over imported ones for the same day; a price the "
+        "plausibility screen judged suspect, or last confirmed more than "
+        "GPUPRICES_STALE_AFTER_DAYS (default 30) days before the day, is left out), so a "
+        "day of a canonical GPU is its `daily_gpu_prices` row. Serverless tiers are left out. "
+        "In a week or month each provider's price is the cheapest of its days, and "
+        "`offer_count` adds up the most offers each provider had on one day of it. A family "
+        "(`gpu=h100`) also takes family-level offers, whose source named only the family "
+        "('NVIDIA H100', variant unknown): each bucket counts them in "
+        "`family_level_offer_count` and `family_level_provider_count`; a canonical id "
+        "(`gpu=h100-sxm`) never takes them. The same answer in SQL: "
+        "`select * from market_history('h100', 'on_demand', 'week', date '2026-01-01', "
+        "date '2026-03-31')` on the snapshot. "
         "Catalog statistics without a GPU count (USD per instance-hour) are at "
         "/history/catalog. `from`/`to` are inclusive dates; "
         f"a range may span at most {MAX_RANGE_DAYS['day']} days by day, "
@@ -152,22 +160,14 @@ class HistoryController(Controller):
         key = ("history", family, pricing, bucket, first, last)
 
         def build() -> bytes:
-            prefix = gpu_prefix_pattern(family)  # None: a canonical id, that GPU only
             items = snapshot.query(
-                market_history_sql(bucket),
-                [
-                    _midnight(first),
-                    _midnight(last + timedelta(days=1)),
-                    snapshot.as_of,
-                    pricing,
-                    family,
-                    prefix,
-                ],
+                MARKET_HISTORY_SQL,
+                market_history_params(family, pricing, bucket, first, last, snapshot.as_of),
             )
             return encode(
                 {
                     "gpu": family,
-                    "gpu_level": "model" if prefix is None else "family",
+                    "gpu_level": snapshot.query(GPU_LEVEL_SQL, [family])[0]["gpu_level"],
                     "pricing": pricing,
                     "bucket": bucket,
                     "from": first,
@@ -299,10 +299,9 @@ class HistoryController(Controller):
         )
 
         def build() -> bytes:
-            where = changes_where(filters)
-            page_sql, count_sql = changes_sql(where)
-            items = snapshot.query(page_sql, [*where.params, limit, offset])
-            total = snapshot.query(count_sql, where.params)[0]["n"]
+            page_sql, count_sql, params = changes_sql(start, filters["provider"], filters["gpu"])
+            items = snapshot.query(page_sql, [*params, limit, offset])
+            total = snapshot.query(count_sql, params)[0]["n"]
             return encode(
                 {
                     "items": items,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
@@ -24,14 +24,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.charts import history_svg, market_history_svg
-from api.queries import (
-    GPUS_SQL,
-    OFFER_HISTORY_SQL,
-    gpu_prefix_pattern,
-    market_history_sql,
-    normalise_gpu_filter,
-)
+from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
+from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
 SVG = "image/svg+xml"
@@ -61,10 +56,6 @@ def _page() -> tuple[bytes, str]:
         "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
     return html.encode("utf-8"), csp
-
-
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=UTC)
 
 
 class WebController(Controller):
@@ -168,17 +159,9 @@ class ChartsController(Controller):
         def build() -> bytes:
             last = snapshot.as_of.astimezone(UTC).date()
             first = last - timedelta(days=days - 1)
-            prefix = gpu_prefix_pattern(family)  # as GET /history: None = that GPU only
-            rows = snapshot.query(
-                market_history_sql(bucket),
-                [
-                    _midnight(first),
-                    _midnight(last + timedelta(days=1)),
-                    snapshot.as_of,
-                    pricing,
-                    family,
-                    prefix,
-                ],
+            rows = snapshot.query(  # GET /history's query and rules
+                MARKET_HISTORY_SQL,
+                market_history_params(family, pricing, bucket, first, last, snapshot.as_of),
             )
             if not rows:
                 return b""

@@ -1,7 +1,9 @@
 """GET /instances/{id}/history, /history, /history/catalog and /changes over a snapshot of a small
-warehouse whose history is known exactly (two providers scraped three times, plus imported
-intervals and catalog rows, some of them family-level), and over the replayed captures with the
-real public history datasets backfilled, with figures read off those datasets."""
+warehouse whose history is known exactly (two providers scraped three times, one scraped once
+long before, plus imported intervals and catalog rows, some of them family-level), and over the
+replayed captures with the real public history datasets backfilled, with figures read off those
+datasets. /history is the market_history macro of the snapshot: its days of a canonical GPU are
+daily_gpu_prices' rows."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import csv
 import json
 import re
 import shutil
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from statistics import median
@@ -20,16 +22,17 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.queries import market_history_sql
 from api.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
 from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
 from warehouse.db import Warehouse, load_seeds
 from warehouse.derive import rebuild
+from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.publish import current, publish
 
+OLD = datetime(2025, 12, 1, 10, 0, tzinfo=UTC)  # oldcloud's only scrape
 T0 = datetime(2026, 1, 9, 10, 0, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
 T2 = datetime(2026, 3, 9, 12, 0, tzinfo=UTC)
@@ -107,6 +110,8 @@ def published(tmp_path_factory):
             ],
         )
         _scrape(con, "l2", "lambda", T2, [_offer("lambda", "8x H100", "3.49", 8, T2)])
+        # oldcloud: scraped once, long before the others; its interval stays open
+        _scrape(con, "o0", "oldcloud", OLD, [_offer("oldcloud", "1x H100", "1.49", 1, OLD)])
         # runpod: 2.69 throughout, plus a spot offer
         for sid, when in (("r0", T0), ("r1", T1), ("r2", T2)):
             _scrape(
@@ -237,10 +242,91 @@ def test_market_history_by_day_takes_one_price_per_provider(client):
 
 def test_market_history_follows_a_price_change(client):
     body = _ok(client, "/history", gpu="h100", **{"from": "2026-02-08", "to": "2026-02-10"})
-    # lambda's cheapest offer per day: 2.99 until the change at noon on the 9th, then its 1x
-    # at 3.29 is cheaper than the 8x at 3.49
-    assert [i["max_usd_per_gpu_hour"] for i in body["items"]] == [2.99, 2.99, 3.29]
+    # lambda's cheapest offer per day: its 8x at 2.99, then from the change at noon on the 9th
+    # its 1x at 3.29 (cheaper than the 8x at 3.49). On the 9th the 2.99 no longer counts: it
+    # was last confirmed at T0, more than 30 days before the day began (the scrape at noon saw
+    # 3.49), while the 1x was confirmed that day
+    assert [i["max_usd_per_gpu_hour"] for i in body["items"]] == [2.99, 3.29, 3.29]
     assert body["gpu"] == "h100"
+
+
+def test_a_price_scraped_once_long_ago_does_not_count_every_day_since(client):
+    # /history counted a scraped interval still open on every day up to the snapshot, whenever
+    # it was last confirmed; the daily rollup counts it for the 30 days after its only scrape
+    days = _ok(client, "/history", gpu="h100-sxm", **{"from": "2025-12-30", "to": "2026-01-09"})
+    assert [(i["start"], i["min_usd_per_gpu_hour"]) for i in days["items"]] == [
+        ("2025-12-30", 1.49),
+        ("2025-12-31", 1.49),
+        ("2026-01-09", 2.69),
+    ]
+    (march,) = _ok(
+        client,
+        "/history",
+        gpu="h100-sxm",
+        bucket="month",
+        **{"from": "2026-03-01", "to": "2026-03-31"},
+    )["items"]
+    assert (march["provider_count"], march["min_usd_per_gpu_hour"]) == (2, 2.69)
+
+
+def _daily_gpu_prices(published: Path, gpu: str, pricing: str) -> dict[str, tuple]:
+    """day -> (min, median, max, provider_count, offer_count) of daily_gpu_prices."""
+    rows = _snapshot_rows(
+        published,
+        "select day, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,"
+        " provider_count, offer_count from daily_gpu_prices where gpu_id = ? and pricing = ?",
+        [gpu, pricing],
+    )
+    return {str(r[0]): (*(float(v) for v in r[1:4]), r[4], r[5]) for r in rows}
+
+
+def _history_days(client, gpu: str, pricing: str, first: date, last: date) -> dict[str, tuple]:
+    """day -> the same figures from /history by day, asked in ranges of at most 731 days."""
+    found: dict[str, tuple] = {}
+    while first <= last:
+        through = min(last, first + timedelta(days=730))
+        body = _ok(
+            client, "/history", gpu=gpu, pricing=pricing, **{"from": str(first), "to": str(through)}
+        )
+        for i in body["items"]:
+            found[i["start"]] = (
+                i["min_usd_per_gpu_hour"],
+                i["median_usd_per_gpu_hour"],
+                i["max_usd_per_gpu_hour"],
+                i["provider_count"],
+                i["offer_count"],
+            )
+            assert i["family_level_offer_count"] == i["family_level_provider_count"] == 0
+        first = through + timedelta(days=1)
+    return found
+
+
+def test_history_days_are_the_daily_gpu_prices_rows(client, published):
+    for pricing in ("on_demand", "spot"):
+        expected = _daily_gpu_prices(published, "h100-sxm", pricing)
+        assert expected
+        assert (
+            _history_days(client, "h100-sxm", pricing, date(2025, 11, 1), date(2026, 3, 20))
+            == expected
+        )
+
+
+def test_a_week_counts_each_providers_most_offers_on_one_day(client):
+    # lambda lists two H100 offers until its 1x is gone on Monday 2026-03-09, one after; runpod
+    # one. The week of the 9th: 2 + 1, as on its first day; the next week: 1 + 1
+    days = _ok(client, "/history", gpu="h100-sxm", **{"from": "2026-03-09", "to": "2026-03-10"})
+    assert [i["offer_count"] for i in days["items"]] == [3, 2]
+    weeks = _ok(
+        client,
+        "/history",
+        gpu="h100-sxm",
+        bucket="week",
+        **{"from": "2026-03-09", "to": "2026-03-22"},
+    )["items"]
+    assert [(w["start"], w["provider_count"], w["offer_count"]) for w in weeks] == [
+        ("2026-03-09", 2, 3),
+        ("2026-03-16", 2, 2),
+    ]
 
 
 def test_market_history_by_week_and_month(client):
@@ -516,41 +602,45 @@ def test_h100_history_has_gpu_hunt_family_level_offers_on_the_datasets_days(real
         day: {r["server_id"] for r in prices if r["recorded_at"].startswith(day)}
         for day in SITE_DAYS
     }
-    # a provider's scraped offers win over imported ones on a day (fluidstack: its capture
-    # of 2025-01-09 is still its current H100 PCIe list), so its imported servers do not count
+    # a provider's scraped prices that feed a day win over imported ones (the daily rollup's
+    # rule), so a provider scraped that day adds none of its imported servers
     scraped = {
         day: {
             provider
             for (provider,) in _snapshot_rows(
                 backfilled,
-                "select distinct provider from offer_history where source = 'scrape'"
-                " and gpu_id like 'h100-%' and pricing = 'on_demand' and not serverless"
-                " and valid_from < ?::date + 1 and (valid_to is null or valid_to > ?::date)",
-                [day, day],
+                "select distinct provider from daily_provider_prices where source = 'scrape'"
+                " and gpu_id like 'h100-%' and pricing = 'on_demand' and day = ?::date",
+                [day],
             )
         }
         for day in SITE_DAYS
     }
-    assert "fluidstack" in scraped["2026-03-31"]
+    # fluidstack's H100 PCIe interval from its capture of 2025-01-09 is still open, but that
+    # price was last confirmed 15 months before: it is stale, so fluidstack's "H100" servers
+    # of gpu-hunt.com are its prices on these days (they were left out while /history counted
+    # the open interval on every day)
+    assert "fluidstack" not in scraped["2026-03-31"]
     expected = {
         day: sum(H100_FAMILY_SERVERS[s] not in scraped[day] for s in recorded[day])
         for day in SITE_DAYS
     }
-    # salad and tensordock on 03-31; oblivus's four NVLink servers join on 04-01
-    assert expected == {"2026-03-31": 3, "2026-04-01": 7}
+    # salad, tensordock and fluidstack on 03-31; oblivus's four NVLink servers join on 04-01
+    assert expected == {"2026-03-31": 5, "2026-04-01": 9}
 
     body = _ok(real, "/history", gpu="h100", **{"from": "2026-03-30", "to": "2026-04-02"})
     assert body["gpu_level"] == "family"
     by_day = {i["start"]: i for i in body["items"]}
     assert {d: by_day[d]["family_level_offer_count"] for d in SITE_DAYS} == expected
-    # salad (2.25) and tensordock (2.55 per GPU-hour) list only "H100"s; oblivus's cheapest is
-    # its H100 PCIe at 1.98, a model-level price
+    # salad (2.25), tensordock (2.55) and fluidstack (2.49 per GPU-hour) list only "H100"s;
+    # oblivus's cheapest is its H100 PCIe at 1.98, a model-level price
     assert {d: by_day[d]["family_level_provider_count"] for d in SITE_DAYS} == {
-        "2026-03-31": 2,
-        "2026-04-01": 2,
+        "2026-03-31": 3,
+        "2026-04-01": 3,
     }
-    # the dataset has nothing on the days around it
-    assert by_day["2026-03-30"]["family_level_offer_count"] == 0
+    # the dataset has nothing on the days around it (and on 03-30 no H100 price was
+    # confirmed within 30 days at all)
+    assert "2026-03-30" not in by_day
     assert by_day["2026-04-02"]["family_level_offer_count"] == 0
 
 
@@ -558,11 +648,53 @@ def test_h100_sxm_history_has_no_family_level_offers(real):
     body = _ok(real, "/history", gpu="h100-sxm", **{"from": "2026-03-30", "to": "2026-04-02"})
     assert body["gpu_level"] == "model"
     family = _ok(real, "/history", gpu="h100", **{"from": "2026-03-30", "to": "2026-04-02"})
-    assert len(body["items"]) == len(family["items"]) == 4
-    for model_day, family_day in zip(body["items"], family["items"], strict=True):
+    family_days = {i["start"]: i for i in family["items"]}
+    assert (
+        [i["start"] for i in body["items"]]
+        == list(family_days)
+        == [
+            "2026-03-31",
+            "2026-04-01",
+            "2026-04-02",
+        ]
+    )
+    for model_day in body["items"]:
         assert model_day["family_level_offer_count"] == 0
         assert model_day["family_level_provider_count"] == 0
-        assert model_day["offer_count"] < family_day["offer_count"]
+        assert model_day["offer_count"] <= family_days[model_day["start"]]["offer_count"]
+
+
+def test_h100_sxm_on_2026_04_01_counts_only_prices_confirmed_within_30_days(real, backfilled):
+    # /history restated the rollup without its staleness rule: scraped intervals still open
+    # from captures of 2025 and January 2026 counted on 2026-04-01, 15 providers and 73 offers
+    # from 1.99, where daily_gpu_prices has 10 providers and 21 offers from 2.45
+    (day,) = _ok(real, "/history", gpu="h100-sxm", **{"from": "2026-04-01", "to": "2026-04-01"})[
+        "items"
+    ]
+    assert (day["provider_count"], day["offer_count"], day["min_usd_per_gpu_hour"]) == (
+        10,
+        21,
+        2.45,
+    )
+    assert _daily_gpu_prices(backfilled, "h100-sxm", "on_demand")["2026-04-01"] == (
+        day["min_usd_per_gpu_hour"],
+        day["median_usd_per_gpu_hour"],
+        day["max_usd_per_gpu_hour"],
+        day["provider_count"],
+        day["offer_count"],
+    )
+
+
+def test_history_days_equal_daily_gpu_prices_for_every_gpu_and_pricing(real, backfilled):
+    keys = _snapshot_rows(
+        backfilled,
+        "select gpu_id, pricing, min(day), max(day) from daily_gpu_prices"
+        " where pricing in ('on_demand', 'spot', 'reserved') group by all order by all",
+    )
+    assert len(keys) > 20
+    for gpu, pricing, first, last in keys:
+        expected = _daily_gpu_prices(backfilled, gpu, pricing)
+        assert _history_days(real, gpu, pricing, first, last) == expected, (gpu, pricing)
 
 
 @pytest.mark.parametrize(
@@ -677,18 +809,11 @@ def test_gpu_chart_matches_history_for_an_id_that_prefixes_another(real, backfil
     history = _ok(real, "/history", gpu="h200", **window)["items"]
     assert drawn == [(i["start"], i["provider_count"], i["offer_count"]) for i in history]
     assert _ok(real, "/history", gpu="h200-nvl", **window)["items"], "no H200 NVL to leave out"
-    # what the chart's own pattern gave: the H200 NVL's offers counted in
-    first, last = as_of - timedelta(days=729), as_of + timedelta(days=1)
-    both = _snapshot_rows(
+    # the same series in SQL on the snapshot: 'h200' is a canonical id, so the H200 only
+    first = as_of - timedelta(days=729)
+    rows = _snapshot_rows(
         backfilled,
-        market_history_sql("week"),
-        [
-            datetime.combine(first, time(0), tzinfo=UTC),
-            datetime.combine(last, time(0), tzinfo=UTC),
-            info.as_of,
-            "on_demand",
-            "h200",
-            "h200-%",
-        ],
+        MARKET_HISTORY_SQL,
+        market_history_params("h200", "on_demand", "week", first, as_of, info.as_of),
     )
-    assert sum(row[5] for row in both) > sum(i["offer_count"] for i in history)
+    assert [(str(r[0]), r[4], r[5]) for r in rows] == drawn

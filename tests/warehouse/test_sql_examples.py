@@ -1,5 +1,6 @@
 """Every ```sql block of docs/sql.md returns rows, in a published snapshot and in the warehouse,
-both built from the replayed captures plus the imported history datasets."""
+both built from the replayed captures plus the imported history datasets; and the SQL a user
+runs on the snapshot file gives what the API serves."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import shutil
 
 import duckdb
 import pytest
+from litestar.testing import TestClient
 
+from api.app import create_app
 from tests.conftest import HISTORY, REPO
-from warehouse.analysis import VIEW_ORDER, VIEW_TABLES
+from warehouse.analysis import SCALAR_MACROS, TABLE_MACROS, VIEW_ORDER, VIEW_TABLES
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.importers import import_all
@@ -67,16 +70,18 @@ def test_the_snapshot_holds_every_view_and_the_tables_they_read(files):
             ).fetchall()
         }
         macros = {
-            r[0]
+            (r[0], r[1])
             for r in con.execute(
-                "select function_name from duckdb_functions() where function_type = 'table_macro'"
+                "select function_name, function_type from duckdb_functions()"
+                " where function_type in ('table_macro', 'macro') and not internal"
             ).fetchall()
         }
     finally:
         con.close()
     assert set(VIEW_TABLES) | set(PUBLISHED_TABLES) <= tables
-    assert set(VIEW_ORDER) - {"offers_as_of"} <= views
-    assert "offers_as_of" in macros
+    assert set(VIEW_ORDER) - TABLE_MACROS - SCALAR_MACROS <= views
+    assert {(m, "table_macro") for m in TABLE_MACROS} <= macros
+    assert {(m, "macro") for m in SCALAR_MACROS} <= macros
 
 
 def test_views_read_the_snapshot_even_when_attached_elsewhere(files, tmp_path):
@@ -85,6 +90,60 @@ def test_views_read_the_snapshot_even_when_attached_elsewhere(files, tmp_path):
     con = duckdb.connect(str(tmp_path / "other.duckdb"))
     try:
         con.execute("attach ? as snap (read_only)", [str(files[1])])
-        assert con.execute("select count(*) from snap.daily_gpu_prices").fetchone()[0] > 0
+        assert (con.execute("select count(*) from snap.daily_gpu_prices").fetchone() or (0,))[0] > 0
     finally:
         con.close()
+
+
+# What a user runs on the snapshot file for GET /history?gpu=h100&from=2026-03-31&to=2026-04-01
+# (docs/sql.md): the market per day of every H100, family-level "H100"s of unknown variant
+# counted in, from the daily rollup's prices (neither suspect nor stale)
+USER_HISTORY_SQL = """
+select start, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
+       provider_count, offer_count, family_level_provider_count, family_level_offer_count
+from market_history('h100', 'on_demand', 'day', date '2026-03-31', date '2026-04-01')
+"""
+# and for one GPU model, whose days are daily_gpu_prices' rows: this returns no row
+USER_MODEL_CHECK_SQL = """
+(select start as day, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
+        provider_count, offer_count
+ from market_history('h100-sxm', 'on_demand', 'day', null, null)
+ except
+ select day, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
+        provider_count, offer_count
+ from daily_gpu_prices where gpu_id = 'h100-sxm' and pricing = 'on_demand')
+union all
+(select day, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
+        provider_count, offer_count
+ from daily_gpu_prices where gpu_id = 'h100-sxm' and pricing = 'on_demand'
+ except
+ select start, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
+        provider_count, offer_count
+ from market_history('h100-sxm', 'on_demand', 'day', null, null))
+"""
+
+
+def test_the_sql_a_user_runs_on_the_snapshot_is_what_history_serves(files):
+    con = duckdb.connect(str(files[1]), read_only=True)
+    try:
+        con.execute("set timezone = 'UTC'")
+        cursor = con.execute(USER_HISTORY_SQL)
+        columns = [d[0] for d in cursor.description or []]
+        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        assert con.execute(USER_MODEL_CHECK_SQL).fetchall() == []
+    finally:
+        con.close()
+    assert [(str(r["start"]), r["family_level_offer_count"]) for r in rows] == [
+        ("2026-03-31", 5),
+        ("2026-04-01", 9),
+    ]
+    with TestClient(create_app(files[1].parent, reload_interval_s=3600)) as client:
+        response = client.get(
+            "/history", params={"gpu": "h100", "from": "2026-03-31", "to": "2026-04-01"}
+        )
+    assert response.status_code == 200, response.text
+    served = response.json()["items"]
+    assert served == [
+        {k: str(v) if k == "start" else float(v) if "usd" in k else v for k, v in r.items()}
+        for r in rows
+    ]

@@ -21,7 +21,9 @@
 -- ln(price_d / price_d-1) over them (each rounded to 12 decimals, so that the sum is exact);
 -- market_index turns these into a Jevons index.
 -- Depends on: offer_history, price_screens, scrapes. Excludes serverless tiers, unresolved
--- GPUs and gpu_count <= 0.
+-- GPUs and gpu_count <= 0; family-level offers (gpu_id null, gpu_family set) are in
+-- views/daily_family_level_prices.sql under the same rules. GET /history selects these rows
+-- through views/market_history.sql, never restating the rules.
 -- Incremental: warehouse.history.refresh_rollup deletes the days >= $start and runs this insert
 -- with $start (midnight UTC of the first day to redo; the day before is read as the base of
 -- its links), $now (open intervals end there) and $stale_after_days (a number of days).

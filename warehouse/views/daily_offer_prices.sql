@@ -9,14 +9,14 @@
 -- stays null and gpu_family says which family ('a100'; migration 0010), so
 -- `where gpu_id like 'a100-%' or gpu_family = 'a100'` is all A100 history, model and
 -- family level.
--- Depends on: offer_history. Open intervals (valid_to null) run until now(). Expands all of
+-- Depends on: offer_intervals. Open intervals (valid_to null) run until now(). Expands all of
 -- history, so filter on offer_id or provider for speed; daily_gpu_prices is the fast path.
 create or replace view daily_offer_prices as
 with intervals as (
     select
         *,
         coalesce(valid_to, now()) as valid_until
-    from offer_history
+    from offer_intervals
     where valid_from <= now()
 ),
 
@@ -45,8 +45,7 @@ select
     arg_max(price, valid_from) as price,
     arg_max(currency, valid_from) as currency,
     arg_max(price_per_hour_usd, valid_from) as price_per_hour_usd,
-    round(arg_max(price_per_hour_usd / nullif(gpu_count, 0), valid_from), 6)
-        as price_per_gpu_hour_usd,
+    arg_max(price_per_gpu_hour_usd, valid_from) as price_per_gpu_hour_usd,
     min(price_per_hour_usd) as min_price_per_hour_usd,
     max(price_per_hour_usd) as max_price_per_hour_usd,
     count(*) as intervals

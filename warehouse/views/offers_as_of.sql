@@ -4,7 +4,7 @@
 -- in the warehouse; the DuckDB CLI uses its session time zone)
 -- Includes offers of providers whose later scrapes failed (not seen is not gone) and imported
 -- history (`source` = 'import:<dataset>'). `gpu_family` is set only on family-level rows
--- (gpu_id null; the source named just the family). Depends on: offer_history, gpus.
+-- (gpu_id null; the source named just the family). Depends on: offer_intervals, gpus.
 create or replace macro offers_as_of(at_time) as table
 select
     h.offer_id,
@@ -24,10 +24,10 @@ select
     h.price,
     h.currency,
     h.price_per_hour_usd,
-    round(h.price_per_hour_usd / nullif(h.gpu_count, 0), 6) as price_per_gpu_hour_usd,
+    h.price_per_gpu_hour_usd,
     h.valid_from,
     h.valid_to
-from offer_history as h
+from offer_intervals as h
 left join gpus as g on h.gpu_id = g.gpu_id
 where h.valid_from <= at_time::timestamptz
   and (h.valid_to is null or h.valid_to > at_time::timestamptz)

@@ -1,0 +1,95 @@
+"""The read queries of price history, over a published snapshot: what GET /history,
+GET /instances/{id}/history and GET /changes select.
+
+They select from the analysis objects (``warehouse/views/*.sql``: ``market_history``,
+``offer_intervals``, ``price_changes``, ``gpu_matches``) and restate none of their rules, so an
+answer is what a user gets from the same SQL on the snapshot file (``docs/sql.md``). The
+objects are created in every snapshot and in every in-memory copy of one
+(``warehouse.publish.load_into_memory``). Values are always bound parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+# bucket -> date_trunc part of market_history (allow-list)
+HISTORY_BUCKETS: dict[str, str] = {"day": "day", "week": "week", "month": "month"}
+
+# Whether a series term is one canonical GPU (gpu_level 'model') or a family prefix ('family'):
+# the rule gpu_matches and market_history apply, over the snapshot's gpus. Parameter: the term.
+GPU_LEVEL_SQL = """
+    select case when exists (select 1 from gpus where gpu_id = ?) then 'model' else 'family' end
+        as gpu_level
+"""
+
+# GET /history: one row per bucket (USD per GPU-hour as doubles, as the API serves them).
+# Parameters: market_history_params.
+MARKET_HISTORY_SQL = """
+    select
+        start,
+        min_usd_per_gpu_hour::double as min_usd_per_gpu_hour,
+        median_usd_per_gpu_hour::double as median_usd_per_gpu_hour,
+        max_usd_per_gpu_hour::double as max_usd_per_gpu_hour,
+        provider_count,
+        offer_count,
+        family_level_provider_count,
+        family_level_offer_count
+    from market_history(?::varchar, ?::varchar, ?::varchar, ?::date, ?::date)
+    order by start
+"""
+
+
+def market_history_params(
+    gpu: str, pricing: str, bucket: str, first: date, last: date, as_of: datetime
+) -> list[Any]:
+    """Parameters of MARKET_HISTORY_SQL: the series ``gpu`` (a normalised canonical id or family
+    term), ``pricing``, ``bucket`` (a key of HISTORY_BUCKETS; KeyError otherwise) and the UTC
+    days ``first``..``last`` inclusive. ``last`` is cut at the snapshot's day (``as_of``): no
+    price is claimed for a day the snapshot had not reached, even for an interval still open."""
+    through = min(last, as_of.astimezone(UTC).date())
+    return [gpu, pricing, HISTORY_BUCKETS[bucket], first, through]
+
+
+# GET /instances/{id}/history: every change interval of one offer, oldest first. Parameter: id.
+OFFER_INTERVALS_SQL = """
+    select
+        valid_from, valid_to, price, currency, price_per_hour_usd, price_per_gpu_hour_usd,
+        gpu_id as gpu_model, gpu_count, source,
+        provider, instance_type, region, pricing, reserved_term_months
+    from offer_intervals
+    where offer_id = ?
+    order by valid_from, source
+"""
+
+_CHANGE_COLUMNS = """
+    changed_at, offer_id as id, provider, instance_type, region, pricing, gpu_id as gpu_model,
+    gpu_count, old_price, new_price, currency, old_price_per_hour_usd, new_price_per_hour_usd,
+    pct_change, source
+"""
+
+
+def changes_sql(
+    since: datetime, providers: Sequence[str] | None, gpus: Sequence[str] | None
+) -> tuple[str, str, list[Any]]:
+    """GET /changes over the price_changes view: (page query, count query, their parameters).
+    The page query takes ``limit`` and ``offset`` after the parameters; newest first.
+
+    ``since``: changes at or after it. ``providers``: slugs, any case. ``gpus``: normalised GPU
+    terms, each a canonical id or family (``gpu_matches``)."""
+    clauses = ["changed_at >= ?"]
+    params: list[Any] = [since]
+    if providers:
+        clauses.append(f"provider in ({', '.join('?' for _ in providers)})")
+        params.extend(p.lower() for p in providers)
+    if gpus:
+        clauses.append("(" + " or ".join("gpu_matches(gpu_id, ?::varchar)" for _ in gpus) + ")")
+        params.extend(gpus)
+    where = " and ".join(clauses)
+    page = (
+        f"select {_CHANGE_COLUMNS} from price_changes where {where}"
+        " order by changed_at desc, offer_id, source limit ? offset ?"
+    )
+    count = f"select count(*) as n from price_changes where {where}"
+    return page, count, params
