@@ -1,14 +1,43 @@
-"""RunPod: per-GPU hourly prices of Pods (Secure Cloud, Community Cloud, spot, savings plans).
+"""RunPod: per-GPU hourly prices of Pods (Secure Cloud, Community Cloud, spot, savings plans),
+and per data centre / country with the vCPU and RAM of a one-GPU Pod.
 
-Live source: ``POST https://api.runpod.io/graphql`` with a ``gpuTypes`` query. The query needs no
-key: gpuhunt's RunPod provider posts its ``gpuTypes`` queries (securePrice, communityPrice, the
-spot and savings-plan prices, secureCloud/communityCloud) to this endpoint with no credentials
-(github.com/dstackai/gpuhunt, ``src/gpuhunt/providers/runpod.py``, ``_make_request``). When
-``RUNPOD_API_KEY`` is set the key is sent too, so a rejected key fails the scrape instead of being
-ignored. RunPod documents the key as an ``api_key`` query parameter
+Live source: ``POST https://api.runpod.io/graphql``, no pagination. No query needs a key:
+gpuhunt's RunPod provider posts queries 2 and 3 below, which ask every field query 1 asks, to
+this endpoint with no credentials (``_make_request``). When
+``RUNPOD_API_KEY`` is set the key is sent with every request, so a rejected key fails the scrape
+instead of being ignored. RunPod documents the key as an ``api_key`` query parameter
 (https://docs.runpod.io/sdks/graphql/configurations); we send it as ``Authorization: Bearer``
 instead, which the API also accepts (the 2025-06 captures were fetched that way), so the key never
-lands in the recorded URL. One request, no pagination.
+lands in the recorded URL. The requests, in order:
+
+1. ``GPU_TYPES_QUERY`` (``gpuTypes`` with securePrice/communityPrice, spot, savings plans and the
+   secureCloud/communityCloud flags): the per-tier offers. Failing, it fails the fetch.
+2. ``LOCATIONS_QUERY``: ``countryCodes``, ``dataCenters {id name listed}`` and each gpu type's
+   flags and GPU counts.
+3. ``POD_TYPES_QUERY`` once per listed data centre (``lowestPriceInput`` ``{secureCloud: true,
+   dataCenterId}``) and once per non-null country code (``{secureCloud: false, countryCode}``):
+   ``gpuTypes`` with ``lowestPrice {minVcpu minMemory stockStatus ...}`` and the prices.
+
+Queries 2 and 3 are gpuhunt's, field for field and with its variables (``gpu_types_query``,
+``query_pod_types`` and ``RunpodProvider._build_query_variables`` in github.com/dstackai/gpuhunt
+``src/gpuhunt/providers/runpod.py`` at commit 0272c27a088b25985f06622bbcbde1bc92be3e0a, the
+newest version in our reference library; its repeated ``maxGpuCount`` and ``secureSpotPrice``
+lines are kept: GraphQL merges a repeated field, so they ask nothing twice). Also gpuhunt's: the
+variable ``GpuTypeFilter: {cluster: false}``, which the operation does not declare (it declares
+``$gpuTypesInput``), and ``minCudaVersion`` "12.8" (``RunpodProvider.MIN_CUDA_VERSION``: only
+hosts with CUDA 12.8 or newer count towards stock, vCPU and RAM). One difference bounds the
+requests: gpuhunt repeats every location query for each ``gpuCount`` from 1 to the largest
+``maxGpuCount`` (8 today, 8x the requests); we ask ``gpuCount`` 1 only, the grain of our
+offers (one GPU), so a scrape sends 2 + locations requests, at most ``MAX_LOCATIONS`` of them
+location queries. A location query that fails (or one past ``MAX_LOCATIONS``) is a skipped part
+(``fetch_with_skips``: "dataCenterId EU-RO-1", logged as a warning) and the rest is published; so
+is query 2 failing ("locations"), which leaves only the per-tier offers.
+
+A location response does not say which location it answers, so its request URL carries it in
+the fragment (``https://api.runpod.io/graphql#dataCenterId=EU-RO-1``, ``#countryCode=CA``; query
+2's is ``#locations``). HTTP never sends a fragment: the server sees gpuhunt's request, and the
+recorded URL says what the body is. In replay every request gets the same capture; no capture
+holds a ``dataCenters`` list, so no location query is sent and each capture parses as before.
 
 Known layouts, each recognised from the response content (anything else raises
 ``SchemaDriftError``):
@@ -23,13 +52,29 @@ Known layouts, each recognised from the response content (anything else raises
   ``data-community-cloud-price`` attributes plus VRAM/RAM/vCPU tags (2025-09).
 - ``ld+json``: www.runpod.io/pricing schema.org ``Product`` entries whose ``AggregateOffer``
   lists "Community Cloud" and "Secure Cloud" per-hour on-demand prices (2026-08).
+- ``locations`` (live, query 2): ``{"data": {"countryCodes": [...], "dataCenters": [...],
+  "gpuTypes": [...]}}``, no prices: no offers of its own; its secureCloud/communityCloud flags
+  are the ``offered`` of the located offers.
+- ``location`` (live, query 3; told by the URL fragment, not the content): ``data.gpuTypes``
+  items with the prices and ``lowestPrice {minVcpu minMemory stockStatus ...}``.
 
 Offers (all ``gpu_count`` 1, USD per GPU per hour, ``price_per`` gpu):
 - on-demand, region ``secure`` (securePrice) and ``community`` (communityPrice);
 - spot, region ``secure`` (secureSpotPrice) and ``community`` (communitySpotPrice);
 - reserved (savings plans), region ``secure``: oneMonthPrice, threeMonthPrice, sixMonthPrice ->
   1, 3, 6 months. Savings-plan rates sit below the Secure but above the Community on-demand rate
-  (H100 SXM 2025-06: 2.99 > 2.811 > 2.69), so they are Secure Cloud commitments.
+  (H100 SXM 2025-06: 2.99 > 2.811 > 2.69), so they are Secure Cloud commitments;
+- per location (live only, ``location`` responses), read as gpuhunt reads them: on-demand
+  (securePrice) and spot (secureSpotPrice) in each data centre, region = its id (``EU-RO-1``),
+  and on-demand (communityPrice) and spot (communitySpotPrice) in each country, region = the
+  country code (``CA``), with ``vcpus`` = ``lowestPrice.minVcpu`` and ``ram_gb`` =
+  ``lowestPrice.minMemory`` (GB) of a one-GPU Pod there (None when RunPod returns null), and
+  ``offered`` = the tier's flag from the ``locations`` response (None without it). Only where
+  ``lowestPrice.stockStatus`` is not null (gpuhunt's rule): no stock there means no offer
+  there, not counted, like a null price. The prices are the per-tier ones (a gpu type's prices
+  take no location argument); savings plans stay per tier. ``minVcpu``/``minMemory`` are read
+  from ``location`` responses only: the 2023 capture's ``lowestPrice`` has them too, but names
+  no location (and asked without a cloud filter), so its offers keep no vCPU/RAM, as before.
 
 Documented rules (the only prices that produce no offer):
 - null or 0 means "not offered";
@@ -60,8 +105,9 @@ fails it when no known row is left, or more than half of the rows are unknown):
   web-page row or ld+json product whose display name is not in ``KNOWN_PAGE_NAMES``. An
   unknown item with only null/0 prices offers nothing and is not counted (the "unknown"
   placeholder type of the captures);
-- ``malformed_item``: an item whose id, memoryInGb, availability flag or lowestPrice is not of
-  its type; ``mig_memory_mismatch``: a MIG slice whose memory is not its profile's;
+- ``malformed_item``: an item whose id, memoryInGb, availability flag, lowestPrice or (in a
+  ``location`` response) minVcpu/minMemory is not of its type; ``mig_memory_mismatch``: a MIG
+  slice whose memory is not its profile's;
 - ``unparsed_price``: one price that is not a number (the item's others stay; a negative price
   is a broken answer and raises ``SchemaDriftError``);
   ``missing_price``: a 2025-09 row without one of its price attributes, an ld+json entry
@@ -76,8 +122,11 @@ Still ``SchemaDriftError`` (the response's structure changed): an unknown layout
 ``errors`` envelope, no non-empty gpuTypes list, items lacking id/displayName/memoryInGb or
 whose keys differ from the first item's, no price fields, lowestPrice items without the cloud
 flags, a 2025-09 page whose spec rows and prices do not pair up or a row without its name or
-price wrapper, ld+json that is not JSON or has no @graph, a response with no offer, and a
-duplicate offer.
+price wrapper, ld+json that is not JSON or has no @graph, a ``locations`` response without
+its three lists or with a gpu type without an id, a ``location`` response whose items lack
+lowestPrice or the tier's two prices or whose lowestPrice lacks minVcpu, minMemory or
+stockStatus, a response with no offer (a ``locations`` or ``location`` response may have none:
+the scrape as a whole must), and a duplicate offer.
 
 Names: API layouts use the gpu type id for ``gpu_name`` ("NVIDIA H100 80GB HBM3") and
 "1x <id>" as ``instance_type``; web-page layouts only carry the display name ("H100 SXM") and use
@@ -96,18 +145,21 @@ instance. ``instance_type`` keeps the MIG profile ("1x <id>"). The full GPU's me
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
+from urllib.parse import quote, unquote
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import http
 from scrapers.base import (
+    FetchError,
     Offer,
     PricePer,
     PriceUnit,
@@ -120,12 +172,13 @@ from scrapers.base import (
 from scrapers.parsing import (
     RowExcluded,
     decimal,
-    distinct_bodies,
     ensure_unique,
     html_body,
     json_body,
     require,
 )
+
+_log = logging.getLogger(__name__)
 
 GRAPHQL_URL = "https://api.runpod.io/graphql"
 PRICING_URL = "https://www.runpod.io/pricing"
@@ -159,6 +212,75 @@ query GpuTypes {
   }
 }
 """.strip()
+
+# gpuhunt's two queries (module docstring): which locations there are, and per location the
+# gpu types with their lowest-price Pod's vCPU, RAM and stock.
+LOCATIONS_QUERY = """
+query GpuTypes {
+  countryCodes
+  dataCenters {
+    id
+    name
+    listed
+    __typename
+  }
+  gpuTypes {
+    maxGpuCount
+    maxGpuCount
+    maxGpuCountCommunityCloud
+    maxGpuCountSecureCloud
+    minPodGpuCount
+    id
+    displayName
+    memoryInGb
+    secureCloud
+    communityCloud
+    __typename
+  }
+}
+""".strip()
+POD_TYPES_QUERY = """
+query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter) {
+  gpuTypes(input: $gpuTypesInput) {
+    lowestPrice(input: $lowestPriceInput) {
+      minimumBidPrice
+      uninterruptablePrice
+      minVcpu
+      minMemory
+      stockStatus
+      compliance
+      countryCode
+      __typename
+    }
+    maxGpuCount
+    id
+    nodeGroupDatacenters {
+      id
+    }
+    clusterPrice
+    displayName
+    memoryInGb
+    securePrice
+    secureSpotPrice
+    communityPrice
+    communitySpotPrice
+    oneMonthPrice
+    threeMonthPrice
+    sixMonthPrice
+    secureSpotPrice
+    __typename
+  }
+}
+""".strip()
+MIN_CUDA_VERSION = "12.8"  # gpuhunt's RunpodProvider.MIN_CUDA_VERSION
+LOCATION_GPU_COUNT = 1  # gpuhunt asks 1..max(maxGpuCount); our offers are one GPU's
+MAX_LOCATIONS = 100  # location queries per scrape (one per data centre or country)
+# URL fragments naming what a response answers (never sent: HTTP carries no fragment).
+LOCATIONS_FRAGMENT = "locations"
+DATA_CENTER_KEY = "dataCenterId"  # Secure Cloud is queried per data centre
+COUNTRY_KEY = "countryCode"  # Community Cloud per country
+_LOCATION_TIERS = {DATA_CENTER_KEY: SECURE, COUNTRY_KEY: COMMUNITY}
+_STOCK_FIELDS = ("minVcpu", "minMemory", "stockStatus")
 
 _REQUIRED = ("id", "displayName", "memoryInGb")
 _FLAGS = {SECURE: "secureCloud", COMMUNITY: "communityCloud"}
@@ -286,24 +408,122 @@ MIG_MISMATCH = "mig_memory_mismatch"
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """POST the ``gpuTypes`` GraphQL query; with ``token`` (``RUNPOD_API_KEY``) as Bearer
-    credentials when one is set, with no ``Authorization`` header otherwise.
+    """POST the per-tier ``gpuTypes`` query, then gpuhunt's locations query and its per-location
+    query for each listed data centre and country (at most ``MAX_LOCATIONS``); with ``token``
+    (``RUNPOD_API_KEY``) as Bearer credentials on every request when one is set, with no
+    ``Authorization`` header otherwise.
 
-    Raises ``FetchError`` (via ``scrapers.http``) when the API cannot be reached or rejects the
-    key (a set but rejected key is not retried without it: a wrong key should be seen).
+    Raises ``FetchError`` (via ``scrapers.http``) when the per-tier query cannot be fetched or
+    the key is rejected (a set but rejected key is not retried without it: a wrong key should be
+    seen). A later request that fails is left out and logged (see ``fetch_with_skips``).
     """
+    return fetch_with_skips(client, token)[0]
+
+
+def fetch_with_skips(
+    client: httpx.Client, token: str | None
+) -> tuple[list[RawResponse], dict[str, str]]:
+    """``fetch``, plus the parts left out: "locations", "dataCenterId <id>", "countryCode <cc>"
+    or "locations past <MAX_LOCATIONS>" -> the one-line reason. Raises as ``fetch`` does."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    return [http.post(client, GRAPHQL_URL, json={"query": GPU_TYPES_QUERY}, headers=headers)]
+    responses = [http.post(client, GRAPHQL_URL, json={"query": GPU_TYPES_QUERY}, headers=headers)]
+    skipped: dict[str, str] = {}
+    try:
+        catalog = http.post(
+            client,
+            f"{GRAPHQL_URL}#{LOCATIONS_FRAGMENT}",
+            json={"query": LOCATIONS_QUERY, "variables": {}},
+            headers=headers,
+        )
+    except FetchError as exc:
+        _skip(skipped, LOCATIONS_FRAGMENT, str(exc))
+        return responses, skipped
+    responses.append(catalog)
+    locations = _listed_locations(catalog)
+    if len(locations) > MAX_LOCATIONS:
+        rest = locations[MAX_LOCATIONS:]
+        names = ", ".join(value for _, value in rest)
+        _skip(
+            skipped,
+            f"locations past {MAX_LOCATIONS}",
+            f"{len(rest)} not asked (at most {MAX_LOCATIONS} per scrape): {names}"[:500],
+        )
+    for key, value in locations[:MAX_LOCATIONS]:
+        try:
+            responses.append(
+                http.post(
+                    client,
+                    location_url(key, value),
+                    json={"query": POD_TYPES_QUERY, "variables": _pod_types_variables(key, value)},
+                    headers=headers,
+                )
+            )
+        except FetchError as exc:
+            _skip(skipped, f"{key} {value}", str(exc))
+    return responses, skipped
+
+
+def location_url(key: str, value: str) -> str:
+    """The request URL of one location query: the endpoint, the location in the fragment."""
+    return f"{GRAPHQL_URL}#{key}={quote(value, safe='')}"
+
+
+def _skip(skipped: dict[str, str], part: str, reason: str) -> None:
+    skipped[part] = reason
+    _log.warning("runpod: %s left out of this scrape: %s", part, reason)
+
+
+def _listed_locations(response: RawResponse) -> list[tuple[str, str]]:
+    """(``dataCenterId``, id) of each listed data centre, then (``countryCode``, code) of each
+    non-null country code, as gpuhunt builds its queries; [] when the body has no such lists
+    (a replayed capture; ``parse`` judges the body)."""
+    try:
+        payload = json.loads(response.body)
+    except ValueError:
+        return []
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, dict):
+        return []
+    found: list[tuple[str, str]] = []
+    centres = data.get("dataCenters")
+    for centre in centres if isinstance(centres, list) else []:
+        if isinstance(centre, dict) and centre.get("listed") is True:
+            ident = centre.get("id")
+            if isinstance(ident, str) and ident:
+                found.append((DATA_CENTER_KEY, ident))
+    codes = data.get("countryCodes")
+    for code in codes if isinstance(codes, list) else []:
+        if isinstance(code, str) and code:
+            found.append((COUNTRY_KEY, code))
+    return list(dict.fromkeys(found))
+
+
+def _pod_types_variables(key: str, value: str) -> dict[str, Any]:
+    """gpuhunt's variables for one location (``_build_query_variables``), gpuCount 1."""
+    return {
+        "GpuTypeFilter": {"cluster": False},
+        "lowestPriceInput": {
+            "secureCloud": key == DATA_CENTER_KEY,
+            key: value,
+            "gpuCount": LOCATION_GPU_COUNT,
+            "minDisk": None,
+            "minMemoryInGb": None,
+            "minVcpuCount": None,
+            "minCudaVersion": MIN_CUDA_VERSION,
+        },
+    }
 
 
 def parse(responses: Sequence[RawResponse]) -> list[Offer]:
-    """Offers from recorded RunPod responses, USD per GPU-hour; the layout is read off the content.
+    """Offers from recorded RunPod responses, USD per GPU-hour; the layout is read off the content
+    (a location query's location off its URL's fragment, see ``location_url``).
 
     Raises ``SchemaDriftError`` for an unknown layout, a GraphQL error envelope, items whose
-    keys differ or carry no price fields, a duplicate offer, or a response with no offers; one
-    item or row of an unknown GPU, or with a malformed price or field, is left out and counted
-    instead (``parse_with_exclusions``). Byte-identical bodies are parsed once (replay answers
-    every request of a scrape with the same capture).
+    keys differ or carry no price fields, a duplicate offer, or a per-tier response with no
+    offers (or no offer at all); one item or row of an unknown GPU, or with a malformed price or
+    field, is left out and counted instead (``parse_with_exclusions``). Byte-identical bodies
+    are parsed once, per location (replay answers every request of a scrape with the same
+    capture).
     """
     return parse_with_exclusions(responses)[0]
 
@@ -312,14 +532,57 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """``parse``, plus how many items, rows or prices each documented rule left out."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
-    for response in distinct_bodies(responses):
+    flags: dict[str, dict[str, bool | None]] = {}
+    located: list[tuple[RawResponse, tuple[str, str]]] = []
+    for response in _distinct(responses):
+        location = _location(response.url)
+        if location is not None:
+            located.append((response, location))
+            continue
+        catalog = _locations_payload(response)
+        if catalog is not None:
+            flags.update(_catalog_flags(catalog))
+            continue
         parsed = _parse_response(response, excluded)
         if not parsed:
-            reasons = ", ".join(f"{reason}: {n}" for reason, n in excluded.most_common(5))
-            detail = f" (left out: {reasons})" if reasons else ""
-            raise SchemaDriftError(f"{response.url}: no offers found{detail}")
+            raise SchemaDriftError(f"{response.url}: no offers found{_left_out(excluded)}")
         offers.extend(parsed)
+    for response, location in located:  # after every locations response: its flags apply
+        offers.extend(_parse_location(response, location, flags, excluded))
+    if not offers:
+        raise SchemaDriftError(f"{GRAPHQL_URL}: no offers in any response{_left_out(excluded)}")
     return ensure_unique(offers), excluded
+
+
+def _left_out(excluded: Counter[str]) -> str:
+    reasons = ", ".join(f"{reason}: {n}" for reason, n in excluded.most_common(5))
+    return f" (left out: {reasons})" if reasons else ""
+
+
+def _distinct(responses: Sequence[RawResponse]) -> list[RawResponse]:
+    """``scrapers.parsing.distinct_bodies``, per location: two locations may answer byte for
+    byte alike (no stock in either), and each is its own answer; the other responses by body
+    alone (replay answers the per-tier and the locations request with the same capture)."""
+    seen: set[tuple[tuple[str, str] | None, bytes]] = set()
+    kept = []
+    for response in responses:
+        key = (_location(response.url), response.body)
+        if key not in seen:
+            seen.add(key)
+            kept.append(response)
+    return kept
+
+
+def _location(url: str) -> tuple[str, str] | None:
+    """(tier, data-centre id or country code) of a location query's URL (``location_url``);
+    None for any other URL."""
+    key, sep, value = httpx.URL(url).fragment.partition("=")
+    if not sep or key not in _LOCATION_TIERS:
+        return None
+    value = unquote(value)
+    if not value:
+        raise SchemaDriftError(f"{url}: a location query without its location")
+    return _LOCATION_TIERS[key], value
 
 
 _Skip = RowExcluded  # one row left out, with its exclusion reason
@@ -376,12 +639,25 @@ def _parse_next_data(script: str, observed_at: datetime, excluded: Counter[str])
 
 
 def _offers_from_gpu_types(
-    items: Any, layout: str, source_url: str, observed_at: datetime, excluded: Counter[str]
+    items: Any,
+    layout: str,
+    source_url: str,
+    observed_at: datetime,
+    excluded: Counter[str],
+    *,
+    location: tuple[str, str] | None = None,
+    flags: dict[str, dict[str, bool | None]] | None = None,
 ) -> Iterator[Offer]:
+    """The offers of a gpuTypes list; with ``location`` (tier, id), a ``location`` response's:
+    that tier's on-demand and spot prices where the location has stock, with vCPU and RAM,
+    ``offered`` from ``flags`` (gpu type id -> tier -> the ``locations`` response's flag)."""
     if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
         raise SchemaDriftError(f"{layout}: expected a non-empty list of gpuTypes objects")
     keys = set(items[0])
-    missing = [k for k in _REQUIRED if k not in keys]
+    required = _REQUIRED
+    if location is not None:
+        required = (*_REQUIRED, "lowestPrice", *(f for f, *_ in _location_fields(location[0])))
+    missing = [k for k in required if k not in keys]
     if missing:
         raise SchemaDriftError(f"{layout}: gpuTypes items lack {missing}")
     for item in items:
@@ -391,21 +667,40 @@ def _offers_from_gpu_types(
                 "that differ from the first item's"
             )
     explicit = "securePrice" in keys and "communityPrice" in keys
-    if not explicit and "lowestPrice" not in keys:
+    if location is None and not explicit and "lowestPrice" not in keys:
         raise SchemaDriftError(
             f"{layout}: no price fields (securePrice+communityPrice or lowestPrice): {sorted(keys)}"
         )
-    if not explicit and not all(flag in keys for flag in _FLAGS.values()):
+    if location is None and not explicit and not all(flag in keys for flag in _FLAGS.values()):
         raise SchemaDriftError(f"{layout}: lowestPrice items need secureCloud and communityCloud")
+    if location is not None:
+        for item in items:
+            lowest = item["lowestPrice"]
+            if isinstance(lowest, dict) and any(k not in lowest for k in _STOCK_FIELDS):
+                raise SchemaDriftError(
+                    f"{layout}: lowestPrice of {item.get('id')!r} lacks"
+                    f" {[k for k in _STOCK_FIELDS if k not in lowest]}"
+                )
     for item in items:
         try:
             offers = list(
-                _offers_from_gpu_type(item, explicit, layout, source_url, observed_at, excluded)
+                _offers_from_gpu_type(
+                    item, explicit, layout, source_url, observed_at, excluded, location, flags
+                )
             )
         except _Skip as skip:
             excluded[skip.reason] += 1
             continue
         yield from offers
+
+
+def _location_fields(tier: str) -> list[tuple[str, PricingModel]]:
+    """The price fields gpuhunt reads for a location of ``tier``: on-demand, then spot."""
+    return [
+        (field, pricing)
+        for field, region, pricing, term in _PRICE_FIELDS
+        if region == tier and term is None
+    ]
 
 
 def _offers_from_gpu_type(
@@ -415,25 +710,43 @@ def _offers_from_gpu_type(
     source_url: str,
     observed_at: datetime,
     excluded: Counter[str],
+    location: tuple[str, str] | None = None,
+    flags: dict[str, dict[str, bool | None]] | None = None,
 ) -> Iterator[Offer]:
     """The item's offers; ``_Skip`` when the whole item is left out (an unknown GPU with a
-    price, a malformed id, memory, flag or lowestPrice, a MIG slice that does not add up). A
-    single price that is not one is left out alone (``unparsed_price``)."""
+    price, a malformed id, memory, flag, lowestPrice or vCPU/RAM figure, a MIG slice that does
+    not add up). A single price that is not one is left out alone (``unparsed_price``)."""
     gpu_id = item["id"]
     if not isinstance(gpu_id, str) or not gpu_id:
         raise _Skip(MALFORMED_ITEM)
     memory = item["memoryInGb"]
     if not _is_number(memory) or memory < 0:
         raise _Skip(MALFORMED_ITEM)
-    offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
-    candidates: list[tuple[str, str, PricingModel, int | None, Any]] = []
-    if explicit:
+    # (field, region, pricing, term, raw price, offered)
+    candidates: list[tuple[str, str, PricingModel, int | None, Any, bool | None]] = []
+    vcpus = ram_gb = None
+    if location is not None:
+        tier, where = location
+        lowest = item["lowestPrice"]
+        if lowest is not None and not isinstance(lowest, dict):
+            raise _Skip(MALFORMED_ITEM)
+        if lowest is None or lowest["stockStatus"] is None:
+            return  # no stock there: not offered there (gpuhunt's rule)
+        vcpus, ram_gb = _spec(lowest["minVcpu"]), _spec(lowest["minMemory"])
+        flag = (flags or {}).get(gpu_id, {}).get(tier)
         candidates = [
-            (field, region, pricing, term, item[field])
+            (field, where, pricing, None, item[field], flag)
+            for field, pricing in _location_fields(tier)
+        ]
+    elif explicit:
+        offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
+        candidates = [
+            (field, region, pricing, term, item[field], offered[region])
             for field, region, pricing, term in _PRICE_FIELDS
             if field in item
         ]
     else:
+        offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
         lowest = item["lowestPrice"]
         if lowest is not None and not isinstance(lowest, dict):
             raise _Skip(MALFORMED_ITEM)
@@ -441,18 +754,27 @@ def _offers_from_gpu_type(
             if lowest is not None and field not in lowest:
                 raise _Skip(MALFORMED_ITEM)
             value = None if lowest is None else lowest[field]
-            candidates.append((f"lowestPrice.{field}", region, pricing, None, value))
+            candidates.append(
+                (f"lowestPrice.{field}", region, pricing, None, value, offered[region])
+            )
         if "secureSpotPrice" in item:
             candidates.append(
-                ("secureSpotPrice", SECURE, PricingModel.SPOT, None, item["secureSpotPrice"])
+                (
+                    "secureSpotPrice",
+                    SECURE,
+                    PricingModel.SPOT,
+                    None,
+                    item["secureSpotPrice"],
+                    offered[SECURE],
+                )
             )
-    if not any(raw is not None and raw != 0 for *_, raw in candidates):
+    if not any(raw is not None and raw != 0 for *_, raw, _ in candidates):
         return  # not offered anywhere (e.g. the "unknown" placeholder type): nothing to report
     vram = decimal(memory) if memory > 0 else None
     mig = _mig_slice(gpu_id, vram)
     if mig is None and gpu_id not in KNOWN_GPU_TYPE_IDS:
         raise _Skip(unknown_row("gpu", gpu_id))
-    for field, region, pricing, term, raw in candidates:
+    for field, region, pricing, term, raw, offered_flag in candidates:
         try:
             price = _price(raw, f"{layout}: {gpu_id} {field}")
         except _Skip as skip:
@@ -470,7 +792,9 @@ def _offers_from_gpu_type(
                 vram=vram,
                 source_url=source_url,
                 observed_at=observed_at,
-                offered=offered[region],
+                vcpus=vcpus,
+                ram_gb=ram_gb,
+                offered=offered_flag,
             )
             continue
         full_gpu, share, full_vram = mig
@@ -483,11 +807,85 @@ def _offers_from_gpu_type(
             vram=full_vram,
             source_url=source_url,
             observed_at=observed_at,
+            vcpus=vcpus,
+            ram_gb=ram_gb,
             gpu_name=full_gpu,
             gpu_count=share,
             price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
-            offered=offered[region],
+            offered=offered_flag,
         )
+
+
+def _spec(value: Any) -> Decimal | None:
+    """A vCPU count or GB figure of ``lowestPrice``; None for null, ``_Skip`` (malformed_item)
+    for anything but a non-negative number."""
+    if value is None:
+        return None
+    if not _is_number(value) or value < 0:
+        raise _Skip(MALFORMED_ITEM)
+    return decimal(value)
+
+
+# --- gpuhunt's locations and per-location queries (live) -----------------------------------------
+
+
+def _locations_payload(response: RawResponse) -> dict[str, Any] | None:
+    """The decoded body of a ``locations`` response (``data.dataCenters`` present), else None."""
+    if response.body.lstrip()[:1] != b"{":
+        return None
+    payload = json_body(response)
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if isinstance(data, dict) and "dataCenters" in data:
+        return payload
+    return None
+
+
+def _catalog_flags(payload: dict[str, Any]) -> dict[str, dict[str, bool | None]]:
+    """gpu type id -> tier -> its secureCloud/communityCloud flag (None when not a bool)."""
+    data = payload["data"]
+    lists = {key: data.get(key) for key in ("countryCodes", "dataCenters", "gpuTypes")}
+    broken = [key for key, value in lists.items() if not isinstance(value, list)]
+    if broken:
+        raise SchemaDriftError(f"locations response: {broken} not lists")
+    flags: dict[str, dict[str, bool | None]] = {}
+    for item in lists["gpuTypes"]:
+        gpu_id = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(gpu_id, str) or not gpu_id:
+            raise SchemaDriftError("locations response: a gpu type without an id")
+        flags[gpu_id] = {
+            tier: value if isinstance(value := item.get(key), bool) else None
+            for tier, key in _FLAGS.items()
+        }
+    return flags
+
+
+def _parse_location(
+    response: RawResponse,
+    location: tuple[str, str],
+    flags: dict[str, dict[str, bool | None]],
+    excluded: Counter[str],
+) -> list[Offer]:
+    tier, where = location
+    layout = f"location {where} ({tier})"
+    payload = json_body(response)
+    if not isinstance(payload, dict):
+        raise SchemaDriftError(f"{layout}: GraphQL response is not an object")
+    if payload.get("errors"):
+        messages = "; ".join(str(e.get("message", e)) for e in payload["errors"])
+        raise SchemaDriftError(f"{layout}: GraphQL errors: {messages[:300]}")
+    data = payload.get("data")
+    items = data.get("gpuTypes") if isinstance(data, dict) else None
+    return list(
+        _offers_from_gpu_types(
+            items,
+            layout,
+            GRAPHQL_URL,
+            response.fetched_at,
+            excluded,
+            location=location,
+            flags=flags,
+        )
+    )
 
 
 def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal] | None:
@@ -763,8 +1161,10 @@ PROVIDER = Provider(
     fetch=fetch,
     parse=parse,
     parse_with_exclusions=parse_with_exclusions,
-    token_env=TOKEN_ENV,  # optional: the gpuTypes query works without a key
+    fetch_with_skips=fetch_with_skips,
+    token_env=TOKEN_ENV,  # optional: every query works without a key
     token_required=False,
     kind="cloud",
-    notes="GraphQL gpuTypes; Secure/Community on-demand, spot and savings plans per GPU-hour.",
+    notes="GraphQL gpuTypes; Secure/Community on-demand, spot and savings plans per GPU-hour;"
+    " live also per data centre / country with vCPU and RAM (gpuhunt's queries).",
 )

@@ -306,8 +306,9 @@ def test_gcp_g4_shares_are_one_gpu_with_the_shares_memory_in_gpuhunt(gpuhunt_dir
 
 
 def test_runpod_without_vcpu_ram_stays_out_of_gpuhunt_and_is_counted(gpuhunt_dir, offers):
-    """RunPod's gpuTypes answer names no location, vCPU or RAM: gpuhunt needs all three, so
-    the file is header-only and every offer is counted by reason."""
+    """RunPod's captures (gpuTypes answers) name no location, vCPU or RAM: gpuhunt needs all
+    three, so offline the file is header-only and every offer is counted by reason. (Live, the
+    location queries add them: test_runpod_live_location_offers_are_gpuhunt_rows.)"""
     out, report = gpuhunt_dir
     assert _rows(out / "runpod.csv") == []
     runpod = [o for o in offers if o["provider"] == "runpod"]
@@ -374,3 +375,107 @@ def test_skypilot_gcp_has_machine_type_rows_and_accelerator_rows(skypilot_dir, o
 def test_skypilot_digitalocean_is_written_where_skypilot_reads_it(skypilot_dir):
     out, _ = skypilot_dir
     assert (out / "do" / "vms.csv").is_file() and not (out / "digitalocean").exists()
+
+
+# --- RunPod live: gpuhunt's per-location queries --------------------------------------------------
+
+RUNPOD_GPUHUNT_SCRIPT = """
+import json, sys
+import gpuhunt
+items = gpuhunt.query(provider="runpod")
+json.dump([[i.instance_name, i.location, i.price, i.cpu, i.memory, i.spot, i.gpu_name,
+            i.gpu_count, i.gpu_memory] for i in items], sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def runpod_live(tmp_path_factory):
+    """RunPod's real fetch on the live code path, answered in the shape of gpuhunt's queries
+    (``tests/scrapers/test_runpod.py``: the 2025-06-19 capture's prices, the 2023 capture's
+    lowestPrice vCPU/RAM/stock figures, data centres and countries named as gpuhunt's own
+    RunPod test names them), loaded into a fresh warehouse, and its gpuhunt export."""
+    from pipelines.exports import export_gpuhunt
+    from pipelines.ingest import ensure_seeded, scrape_provider
+    from scrapers import runpod
+    from tests.scrapers.test_runpod import gpuhunt_shaped_transport
+    from warehouse.db import Warehouse
+    from warehouse.derive import rebuild
+    from warehouse.paths import Paths
+
+    paths = Paths(tmp_path_factory.mktemp("runpod-live-home"))
+    ensure_seeded(Warehouse(paths.warehouse))
+    requests: list = []
+    [outcome] = scrape_provider(
+        runpod.PROVIDER,
+        paths=paths,
+        replay_dir=None,
+        env={},
+        transport=gpuhunt_shaped_transport(requests),
+    )
+    assert outcome.status == "success", outcome
+    assert len(requests) == 6  # per tier, locations, 2 data centres, 2 countries
+    out = tmp_path_factory.mktemp("runpod-live-gpuhunt")
+    with Warehouse(paths.warehouse).connect() as con:
+        rebuild(con)
+        report = export_gpuhunt(con, out, "runpod-live")
+        result = con.execute("select * from current_offers where provider = 'runpod'")
+        columns = [d[0] for d in result.description or []]
+        offers = [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+    return out, report, offers
+
+
+def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
+    out, report, offers = runpod_live
+    rows = _rows(out / "runpod.csv")
+    located = [o for o in offers if o["region"] not in ("secure", "community")]
+    assert located and all(o["vcpus"] is not None and o["ram_gb"] is not None for o in located)
+    exportable = [o for o in located if o["price_status"] == "ok" and o["gpu_id"] is not None]
+    assert len(rows) == len(exportable) > 0
+    assert {r["location"] for r in rows} == {"EU-RO-1", "US-OR-1", "CA", "RO"}
+    h100 = {
+        (r["location"], r["spot"]): r
+        for r in rows
+        if r["instance_name"] == "1x NVIDIA H100 80GB HBM3"
+    }
+    assert set(h100) == {(loc, spot) for loc in ("EU-RO-1", "US-OR-1", "CA", "RO")
+                         for spot in ("False", "True")}  # fmt: skip
+    secure = h100[("EU-RO-1", "False")]  # securePrice 2.99; 2023 lowestPrice 28 vCPUs, 251 GB
+    assert (secure["price"], secure["cpu"], secure["memory"]) == ("2.99", "28", "251")
+    assert (secure["gpu_name"], secure["gpu_count"], secure["gpu_memory"]) == ("H100", "1", "80")
+    assert (secure["gpu_vendor"], secure["cpu_arch"]) == ("nvidia", "x86")
+    assert h100[("CA", "False")]["price"] == "2.69"  # communityPrice
+    assert h100[("CA", "True")]["price"] == "1.5"  # communitySpotPrice
+    data = json.loads(secure["provider_data"])
+    assert data["gpuprices_offer_id"] in {
+        o["offer_id"] for o in located if o["region"] == "EU-RO-1"
+    }
+
+    # Every other RunPod offer is counted by reason: the per-tier ones have no vCPU/RAM.
+    left_out = {r: n for (slug, r), n in report.excluded.items() if slug == "runpod"}
+    assert sum(left_out.values()) + len(rows) == len(offers)
+    no_specs = [
+        o
+        for o in offers
+        if o["region"] in ("secure", "community")
+        and o["pricing"] != "reserved"
+        and o["price_status"] == "ok"
+        and o["gpu_id"] is not None
+    ]
+    assert left_out["no vCPU or RAM figure in the source (gpuhunt requires both)"] == len(no_specs)
+
+    # gpuhunt's own query() reads them, at their locations.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUHUNT_")}
+    env.update(GPUHUNT_CATALOG_DIR=str(out), GPUHUNT_CATALOG_URL=out.as_uri())
+    done = subprocess.run(
+        [sys.executable, "-c", RUNPOD_GPUHUNT_SCRIPT],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    items = json.loads(done.stdout)
+    assert len(items) == len(rows)
+    assert ["1x NVIDIA H100 80GB HBM3", "EU-RO-1", 2.99, 28, 251.0, False, "H100", 1, 80.0] in items

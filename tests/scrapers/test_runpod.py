@@ -5,6 +5,7 @@ GraphQL request shape."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -465,6 +466,9 @@ def test_unknown_page_is_drift() -> None:
 
 
 def _recording_client(requests: list[httpx.Request]) -> httpx.Client:
+    """Every request answered with the newest capture, as replay answers it: it lists no data
+    centres or countries, so the fetch asks no location."""
+
     def handler(request: httpx.Request) -> httpx.Response:
         requests.append(request)
         return httpx.Response(
@@ -477,6 +481,7 @@ def _recording_client(requests: list[httpx.Request]) -> httpx.Client:
 def test_provider_does_not_require_a_key() -> None:
     assert runpod.PROVIDER.token_env == "RUNPOD_API_KEY"
     assert runpod.PROVIDER.token_required is False
+    assert runpod.PROVIDER.fetch_with_skips is runpod.fetch_with_skips
 
 
 @pytest.mark.parametrize("token", [None, ""])
@@ -486,16 +491,19 @@ def test_fetch_without_key_posts_the_query_with_no_authorization(token: str | No
     with _recording_client(requests) as client:
         responses = runpod.fetch(client, token)
 
-    assert len(requests) == 1
-    request = requests[0]
-    assert (request.method, str(request.url)) == ("POST", "https://api.runpod.io/graphql")
-    assert "authorization" not in request.headers
-    assert "api_key" not in str(request.url)
-    assert request.headers["content-type"] == "application/json"
-    assert request.headers["user-agent"] == http.USER_AGENT
-    query = json.loads(request.content)["query"]
+    assert [(r.method, str(r.url)) for r in requests] == [
+        ("POST", "https://api.runpod.io/graphql"),
+        ("POST", "https://api.runpod.io/graphql#locations"),  # gpuhunt's locations query
+    ]
+    for request in requests:
+        assert "authorization" not in request.headers
+        assert "api_key" not in str(request.url)
+        assert request.headers["content-type"] == "application/json"
+        assert request.headers["user-agent"] == http.USER_AGENT
+    query = json.loads(requests[0].content)["query"]
     assert {"secureCloud", "communityCloud"} <= set(query.split())  # flags for placeholders
-    assert len(runpod.parse(responses)) == 88
+    assert json.loads(requests[1].content) == {"query": runpod.LOCATIONS_QUERY, "variables": {}}
+    assert len(runpod.parse(responses)) == 88  # the same body twice: read once
 
 
 def test_fetch_with_rejected_key_fails_and_does_not_retry_without_it() -> None:
@@ -518,12 +526,12 @@ def test_fetch_with_key_posts_the_gpu_types_query_with_bearer_auth() -> None:
     with _recording_client(requests) as client:
         responses = runpod.fetch(client, "rp_secret")
 
-    assert len(requests) == 1
+    assert len(requests) == 2
     request = requests[0]
     assert (request.method, str(request.url)) == ("POST", "https://api.runpod.io/graphql")
-    assert request.headers["authorization"] == "Bearer rp_secret"
+    assert [r.headers["authorization"] for r in requests] == ["Bearer rp_secret"] * 2
     assert request.headers["content-type"] == "application/json"
-    assert "rp_secret" not in responses[0].url  # the key stays out of the archived URL
+    assert all("rp_secret" not in r.url for r in responses)  # the key stays out of the URLs
     query = json.loads(request.content)["query"]
     assert "gpuTypes" in query
     assert "lowestPrice(input: {gpuCount: 1})" in query
@@ -541,3 +549,343 @@ def test_fetch_with_key_posts_the_gpu_types_query_with_bearer_auth() -> None:
     # Not emitted, and not in gpuhunt's keyless queries: not asked for.
     assert "oneWeekPrice" not in query
     assert len(runpod.parse(responses)) == 88
+
+
+# --- live fetch: gpuhunt's per-location queries ---------------------------------------------------
+#
+# gpuhunt (dstackai/gpuhunt src/gpuhunt/providers/runpod.py @ 0272c27a088b) asks RunPod which
+# data centres and countries there are, then per location for ``lowestPrice {minVcpu minMemory
+# stockStatus}`` beside the prices. We hold no capture of those answers, so they are built here
+# from real captures, in the shape gpuhunt's queries ask for and read:
+# - the prices and gpu types: the 2025-06-19 API capture's items, unchanged, keeping the fields
+#   ``query_pod_types`` asks for (its secureCloud/communityCloud flags go to the locations
+#   answer, which asks for them; oneWeekPrice is asked by neither);
+# - ``lowestPrice``: the 2023 capture's object for the same gpu type id, verbatim: RunPod's own
+#   minVcpu/minMemory/stockStatus of a one-GPU Pod (H100 SXM: 28 vCPUs, 251 GB, "Low"). A gpu
+#   type the 2023 capture lacks gets that capture's no-stock object (all null, as its A100 SXM
+#   80GB has): no stock there, so no offer there;
+# - the locations: data-centre ids from gpuhunt's own RunPod integrity test (EU-RO-1, US-OR-1,
+#   EUR-IS-1) and the countries of two of its data centres (CA-MTL-1, EU-RO-1: CA, RO); that
+#   EUR-IS-1 is unlisted is made up, to exercise gpuhunt's ``listed`` filter, and the null
+#   country code is what gpuhunt's code skips. Every location answers with the same body (the
+#   location is in the request, not in the answer); no price is made up.
+
+H100_VCPUS, H100_RAM_GB = 28, 251  # 2023 capture: H100 80GB HBM3 lowestPrice minVcpu, minMemory
+DATA_CENTRES = ["EU-RO-1", "US-OR-1"]  # listed
+COUNTRIES = ["CA", "RO"]
+POD_TYPE_FIELDS = (  # the gpu type fields gpuhunt's query_pod_types asks for, in its order
+    "maxGpuCount", "id", "nodeGroupDatacenters", "clusterPrice", "displayName", "memoryInGb",
+    "securePrice", "secureSpotPrice", "communityPrice", "communitySpotPrice", "oneMonthPrice",
+    "threeMonthPrice", "sixMonthPrice",
+)  # fmt: skip
+CATALOG_GPU_FIELDS = ("maxGpuCount", "id", "displayName", "memoryInGb", "secureCloud",
+                      "communityCloud")  # fmt: skip
+
+
+def _lowest_prices_2023() -> dict[str, dict[str, Any]]:
+    html = NEXT_DATA_2023.read_text(encoding="utf-8")
+    script = html.split('<script id="__NEXT_DATA__"', 1)[1].split(">", 1)[1].split("</script>")[0]
+    items = json.loads(script)["props"]["pageProps"]["data"]
+    return {item["id"]: item["lowestPrice"] for item in items}
+
+
+def gpuhunt_shaped_answers() -> dict[str, bytes]:
+    """URL fragment of the request -> the answer (see the comment above): "" the per-tier query
+    (the 2025-06-19 capture itself), "locations", "dataCenterId=<id>", "countryCode=<cc>"."""
+    items = json.loads(GRAPHQL_2025_06_19_1914.read_bytes())
+    lowest = _lowest_prices_2023()
+    no_stock = lowest["NVIDIA A100-SXM4-80GB"]
+    assert set(no_stock.values()) == {None, "LowestPrice"}  # every figure null
+    pods = [
+        {"lowestPrice": lowest.get(item["id"], no_stock), **{k: item[k] for k in POD_TYPE_FIELDS}}
+        for item in items
+    ]
+    catalog = {
+        "data": {
+            "countryCodes": [*COUNTRIES, None],
+            "dataCenters": [
+                *({"id": dc, "listed": True} for dc in DATA_CENTRES),
+                {"id": "EUR-IS-1", "listed": False},
+            ],
+            "gpuTypes": [{k: item[k] for k in CATALOG_GPU_FIELDS} for item in items],
+        }
+    }
+    pod_types = json.dumps({"data": {"gpuTypes": pods}}).encode()
+    answers = {
+        "": GRAPHQL_2025_06_19_1914.read_bytes(),
+        "locations": json.dumps(catalog).encode(),
+    }
+    answers.update({f"dataCenterId={dc}": pod_types for dc in DATA_CENTRES})
+    answers.update({f"countryCode={cc}": pod_types for cc in COUNTRIES})
+    return answers
+
+
+def gpuhunt_shaped_transport(
+    requests: list[httpx.Request], fail: frozenset[str] = frozenset()
+) -> httpx.MockTransport:
+    """Answers each request by its URL fragment (``gpuhunt_shaped_answers``); a fragment in
+    ``fail`` answers HTTP 404."""
+    answers = gpuhunt_shaped_answers()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.url.fragment in fail:
+            return httpx.Response(404, text="not found")
+        return httpx.Response(
+            200, headers={"content-type": "application/json"}, content=answers[request.url.fragment]
+        )
+
+    return httpx.MockTransport(handler)
+
+
+def _fetch_gpuhunt_shaped(
+    token: str | None = None, fail: frozenset[str] = frozenset()
+) -> tuple[list[httpx.Request], list[RawResponse], dict[str, str]]:
+    requests: list[httpx.Request] = []
+    with http.make_client(gpuhunt_shaped_transport(requests, fail)) as client:
+        responses, skipped = runpod.fetch_with_skips(client, token)
+    return requests, responses, skipped
+
+
+def _undated(offers: dict[Key, Offer]) -> dict[Key, Offer]:
+    """The offers with one observation time: a live fetch observes now, a capture then."""
+    epoch = datetime(2000, 1, 1, tzinfo=UTC)
+    return {k: o.model_copy(update={"observed_at": epoch}) for k, o in offers.items()}
+
+
+def _tokens(query: str) -> list[str]:
+    return re.findall(r"[$\w]+|[^\s\w]", query)
+
+
+def test_fetch_asks_gpuhunts_queries_per_listed_data_centre_and_country() -> None:
+    requests, responses, skipped = _fetch_gpuhunt_shaped()
+
+    assert skipped == {}
+    assert [str(r.url) for r in requests] == [
+        "https://api.runpod.io/graphql",
+        "https://api.runpod.io/graphql#locations",
+        "https://api.runpod.io/graphql#dataCenterId=EU-RO-1",
+        "https://api.runpod.io/graphql#dataCenterId=US-OR-1",
+        "https://api.runpod.io/graphql#countryCode=CA",
+        "https://api.runpod.io/graphql#countryCode=RO",
+    ]  # EUR-IS-1 is not listed and the null country code is skipped, as gpuhunt does
+    assert [r.url for r in responses] == [str(r.url) for r in requests]
+    assert all(r.method == "POST" and "authorization" not in r.headers for r in requests)
+    # gpuhunt's variables (RunpodProvider._build_query_variables), for gpuCount 1
+    secure, community = (json.loads(requests[i].content) for i in (2, 4))
+    assert secure == {
+        "query": runpod.POD_TYPES_QUERY,
+        "variables": {
+            "GpuTypeFilter": {"cluster": False},
+            "lowestPriceInput": {
+                "secureCloud": True,
+                "dataCenterId": "EU-RO-1",
+                "gpuCount": 1,
+                "minDisk": None,
+                "minMemoryInGb": None,
+                "minVcpuCount": None,
+                "minCudaVersion": "12.8",
+            },
+        },
+    }
+    assert community["variables"]["lowestPriceInput"] == {
+        "secureCloud": False,
+        "countryCode": "CA",
+        "gpuCount": 1,
+        "minDisk": None,
+        "minMemoryInGb": None,
+        "minVcpuCount": None,
+        "minCudaVersion": "12.8",
+    }
+    # The queries' selections, field by field as in gpuhunt's gpu_types_query/query_pod_types.
+    pod_query = _tokens(runpod.POD_TYPES_QUERY)
+    head = _tokens(
+        "query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter)"
+        " { gpuTypes(input: $gpuTypesInput) {"
+        " lowestPrice(input: $lowestPriceInput) {"
+    )
+    assert pod_query[: len(head)] == head
+    lowest, rest = " ".join(pod_query[len(head) :]).split(" }", 1)
+    assert lowest.split() == [
+        "minimumBidPrice", "uninterruptablePrice", "minVcpu", "minMemory", "stockStatus",
+        "compliance", "countryCode", "__typename",
+    ]  # fmt: skip
+    assert [t for t in rest.split() if t not in "{}"] == [
+        "maxGpuCount", "id", "nodeGroupDatacenters", "id", "clusterPrice", "displayName",
+        "memoryInGb", "securePrice", "secureSpotPrice", "communityPrice", "communitySpotPrice",
+        "oneMonthPrice", "threeMonthPrice", "sixMonthPrice", "secureSpotPrice", "__typename",
+    ]  # fmt: skip
+    assert [t for t in _tokens(runpod.LOCATIONS_QUERY) if t not in "{}"] == [
+        "query", "GpuTypes", "countryCodes", "dataCenters", "id", "name", "listed", "__typename",
+        "gpuTypes", "maxGpuCount", "maxGpuCount", "maxGpuCountCommunityCloud",
+        "maxGpuCountSecureCloud", "minPodGpuCount", "id", "displayName", "memoryInGb",
+        "secureCloud", "communityCloud", "__typename",
+    ]  # fmt: skip
+
+
+def test_fetch_sends_the_key_as_bearer_with_every_query() -> None:
+    requests, responses, _ = _fetch_gpuhunt_shaped("rp_secret")
+    assert len(requests) == 6
+    assert {r.headers["authorization"] for r in requests} == {"Bearer rp_secret"}
+    assert all("rp_secret" not in r.url for r in responses)
+
+
+def test_location_answers_give_vcpu_ram_and_the_location_as_region() -> None:
+    _, responses, _ = _fetch_gpuhunt_shaped()
+    offers, excluded = runpod.parse_with_exclusions(responses)
+    fetched_at = {r.url.rpartition("=")[2]: r.fetched_at for r in responses}
+    by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
+    assert len(by_key) == len(offers)
+
+    # The per-tier offers are the 2025-06-19 capture's, exactly as it parses alone (observed
+    # now: a live fetch).
+    tiers = {k: o for k, o in by_key.items() if k[1] in ("secure", "community")}
+    assert _undated(tiers) == _undated(_offers(GRAPHQL_2025_06_19_1914))
+    assert all(o.vcpus is None and o.ram_gb is None for o in tiers.values())
+
+    # Secure Cloud per data centre (securePrice, secureSpotPrice), Community Cloud per country
+    # (communityPrice, communitySpotPrice), as gpuhunt reads them, with the Pod's vCPU and RAM.
+    for region, on_demand, spot in [
+        ("EU-RO-1", "2.99", "1.75"),
+        ("US-OR-1", "2.99", "1.75"),
+        ("CA", "2.69", "1.5"),
+        ("RO", "2.69", "1.5"),
+    ]:
+        for pricing, price in ((ON_DEMAND, on_demand), (SPOT, spot)):
+            offer = by_key[(H100_SXM, region, pricing, None)]
+            assert offer.price == Decimal(price)
+            assert (offer.vcpus, offer.ram_gb) == (H100_VCPUS, H100_RAM_GB)
+            assert offer.offered is True  # secureCloud and communityCloud are true for it
+            assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_reported) == (
+                "NVIDIA H100 80GB HBM3",
+                1,
+                80,
+            )
+            assert offer.observed_at == fetched_at[region]  # when that location answered
+    located = [o for k, o in by_key.items() if k not in tiers]
+    assert {o.region for o in located} == {*DATA_CENTRES, *COUNTRIES}
+    assert all(o.vcpus is not None and o.ram_gb is not None for o in located)
+    assert all(o.pricing in (ON_DEMAND, SPOT) for o in located)  # savings plans stay per tier
+    # No stock there (H200 is not in the 2023 capture: null lowestPrice figures): no offer.
+    assert not [o for o in located if o.instance_type == "1x NVIDIA H200"]
+    assert ("1x NVIDIA H200", "secure", ON_DEMAND, None) in tiers
+    # A40: communityCloud false -> its community price 0.35 (2023: 4 vCPUs, 50 GB, in stock)
+    # is kept flagged as not offered per country, as the per-tier placeholder is.
+    a40 = by_key[("1x NVIDIA A40", "CA", ON_DEMAND, None)]
+    assert (a40.price, a40.offered, a40.vcpus, a40.ram_gb) == (Decimal("0.35"), False, 4, 50)
+    assert by_key[("1x NVIDIA A40", "EU-RO-1", ON_DEMAND, None)].offered is True
+    # The four locations answer byte for byte alike, and each is read.
+    assert Counter(o.region for o in located if o.instance_type == H100_SXM) == {
+        region: 2 for region in (*DATA_CENTRES, *COUNTRIES)
+    }
+    assert excluded == runpod.parse_with_exclusions(responses[:1])[1]  # nothing else left out
+
+
+def test_a_location_query_that_fails_is_a_skipped_part() -> None:
+    requests, responses, skipped = _fetch_gpuhunt_shaped(fail=frozenset({"countryCode=CA"}))
+    assert len(requests) == 6
+    assert list(skipped) == ["countryCode CA"]
+    assert "HTTP 404" in skipped["countryCode CA"]
+    regions = {o.region for o in runpod.parse(responses)}
+    assert regions == {"secure", "community", *DATA_CENTRES, "RO"}
+
+
+def test_locations_query_failing_leaves_the_per_tier_offers() -> None:
+    requests, responses, skipped = _fetch_gpuhunt_shaped(fail=frozenset({"locations"}))
+    assert len(requests) == 2 and list(skipped) == ["locations"]
+    offers = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o
+              for o in runpod.parse(responses)}  # fmt: skip
+    assert _undated(offers) == _undated(_offers(GRAPHQL_2025_06_19_1914))
+
+
+def test_locations_past_the_bound_are_not_asked_and_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(runpod, "MAX_LOCATIONS", 3)
+    requests, _, skipped = _fetch_gpuhunt_shaped()
+    assert len(requests) == 2 + 3
+    assert skipped == {"locations past 3": "1 not asked (at most 3 per scrape): RO"}
+
+
+def test_first_query_failing_fails_the_fetch_before_any_other() -> None:
+    requests: list[httpx.Request] = []
+    with (
+        http.make_client(gpuhunt_shaped_transport(requests, frozenset({""}))) as client,
+        pytest.raises(FetchError, match="HTTP 404"),
+    ):
+        runpod.fetch(client, None)
+    assert [str(r.url) for r in requests] == ["https://api.runpod.io/graphql"]
+
+
+def _location_raw(
+    body: bytes, fragment: str = "dataCenterId=EU-RO-1"
+) -> tuple[RawResponse, RawResponse]:
+    """(a location answer with ``body``, the per-tier answer it comes with)."""
+    tier = _raw(GRAPHQL_2025_06_19_1914)
+    url = f"{runpod.GRAPHQL_URL}#{fragment}"
+    return RawResponse(url, "POST", 200, "application/json", body, tier.fetched_at), tier
+
+
+def test_location_answer_without_the_stock_fields_is_drift() -> None:
+    body = gpuhunt_shaped_answers()["dataCenterId=EU-RO-1"].replace(b'"minVcpu"', b'"vcpus"')
+    location, tier = _location_raw(body)
+    with pytest.raises(SchemaDriftError, match=r"lacks \['minVcpu'\]"):
+        runpod.parse([tier, location])
+
+
+def test_location_answer_without_the_tiers_prices_is_drift() -> None:
+    body = gpuhunt_shaped_answers()["countryCode=CA"].replace(
+        b'"communitySpotPrice"', b'"communitySpot"'
+    )
+    location, tier = _location_raw(body, "countryCode=CA")
+    with pytest.raises(SchemaDriftError, match="communitySpotPrice"):
+        runpod.parse([tier, location])
+
+
+def test_location_graphql_error_envelope_is_drift() -> None:
+    body = json.dumps({"errors": [{"message": 'Unknown argument "minCudaVersion"'}]}).encode()
+    location, tier = _location_raw(body)
+    with pytest.raises(SchemaDriftError, match=r"EU-RO-1.*minCudaVersion"):
+        runpod.parse([tier, location])
+
+
+def test_a_vcpu_figure_that_is_not_a_number_leaves_that_item_out() -> None:
+    body = gpuhunt_shaped_answers()["dataCenterId=EU-RO-1"].replace(
+        b'"minVcpu": 28', b'"minVcpu": "28"'
+    )
+    location, tier = _location_raw(body)
+    offers, excluded = runpod.parse_with_exclusions([tier, location])
+    assert excluded["malformed_item"] == 1
+    assert not [o for o in offers if o.instance_type == H100_SXM and o.region == "EU-RO-1"]
+    assert [o for o in offers if o.instance_type == "1x NVIDIA A40" and o.region == "EU-RO-1"]
+
+
+# --- every real capture, through the live fetch as replay runs it ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "capture", sorted(p for p in RUNPOD.iterdir() if p != PARSED_2026_02), ids=lambda p: p.name
+)
+def test_every_capture_replayed_through_fetch_parses_as_before(capture: Path) -> None:
+    """Replay answers every request with the capture: none lists data centres or countries, so
+    the fetch asks the per-tier and the locations query only, and the offers are the capture's
+    alone: regions ``secure``/``community``, no vCPU or RAM (except the 2025-09 page's rows,
+    which print them)."""
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, content=capture.read_bytes())
+
+    with http.make_client(httpx.MockTransport(handler)) as client:
+        responses, skipped = runpod.fetch_with_skips(client, None)
+    assert len(requests) == 2 and skipped == {}
+    stamped = [
+        RawResponse(r.url, r.method, r.status, r.content_type, r.body, _raw(capture).fetched_at)
+        for r in responses
+    ]
+    assert runpod.parse_with_exclusions(stamped) == runpod.parse_with_exclusions([_raw(capture)])
+    offers = runpod.parse(stamped)
+    assert {o.region for o in offers} <= {"secure", "community"}
+    if capture != ROWS_2025_09:
+        assert all(o.vcpus is None and o.ram_gb is None for o in offers)
