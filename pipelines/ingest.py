@@ -3,11 +3,20 @@
 Plain functions, so the Dagster assets stay thin and tests can drive them directly. Each
 session (a live fetch, or the replay of one capture) is one scrape; a failing scrape records
 its error and leaves the provider's last good data current.
+
+Bounds (issue 15), read from the environment when a provider's ingest starts: the fetch limits
+of ``scrapers.http.FetchLimits`` (``GPUPRICES_MAX_RESPONSE_MB``, ``GPUPRICES_REQUEST_DEADLINE_S``,
+``GPUPRICES_PROVIDER_DEADLINE_S``), the offers per scrape and the clock skew of
+``warehouse.quality``, and the raw-archive retention of ``warehouse.retention``, applied after
+every provider. Tokens are stripped of surrounding whitespace when read (a Windows env file's
+``\r``); one with a control or non-ASCII character inside fails with a line naming the variable,
+never its value.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -24,7 +33,7 @@ from scrapers import http as scraper_http
 from scrapers import recorded
 from scrapers.base import FetchError, MissingTokenError, Offer, Provider, ScraperError
 from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
-from warehouse import plausibility, quality
+from warehouse import plausibility, quality, retention
 from warehouse.db import Warehouse, load_seeds
 from warehouse.load import (
     FetchRecord,
@@ -38,6 +47,10 @@ from warehouse.load import (
 )
 from warehouse.paths import Paths
 from warehouse.recovery import recover
+
+MAX_RESPONSE_MB_ENV = "GPUPRICES_MAX_RESPONSE_MB"
+REQUEST_DEADLINE_ENV = "GPUPRICES_REQUEST_DEADLINE_S"
+PROVIDER_DEADLINE_ENV = "GPUPRICES_PROVIDER_DEADLINE_S"
 
 
 @dataclass(frozen=True)
@@ -115,7 +128,9 @@ def _archivable_body(response: httpx.Response, scrub: _Scrubber) -> bytes:
 
 class _Scrubber:
     """Replaces the credentials of one scrape (the provider token, its ``id:secret`` parts, and
-    whatever the requests carried) in archived bodies and stored error messages."""
+    whatever the requests carried) in archived bodies and stored error messages, in every form a
+    server or an exception may print them (``scrapers.http.credential_forms``: as is, stripped,
+    Python-, JSON- or URL-escaped). ``text`` is the one sanitiser of stored errors."""
 
     MIN_LENGTH = 6  # shorter "secrets" would also erase ordinary text
 
@@ -123,8 +138,17 @@ class _Scrubber:
         found = {token, *(token or "").split(":")}
         for request in requests:
             found |= scraper_http.request_credentials(request)
+        bare = {s for s in found if s and len(s.strip()) >= self.MIN_LENGTH}
+        self.raw_secrets = bare
         self.secrets = sorted(
-            (s for s in found if s and len(s) >= self.MIN_LENGTH), key=len, reverse=True
+            {
+                f
+                for s in bare
+                for f in scraper_http.credential_forms(s)
+                if len(f) >= self.MIN_LENGTH
+            },
+            key=len,
+            reverse=True,
         )
 
     def body(self, content: bytes) -> bytes:
@@ -133,6 +157,7 @@ class _Scrubber:
         return content
 
     def text(self, text: str) -> str:
+        text = scraper_http.scrub_error_text(text, self.raw_secrets)
         for secret in self.secrets:
             text = text.replace(secret, scraper_http.REDACTED)
         return text
@@ -156,10 +181,16 @@ def run_session(
     token: str | None,
     run_id: str | None,
     throttle: scraper_http.HostThrottle | None = None,
+    limits: scraper_http.FetchLimits | None = None,
 ) -> ScrapeOutcome:
-    """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults."""
+    """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults.
+
+    ``limits`` bound the fetch (default ``FetchLimits()``: response size, request and provider
+    deadlines); a response they refuse fails the scrape and is never archived."""
     recorder = _Recorder()
-    client = scraper_http.make_client(session.transport, throttle=throttle, on_response=recorder)
+    client = scraper_http.make_client(
+        session.transport, throttle=throttle, on_response=recorder, limits=limits
+    )
     responses = []
     skipped: dict[str, str] = {}
     fetch_error: BaseException | None = None
@@ -173,7 +204,13 @@ def run_session(
     except Exception as exc:  # a provider fault must not stop the other providers
         fetch_error = exc
 
-    fetched = [(r, scraper_http.fetched_at(r)) for r in recorder.responses]
+    fetched: list[tuple[httpx.Response, datetime]] = []
+    for r in recorder.responses:
+        try:
+            fetched.append((r, scraper_http.fetched_at(r)))
+        except ScraperError as exc:  # a replayed capture time that does not read
+            fetched.append((r, datetime.now(UTC)))
+            fetch_error = fetch_error or exc
     observed_at = min((t for _, t in fetched), default=datetime.now(UTC))
     scrub = _Scrubber(token, [r.request for r in recorder.responses])
     skipped = {part: scrub.text(error) for part, error in sorted(skipped.items())}
@@ -231,9 +268,20 @@ def _load(
     skipped: dict[str, str],
     scrub: _Scrubber,
 ) -> ScrapeOutcome:
-    """Parse, validate, screen and commit one started scrape (its row is 'running')."""
+    """Parse, validate, screen and commit one started scrape (its row is 'running').
+
+    Refused before anything of it is stored: a scrape observed in the future, and one with more
+    offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (checked right after parsing)."""
+    refused = quality.future_observation(observed_at)
+    if refused is not None:
+        return _rejected(con, provider, session, sid, refused, observed_at)
     try:
         offers, excluded = parse()
+        refused = quality.too_many_offers(len(offers))
+        if refused is not None:
+            count = len(offers)
+            del offers  # the records of an oversized scrape go before anything else is built
+            return _rejected(con, provider, session, sid, refused, observed_at, count)
         rows, validation = prepare(con, [o.model_dump() for o in offers])
     except Exception as exc:
         return _failed(con, provider, session, sid, exc, scrub)
@@ -336,6 +384,21 @@ def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None
         )
 
 
+def _rejected(
+    con: duckdb.DuckDBPyConnection,
+    provider: Provider,
+    session: Session,
+    sid: str,
+    error: str,
+    observed_at: datetime,
+    count: int = 0,
+) -> ScrapeOutcome:
+    fail_scrape(con, sid, error)
+    return ScrapeOutcome(
+        provider.slug, session.source, "failed", count, error, sid, observed_at=observed_at
+    )
+
+
 def _describe(row: Mapping[str, Any]) -> str:
     return (
         f"{row['instance_type']} {row['region']} {row['pricing']} {row['price']} {row['currency']}"
@@ -360,8 +423,70 @@ def replay_token(provider: Provider) -> str | None:
     return REPLAY_TOKEN if provider.token_required else None
 
 
+class TokenError(FetchError):
+    """A provider token that cannot be sent (a control or non-ASCII character inside it)."""
+
+
 def token_for(provider: Provider, env: Mapping[str, str] = os.environ) -> str | None:
-    return env.get(provider.token_env) if provider.token_env else None
+    """The provider's token from its variable, without surrounding whitespace (Windows env files
+    and Kubernetes secret files end it with ``\r`` or ``\n``); None when unset or blank.
+
+    Raises ``TokenError`` naming the variable, never the value, when a character inside the
+    token could not go into an HTTP header (a control or non-ASCII character)."""
+    if not provider.token_env:
+        return None
+    token = (env.get(provider.token_env) or "").strip()
+    if not token:
+        return None
+    for position, char in enumerate(token, start=1):
+        if not (" " <= char <= "~"):
+            kind = "control" if unicodedata.category(char).startswith("C") else "non-ASCII"
+            raise TokenError(
+                f"{provider.token_env} holds a {kind} character (at position {position}), which"
+                " cannot be sent in an HTTP header; the token was not used (fix the variable)"
+            )
+    return token
+
+
+def fetch_limits(env: Mapping[str, str] = os.environ) -> scraper_http.FetchLimits:
+    """``FetchLimits`` from ``GPUPRICES_MAX_RESPONSE_MB`` (decoded MB per response, default 64),
+    ``GPUPRICES_REQUEST_DEADLINE_S`` (default 60) and ``GPUPRICES_PROVIDER_DEADLINE_S`` (default
+    300); ``warehouse.quality.SettingError`` when one is not a positive number."""
+    mb = quality.positive_setting(
+        env, MAX_RESPONSE_MB_ENV, scraper_http.MAX_RESPONSE_BYTES / 1024 / 1024, "megabytes"
+    )
+    return scraper_http.FetchLimits(
+        max_response_bytes=max(1, int(mb * 1024 * 1024)),
+        request_deadline_s=quality.positive_setting(
+            env, REQUEST_DEADLINE_ENV, scraper_http.REQUEST_DEADLINE_S, "seconds"
+        ),
+        provider_deadline_s=quality.positive_setting(
+            env, PROVIDER_DEADLINE_ENV, scraper_http.PROVIDER_DEADLINE_S, "seconds"
+        ),
+    )
+
+
+def _refuse_session(
+    provider: Provider,
+    session: Session,
+    *,
+    warehouse: Warehouse,
+    run_id: str | None,
+    error: ScraperError,
+) -> ScrapeOutcome:
+    """Record a live session that could not start (a token that cannot be sent) as failed."""
+    sid = uuid.uuid4().hex[:20]
+    with warehouse.connect() as con:
+        start_scrape(
+            con,
+            scrape_id=sid,
+            provider=provider.slug,
+            run_id=run_id,
+            mode=session.mode,
+            source=session.source,
+            fetches=[],
+        )
+        return _failed(con, provider, session, sid, error, _Scrubber(None, []))
 
 
 def ensure_seeded(warehouse: Warehouse) -> dict[str, int]:
@@ -394,8 +519,10 @@ def scrape_provider(
     newer, so it wins).
     """
     warehouse = Warehouse(paths.warehouse)
+    limits = fetch_limits(env)
     with warehouse.connect() as con:
-        recover(con, paths.raw)  # leftovers of an ingest that was killed mid-run
+        # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
+        recover(con, paths.raw)
     outcomes: list[ScrapeOutcome] = []
     throttle = scraper_http.HostThrottle() if replay_dir is None else None
     sessions = sessions_for(provider.slug, replay_dir, transport)
@@ -403,17 +530,26 @@ def scrape_provider(
         reason = f"no replayable captures for {provider.slug} in {replay_dir}"
         sessions = []
         outcomes.append(ScrapeOutcome(provider.slug, str(replay_dir), "skipped", error=reason))
-    token = token_for(provider, env)
+    try:
+        token, token_error = token_for(provider, env), None
+    except TokenError as exc:
+        token, token_error = None, exc
     for session in sessions:
-        outcome = run_session(
-            provider,
-            session,
-            warehouse=warehouse,
-            paths=paths,
-            token=replay_token(provider) if session.is_replay else token,
-            run_id=run_id,
-            throttle=throttle,
-        )
+        if token_error is not None and not session.is_replay:
+            outcome = _refuse_session(
+                provider, session, warehouse=warehouse, run_id=run_id, error=token_error
+            )
+        else:
+            outcome = run_session(
+                provider,
+                session,
+                warehouse=warehouse,
+                paths=paths,
+                token=replay_token(provider) if session.is_replay else token,
+                run_id=run_id,
+                throttle=throttle,
+                limits=limits,
+            )
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
@@ -438,11 +574,15 @@ def scrape_provider(
                 paths=paths,
                 token=replay_token(provider),
                 run_id=run_id,
+                limits=limits,
             )
             outcome.fallback = True
             outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)
+    with warehouse.connect() as con:
+        # a bounded raw/ (see warehouse.retention)
+        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.from_env(env))
     return outcomes
 
 

@@ -23,9 +23,15 @@ from warehouse.db import bulk_insert
 from warehouse.gpus import load_gpus, resolve
 from warehouse.history import SCRAPE_SOURCE as SCRAPE_SOURCE  # re-export: sources live there
 from warehouse.history import apply_scrape_history
+from warehouse.quality import latest_plausible_observation
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
 _HISTORY_KEY = ("price", "currency", "gpu_id", "gpu_count")
+# The least USD per instance-hour that is a price (after rounding to the warehouse's 6
+# decimals). The cheapest real offer in every capture is $0.12/h (a RunPod RTX A2000); a parser
+# or unit bug (a per-second price read as per-year, $3.64 read as $0.0000001) lands far below.
+MIN_PRICE_PER_HOUR_USD = Decimal("0.001")
+_PRICE_QUANTUM = Decimal("0.000000001")  # observations.price is decimal(18, 9)
 
 
 class LoadError(RuntimeError):
@@ -135,7 +141,9 @@ def record_skip(
 class Validation:
     """What the asset checks look at, computed before anything is committed.
 
-    Empty scrapes and non-positive prices reject the scrape (``ok`` is False). A GPU name the
+    Empty scrapes, non-positive prices (also one that is positive only before rounding to what
+    the warehouse stores, or below ``MIN_PRICE_PER_HOUR_USD`` per instance-hour) and offers
+    observed in the future reject the scrape (``ok`` is False). A GPU name the
     canonical table does not know is a warning, not a rejection: the offer's price is still
     right, so it is loaded with ``gpu_id`` null (served without specs) and the provider's
     ``gpus_resolve`` check goes red until the alias or GPU row is added. Rejecting instead would
@@ -144,6 +152,8 @@ class Validation:
 
     offer_count: int = 0
     non_positive_prices: list[str] = field(default_factory=list)
+    # observed later than now plus the allowed clock skew (warehouse.quality)
+    future_observations: list[str] = field(default_factory=list)
     unresolved_gpus: list[str] = field(default_factory=list)
     # warning: the provider's memory figure is more than VRAM_REPORT_TOLERANCE away from the
     # canonical GPU's datasheet (served: the datasheet figure; kept: vram_gb_reported)
@@ -151,7 +161,9 @@ class Validation:
 
     @property
     def ok(self) -> bool:
-        return self.offer_count > 0 and not self.non_positive_prices
+        return (
+            self.offer_count > 0 and not self.non_positive_prices and not self.future_observations
+        )
 
     def problems(self) -> list[str]:
         out = []
@@ -159,8 +171,13 @@ class Validation:
             out.append("no offers parsed")
         if self.non_positive_prices:
             out.append(
-                f"{len(self.non_positive_prices)} offers with price <= 0: "
-                + ", ".join(self.non_positive_prices[:5])
+                f"{len(self.non_positive_prices)} offers with price <= 0 (as stored, or under "
+                f"{MIN_PRICE_PER_HOUR_USD} USD/h): " + ", ".join(self.non_positive_prices[:5])
+            )
+        if self.future_observations:
+            out.append(
+                f"{len(self.future_observations)} offers observed in the future: "
+                + ", ".join(self.future_observations[:5])
             )
         if self.unresolved_gpus:
             out.append(unresolved_message(self.unresolved_gpus))
@@ -199,9 +216,17 @@ def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[De
 
 
 def prepare(
-    con: duckdb.DuckDBPyConnection, offers: Sequence[Mapping[str, Any]]
+    con: duckdb.DuckDBPyConnection,
+    offers: Sequence[Mapping[str, Any]],
+    *,
+    latest_observed_at: datetime | None = None,
 ) -> tuple[list[dict[str, Any]], Validation]:
-    """Resolve GPUs, normalise prices and validate, without writing anything."""
+    """Resolve GPUs, normalise prices and validate, without writing anything.
+
+    Prices are judged as stored: rounded to the columns' scale (``price`` 9 decimals, per-hour
+    figures 6). An offer observed after ``latest_observed_at`` (default: now plus the allowed
+    clock skew, ``warehouse.quality.latest_plausible_observation``) is a validation problem."""
+    latest = latest_observed_at or latest_plausible_observation()
     validation = Validation(offer_count=len(offers))
     rows: dict[str, dict[str, Any]] = {}
     fx_cache: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
@@ -223,7 +248,12 @@ def prepare(
                 f"{row['instance_type']}: {row['gpu_name']} reported {vram} GB, datasheet "
                 f"{load_gpus()[row['gpu_id']].vram_gb:g} GB"
             )
-        if row["price"] <= 0:
+        if row["observed_at"] > latest:
+            validation.future_observations.append(
+                f"{row['instance_type']} {row['observed_at'].astimezone(UTC):%Y-%m-%dT%H:%MZ}"
+            )
+            continue
+        if row["price"] <= 0 or Decimal(row["price"]).quantize(_PRICE_QUANTUM) <= 0:
             validation.non_positive_prices.append(f"{row['instance_type']} {row['price']}")
             continue
         hourly = price_per_hour(
@@ -237,6 +267,12 @@ def prepare(
         row["usd_per_unit"] = usd_per_unit
         row["fx_rate_date"] = rate_date
         row["price_per_hour_usd"] = quantize_money(to_usd(hourly, usd_per_unit))
+        # judged as stored: $3.64/h mis-read as $0.0000001/h rounds to 0.000000 (issue 15)
+        if row["price_per_hour"] <= 0 or row["price_per_hour_usd"] < MIN_PRICE_PER_HOUR_USD:
+            validation.non_positive_prices.append(
+                f"{row['instance_type']} {row['price']} ({row['price_per_hour_usd']} USD/h)"
+            )
+            continue
         previous = rows.get(row["offer_id"])
         if previous is not None and _history_values(previous) != _history_values(row):
             raise LoadError(

@@ -18,6 +18,16 @@ Staleness, two questions with two answers:
   more than ``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours ago: the pipeline has stopped
   refreshing it.
 
+Bounds on what one scrape may claim, checked before anything of it is stored (and by
+``warehouse.recovery`` on scrapes stored before the bounds existed):
+
+- at most ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` offers (default 20,000; the largest real provider,
+  Vast.ai's marketplace, lists a few hundred): one oversized answer (a page of 200k rows) would
+  otherwise be stored and then exhaust memory in every later run's derived models;
+- observed no later than now plus ``GPUPRICES_CLOCK_SKEW_S`` seconds (default 300): a scrape
+  dated in the future (a capture named 2099-...) would stay the provider's newest, and so its
+  current data, until that date.
+
 All settings are read when a run starts, never at import.
 """
 
@@ -42,6 +52,10 @@ STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_HOURS"
 DEFAULT_STALE_AFTER_HOURS = 24.0
 OFFER_STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_DAYS"
 DEFAULT_OFFER_STALE_AFTER_DAYS = 30.0
+MAX_OFFERS_ENV = "GPUPRICES_MAX_OFFERS_PER_SCRAPE"
+DEFAULT_MAX_OFFERS_PER_SCRAPE = 20_000
+CLOCK_SKEW_ENV = "GPUPRICES_CLOCK_SKEW_S"
+DEFAULT_CLOCK_SKEW_S = 300.0
 _RATIO_CAP = Decimal("999999999999")  # fits decimal(18, 6)
 
 
@@ -75,6 +89,53 @@ def _non_negative_setting(env: Mapping[str, str], name: str, default: float, uni
     if not value >= 0 or value == float("inf"):
         raise SettingError(f"{name}={raw!r} must be a finite number >= 0")
     return value
+
+
+def positive_setting(env: Mapping[str, str], name: str, default: float, unit: str) -> float:
+    """A finite number > 0 from ``env[name]`` (``unit`` names it in errors), else ``default``."""
+    value = _non_negative_setting(env, name, default, unit)
+    if value <= 0:
+        raise SettingError(f"{name}={env.get(name, '').strip()!r} must be a number > 0")
+    return value
+
+
+def max_offers_per_scrape(env: Mapping[str, str] = os.environ) -> int:
+    """The most offers one scrape may hold (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``, default 20000)."""
+    value = positive_setting(env, MAX_OFFERS_ENV, DEFAULT_MAX_OFFERS_PER_SCRAPE, "offers")
+    if value != int(value):
+        raise SettingError(f"{MAX_OFFERS_ENV}={value!r} must be a whole number")
+    return int(value)
+
+
+def latest_plausible_observation(
+    now: datetime | None = None, env: Mapping[str, str] = os.environ
+) -> datetime:
+    """The latest observation time accepted: now plus ``GPUPRICES_CLOCK_SKEW_S`` (default 300 s;
+    clocks of servers and of this machine disagree by a little, never by days)."""
+    skew = _non_negative_setting(env, CLOCK_SKEW_ENV, DEFAULT_CLOCK_SKEW_S, "seconds")
+    return (now or datetime.now(UTC)) + timedelta(seconds=skew)
+
+
+def too_many_offers(count: int, limit: int | None = None) -> str | None:
+    """The one-line reason a scrape of ``count`` offers is refused, or None."""
+    limit = max_offers_per_scrape() if limit is None else limit
+    if count <= limit:
+        return None
+    return (
+        f"rejected: {count} offers in one scrape, more than {MAX_OFFERS_ENV}={limit}"
+        " (no real provider lists nearly as many); nothing of it is stored"
+    )
+
+
+def future_observation(observed_at: datetime, latest: datetime | None = None) -> str | None:
+    """The one-line reason a scrape observed at ``observed_at`` is refused, or None."""
+    latest = latest_plausible_observation() if latest is None else latest
+    if observed_at <= latest:
+        return None
+    return (
+        f"rejected: observed at {observed_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}, in the future"
+        f" (later than now plus {CLOCK_SKEW_ENV}); nothing of it is stored"
+    )
 
 
 def stale_after_hours(env: Mapping[str, str] = os.environ) -> float:
@@ -155,8 +216,11 @@ def price_jumps(
     jumps = []
     for row in rows:
         new_usd = row.get("price_per_hour_usd")
-        if new_usd is None or new_usd <= 0:
+        if new_usd is None:
             continue
+        # a price that reached 0 (or below) after rounding is the largest jump there is: it is
+        # compared like any other (prepare rejects it too, this guard must not wave it through)
+        new_usd = max(Decimal(new_usd), Decimal(0))
         old = current.get(row["offer_id"])
         if old is not None:
             basis = "offer"

@@ -1,4 +1,5 @@
-"""Recovering from an ingest process that died mid-run (kill -9, OOM, power loss).
+"""Recovering from an ingest process that died mid-run (kill -9, OOM, power loss), and from a
+poisoned scrape stored before the bounds that now refuse it existed.
 
 What a crash can leave behind, and why each is harmless until cleaned here:
 
@@ -11,17 +12,34 @@ What a crash can leave behind, and why each is harmless until cleaned here:
   leftover one is never read; removed here.
 - The warehouse file lock: an OS lock (``flock``), released by the kernel when its holder dies.
 
+A poisoned scrape is a successful one that the checks of ``warehouse.quality`` would now refuse:
+more offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (one such scrape drove every later run's
+derived models out of memory), or observed in the future (it would stay the provider's current
+scrape until that date, and move the observation-retention window with it). It is quarantined:
+its status becomes ``failed`` with an error starting ``quarantined:`` that says why, its
+observations, screens and exclusions are deleted, and the history it wrote is undone (the
+intervals it opened are deleted, those it closed are reopened up to the offer's next interval),
+so the provider's previous good scrape is current again.
+
 Call ``recover`` while holding the warehouse lock (inside ``Warehouse.connect``): every scrape
 is loaded inside one locked connection, so under the lock nothing else is mid-flight.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+
+from warehouse.history import SCRAPE_SOURCE, mark_dirty
+from warehouse.quality import (
+    CLOCK_SKEW_ENV,
+    MAX_OFFERS_ENV,
+    latest_plausible_observation,
+    max_offers_per_scrape,
+)
 
 INTERRUPTED = "interrupted: the ingest process stopped before this scrape was committed"
 
@@ -30,17 +48,107 @@ INTERRUPTED = "interrupted: the ingest process stopped before this scrape was co
 class Recovered:
     interrupted_scrapes: int
     temp_files_removed: int
+    # scrape id -> the reason it was quarantined (see the module docstring)
+    quarantined_scrapes: dict[str, str] = field(default_factory=dict)
 
 
-def recover(con: duckdb.DuckDBPyConnection, raw_dir: Path) -> Recovered:
-    """Mark scrapes left ``running`` as failed and delete orphaned raw-archive temp files."""
+def recover(
+    con: duckdb.DuckDBPyConnection,
+    raw_dir: Path,
+    *,
+    now: datetime | None = None,
+    max_offers: int | None = None,
+) -> Recovered:
+    """Mark scrapes left ``running`` as failed, delete orphaned raw-archive temp files, and
+    quarantine stored scrapes that are too large or dated in the future."""
+    now = now or datetime.now(UTC)
     row = con.execute(
         "update scrapes set status = 'failed', error = ?, finished_at = ? where status = 'running'",
-        [INTERRUPTED, datetime.now(UTC)],
+        [INTERRUPTED, now],
     ).fetchone()
     removed = 0
     if raw_dir.is_dir():
         for tmp in raw_dir.glob("*/*.tmp*"):
             tmp.unlink(missing_ok=True)
             removed += 1
-    return Recovered(int(row[0]) if row else 0, removed)
+    quarantined = quarantine_poisoned(con, now=now, max_offers=max_offers)
+    return Recovered(int(row[0]) if row else 0, removed, quarantined)
+
+
+def quarantine_poisoned(
+    con: duckdb.DuckDBPyConnection, *, now: datetime | None = None, max_offers: int | None = None
+) -> dict[str, str]:
+    """Quarantine every successful scrape with more than ``max_offers`` offers (default
+    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE``) or observed after now plus the allowed clock skew.
+    Returns scrape id -> reason. Each scrape is undone in its own transaction."""
+    now = now or datetime.now(UTC)
+    limit = max_offers_per_scrape() if max_offers is None else max_offers
+    latest = latest_plausible_observation(now)
+    poisoned = con.execute(
+        "select scrape_id, provider, observed_at, offer_count from scrapes"
+        " where status = 'success' and (offer_count > ? or observed_at > ?)"
+        " order by observed_at desc",
+        [limit, latest],
+    ).fetchall()
+    done: dict[str, str] = {}
+    for scrape_id, provider, observed_at, offer_count in poisoned:
+        if offer_count is not None and offer_count > limit:
+            reason = (
+                f"quarantined: {offer_count} offers in one scrape, more than"
+                f" {MAX_OFFERS_ENV}={limit}; its offers and history were removed"
+            )
+        else:
+            reason = (
+                f"quarantined: observed at {observed_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ},"
+                f" in the future (later than now plus {CLOCK_SKEW_ENV}); its offers and history"
+                " were removed"
+            )
+        _undo(con, scrape_id, provider, observed_at, reason, now)
+        done[scrape_id] = reason
+    return done
+
+
+def _undo(
+    con: duckdb.DuckDBPyConnection,
+    scrape_id: str,
+    provider: str,
+    observed_at: datetime,
+    reason: str,
+    now: datetime,
+) -> None:
+    con.execute("begin transaction")
+    try:
+        con.execute(
+            "delete from offer_history where source = ? and scrape_id = ?",
+            [SCRAPE_SOURCE, scrape_id],
+        )
+        # what it closed (offers it changed or did not list) runs on to the offer's next
+        # interval, or stays open
+        con.execute(
+            """
+            update offer_history as h
+            set valid_to = n.next_from
+            from (
+                select c.offer_id, c.valid_from,
+                       (select min(x.valid_from) from offer_history as x
+                        where x.offer_id = c.offer_id and x.source = $source
+                          and x.valid_from > c.valid_from) as next_from
+                from offer_history as c
+                where c.source = $source and c.provider = $provider and c.valid_to = $t
+            ) as n
+            where h.offer_id = n.offer_id and h.valid_from = n.valid_from
+              and h.source = $source
+            """,
+            {"source": SCRAPE_SOURCE, "provider": provider, "t": observed_at},
+        )
+        for table in ("observations", "price_screens", "scrape_exclusions"):
+            con.execute(f"delete from {table} where scrape_id = ?", [scrape_id])  # fixed names
+        con.execute(
+            "update scrapes set status = 'failed', error = ?, finished_at = ? where scrape_id = ?",
+            [reason, now, scrape_id],
+        )
+        mark_dirty(con, min(observed_at, now))
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise

@@ -49,6 +49,12 @@ CHECKS = (
         "missing parts are listed here and stored in scrape_skipped_parts)",
     ),
     (
+        "within_limits",
+        "The scrape is within the bounds of warehouse/quality.py: observed no later than now "
+        "plus GPUPRICES_CLOCK_SKEW_S (default 300 s) and at most GPUPRICES_MAX_OFFERS_PER_SCRAPE "
+        "(default 20000) offers; else it is rejected and nothing of it is stored",
+    ),
+    (
         "no_price_jumps",
         "No offer's USD price moved 10x (GPUPRICES_PRICE_JUMP_FACTOR) or more "
         "against its current price; else the scrape is quarantined (table quarantined_offers)",
@@ -91,6 +97,7 @@ def _check_results(
         "vram_matches_datasheet": bool(vram_mismatches),
         "rows_recognised": bool(unrecognised_rows(excluded or {})),
         "fetch_complete": bool(skipped_parts),
+        "within_limits": any(e.startswith("rejected:") or "in the future" in e for e in errors),
         "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
     reason_counts: dict[str, int] = {}

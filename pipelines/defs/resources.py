@@ -7,8 +7,15 @@ captures when its live fetch fails), ``GPUPRICES_RECORDED_FALLBACK`` (``0`` turn
 the recorded offers that ship with the project when a live fetch fails and no captures stand
 in), ``GPUPRICES_PUBLISH_URL`` (also publish snapshots to this
 fsspec URL, e.g. object storage for API replicas elsewhere). Provider tokens are read from
-each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time and never logged or
-archived.
+each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time, stripped of surrounding
+whitespace, and never logged or archived.
+
+Bounds on hostile input (docs/reliability.md, "Hostile input"), read by ``pipelines.ingest`` when a
+provider's ingest starts: ``GPUPRICES_MAX_RESPONSE_MB`` (decoded MB per response, default 64),
+``GPUPRICES_REQUEST_DEADLINE_S`` (wall clock per exchange, 60), ``GPUPRICES_PROVIDER_DEADLINE_S``
+(all of one provider's requests, 300), ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (20000),
+``GPUPRICES_CLOCK_SKEW_S`` (300), and the raw-archive retention ``GPUPRICES_RAW_KEEP_SCRAPES``
+(20 per provider), ``GPUPRICES_RAW_KEEP_DAYS`` (30) and ``GPUPRICES_RAW_MAX_MB`` (1024).
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ RunPod (Bearer header), GCP (``X-Goog-Api-Key`` header), DataCrunch (OAuth clien
 then a Bearer access token), Lambda (HTTP Basic), Hyperstack (``api_key`` header), Vast and
 Vultr (Bearer). Two servers: one that accepts the credentials, and one that rejects every
 credentialed request with HTTP 401 and an error page quoting the URL and the headers back.
+
+Tokens read from files written on Windows or mounted from Kubernetes secrets end in ``\r`` or
+``\n`` (issue 15): sent as they are, h11 refuses the header with ``Illegal header value
+b'Bearer <token>\\r'``, an error that quoted the key into the warehouse, the snapshot and
+``/providers``. Those runs go through a real HTTP server on 127.0.0.1 (h11 on the wire), not a
+mock transport, because the mock never validates a header.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from __future__ import annotations
 import base64
 import gzip
 import logging
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import dagster as dg
@@ -22,6 +30,7 @@ import duckdb
 import httpx
 import pytest
 
+from pipelines.ingest import ensure_seeded, scrape_provider
 from pipelines.run import run_ingest
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
@@ -134,6 +143,35 @@ def _duckdb_dump(path: Path) -> str:
         con.close()
 
 
+def _stored_places(
+    paths: Paths, instance: dg.DagsterInstance, report, outputs: str, logs: str
+) -> dict[str, str]:
+    """Everything a run leaves anywhere, as text: outputs, logs, the Dagster event log, the
+    report, every file under the home (raw bodies decompressed), every table of the warehouse
+    and of each snapshot."""
+    events = "\n".join(str(e) for e in instance.all_logs(report.run_id))
+    places = {
+        "stdout/stderr": outputs,
+        "python logging": logs,
+        "dagster event log": events,
+        "report": "\n".join(report.lines()) + str(report.publish_error),
+    }
+    for path, data in _files(paths.home):
+        places[str(path.relative_to(paths.home))] = data.decode("utf-8", errors="replace")
+    with Warehouse(paths.warehouse).connect():
+        pass  # checkpoint: the file's tables are complete when dumped below
+    places["warehouse tables"] = _duckdb_dump(paths.warehouse)
+    for snapshot in sorted(paths.published.glob("snapshot-*.duckdb")):
+        places[f"snapshot tables {snapshot.name}"] = _duckdb_dump(snapshot)
+    return places
+
+
+def _leaks(places: dict[str, str], secrets: list[str]) -> list[tuple[str, str]]:
+    return [
+        (where, secret) for where, text in places.items() for secret in secrets if secret in text
+    ]
+
+
 @pytest.mark.parametrize("server", ["accepting", "rejecting"])
 def test_credentials_appear_nowhere(
     server: str,
@@ -176,25 +214,135 @@ def test_credentials_appear_nowhere(
         assert "HTTP 401" in failed["gcp"]
 
     captured = capfd.readouterr()
-    events = "\n".join(str(e) for e in instance.all_logs(report.run_id))
-    places = {
-        "stdout/stderr": captured.out + captured.err,
-        "python logging": caplog.text,
-        "dagster event log": events,
-        "report": "\n".join(report.lines()) + str(report.publish_error),
-    }
-    for path, data in _files(paths.home):
-        places[str(path.relative_to(paths.home))] = data.decode("utf-8", errors="replace")
-    with Warehouse(paths.warehouse).connect():
-        pass  # checkpoint: the file's tables are complete when dumped below
-    places["warehouse tables"] = _duckdb_dump(paths.warehouse)
-    for snapshot in sorted(paths.published.glob("snapshot-*.duckdb")):
-        places[f"snapshot tables {snapshot.name}"] = _duckdb_dump(snapshot)
+    places = _stored_places(paths, instance, report, captured.out + captured.err, caplog.text)
     assert len(places) > 10 and any(p.startswith("raw/") for p in places)
-    leaks = [
-        (where, secret) for where, text in places.items() for secret in SECRETS if secret in text
-    ]
-    assert leaks == []
+    assert _leaks(places, SECRETS) == []
     # GCP's key travels in the X-Goog-Api-Key header: the stored SKU URLs carry no key at all
     assert "cloudbilling.googleapis.com" in places["warehouse tables"]
     assert "skus?key=" not in places["warehouse tables"]
+
+
+# --- tokens with surrounding whitespace, over a real HTTP connection -----------------------------
+
+FORWARDED_HOST = "x-test-forwarded-host"
+# as a Windows env file, a Kubernetes secret file or a careless paste leaves them
+TRAILING = {"vast": "\r", "vultr": "\n", "runpod": "\r\n", "hyperstack": " \t\r\n"}
+
+
+class _Bridge(BaseHTTPRequestHandler):
+    """A real HTTP/1.1 server answering as ``CredentialServer`` does for the original host."""
+
+    mock: CredentialServer
+
+    def _answer(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        host = self.headers[FORWARDED_HOST]
+        headers = [(k, v) for k, v in self.headers.items() if k.lower() != FORWARDED_HOST]
+        request = httpx.Request(
+            self.command, f"https://{host}{self.path}", headers=headers, content=body
+        )
+        response = self.mock(request)
+        self.send_response(response.status_code)
+        self.send_header("content-type", response.headers.get("content-type", "text/plain"))
+        self.send_header("content-length", str(len(response.content)))
+        self.end_headers()
+        self.wfile.write(response.content)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+
+class ToLocal(httpx.BaseTransport):
+    """Sends every request over a real socket (h11) to the bridge, naming the original host."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.inner = httpx.HTTPTransport(limits=httpx.Limits(max_keepalive_connections=0))
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers[FORWARDED_HOST] = request.url.host
+        request.url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self.port)
+        return self.inner.handle_request(request)
+
+
+@pytest.fixture
+def bridge() -> Iterator[tuple[CredentialServer, int]]:
+    mock = CredentialServer(reject=False)
+    handler = type("Handler", (_Bridge,), {"mock": mock})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield mock, server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _through_bridge(monkeypatch: pytest.MonkeyPatch, port: int) -> None:
+    live_client = scraper_http.make_client
+
+    def client(transport: httpx.BaseTransport | None = None, **kwargs) -> httpx.Client:
+        return live_client(transport or ToLocal(port), **kwargs)
+
+    monkeypatch.setattr(scraper_http, "make_client", client)
+    monkeypatch.setattr(scraper_http, "MIN_INTERVAL_PER_HOST_S", 0.0)
+    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
+
+
+def test_token_with_trailing_cr_or_lf_is_stripped_and_never_echoed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+    bridge: tuple[CredentialServer, int],
+) -> None:
+    mock, port = bridge
+    _through_bridge(monkeypatch, port)
+    for slug in TOKEN_PROVIDERS:
+        monkeypatch.delenv(PROVIDERS[slug].token_env or "", raising=False)
+    for slug, tail in TRAILING.items():
+        monkeypatch.setenv(PROVIDERS[slug].token_env or "", secret_for(slug) + tail)
+    caplog.set_level(logging.DEBUG)
+    paths = Paths(tmp_path / "home")
+    paths.dagster_home.mkdir(parents=True)
+    instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
+
+    report = run_ingest(
+        paths, replay_dir=None, providers=sorted(TRAILING), verbose=True, instance=instance
+    )
+
+    # sent stripped, over the wire: every provider answered and loaded
+    assert {p.provider: p.status for p in report.providers} == dict.fromkeys(sorted(TRAILING), "ok")
+    sent = " ".join(str(dict(r.headers)) for r in mock.requests)
+    for slug in TRAILING:
+        assert secret_for(slug) in sent and repr(secret_for(slug) + "\r")[1:-1] not in sent
+    captured = capfd.readouterr()
+    places = _stored_places(paths, instance, report, captured.out + captured.err, caplog.text)
+    assert _leaks(places, sorted({f for slug in TRAILING for f in forms(secret_for(slug))})) == []
+
+
+def test_token_with_a_control_character_inside_fails_naming_only_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bridge: tuple[CredentialServer, int]
+) -> None:
+    mock, port = bridge
+    _through_bridge(monkeypatch, port)
+    paths = Paths(tmp_path / "home")
+    ensure_seeded(Warehouse(paths.warehouse))
+    halves = ("SECRET-vast-7f3a", "9c2e51-inner")
+    env = {"VAST_API_KEY": f"{halves[0]}\r{halves[1]}\n"}
+
+    outcomes = scrape_provider(PROVIDERS["vast"], paths=paths, replay_dir=None, env=env)
+
+    assert [o.status for o in outcomes] == ["failed"]
+    error = outcomes[0].error or ""
+    assert error == (
+        "fetch failed: VAST_API_KEY holds a control character (at position 17), which cannot be"
+        " sent in an HTTP header; the token was not used (fix the variable)"
+    )
+    assert mock.requests == []  # nothing was sent with it, nor without it
+    dump = _duckdb_dump(paths.warehouse)
+    assert "VAST_API_KEY holds a control character" in dump
+    assert not any(half in dump for half in halves)

@@ -1,0 +1,149 @@
+"""Retention of the raw archive (``$GPUPRICES_HOME/raw``): what is kept, what is deleted.
+
+Every response body is archived gzip-compressed and content-addressed (``warehouse.load``); left
+alone the archive grows with every scrape. After each provider's ingest (``pipelines.ingest``)
+``prune_raw`` keeps a body when a scrape that matters references it (table ``fetches``):
+
+1. always: every *current* scrape — each provider's newest successful scrape (what
+   ``current_offers`` serves; it also holds every price an open history interval says is
+   current), and any scrape still ``running``. These are never deleted, whatever the cap says;
+2. the newest ``GPUPRICES_RAW_KEEP_SCRAPES`` scrapes of each provider (default 20, whatever
+   their status: a failed scrape's body is what one debugs it with);
+3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30).
+
+Everything else is deleted: bodies only older scrapes reference, and bodies no scrape references
+(left by a process killed between archiving and recording its scrape). Then, while the archive
+is still larger than ``GPUPRICES_RAW_MAX_MB`` (default 1024, compressed bytes on disk), the
+bodies of rules 2 and 3 go too, those whose newest referencing scrape is oldest first; rule 1
+is kept even above the cap. A deleted body's ``raw_responses`` row goes with it; ``fetches``
+keeps the URL, status, time and hash of every exchange. A scrape re-run with a body that was
+deleted archives it again.
+
+Call ``prune_raw`` while holding the warehouse lock (inside ``Warehouse.connect``): a body is
+archived and its scrape recorded under one lock hold, so nothing is half-recorded meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+
+from warehouse.quality import SettingError, positive_setting
+
+KEEP_SCRAPES_ENV = "GPUPRICES_RAW_KEEP_SCRAPES"
+DEFAULT_KEEP_SCRAPES = 20
+KEEP_DAYS_ENV = "GPUPRICES_RAW_KEEP_DAYS"
+DEFAULT_KEEP_DAYS = 30.0
+MAX_MB_ENV = "GPUPRICES_RAW_MAX_MB"
+DEFAULT_MAX_MB = 1024.0
+
+
+@dataclass(frozen=True)
+class RawRetention:
+    keep_scrapes: int = DEFAULT_KEEP_SCRAPES
+    keep_days: float = DEFAULT_KEEP_DAYS
+    max_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> RawRetention:
+        """The policy from the environment (see the module docstring); ``SettingError`` when a
+        value is not a positive number."""
+        keep = positive_setting(env, KEEP_SCRAPES_ENV, DEFAULT_KEEP_SCRAPES, "scrapes")
+        if keep != int(keep):
+            raise SettingError(f"{KEEP_SCRAPES_ENV}={keep!r} must be a whole number")
+        days = positive_setting(env, KEEP_DAYS_ENV, DEFAULT_KEEP_DAYS, "days")
+        mb = positive_setting(env, MAX_MB_ENV, DEFAULT_MAX_MB, "megabytes")
+        return cls(int(keep), days, int(mb * 1024 * 1024))
+
+
+@dataclass(frozen=True)
+class RawPruned:
+    files_deleted: int
+    bytes_deleted: int
+    bytes_kept: int
+    # bytes of bodies current scrapes reference (kept even when they alone pass the cap)
+    bytes_current: int
+
+
+def _body_path(raw_dir: Path, digest: str) -> Path:
+    return raw_dir / digest[:2] / f"{digest}.gz"
+
+
+def prune_raw(
+    con: duckdb.DuckDBPyConnection,
+    raw_dir: Path,
+    *,
+    policy: RawRetention | None = None,
+    now: datetime | None = None,
+) -> RawPruned:
+    """Apply the retention policy (default ``RawRetention.from_env()``) to ``raw_dir``."""
+    policy = policy or RawRetention.from_env()
+    now = now or datetime.now(UTC)
+    if not raw_dir.is_dir():
+        return RawPruned(0, 0, 0, 0)
+    on_disk: dict[str, int] = {}
+    for path in raw_dir.glob("*/*.gz"):
+        try:
+            on_disk[path.name.removesuffix(".gz")] = path.stat().st_size
+        except FileNotFoundError:
+            continue
+    # per body: is a current scrape among its references, is a kept one, and the newest start
+    rows = con.execute(
+        """
+        with ranked as (
+            select scrape_id, provider, status, started_at,
+                   row_number() over (partition by provider order by started_at desc) as rank
+            from scrapes
+        ),
+        current_scrapes as (
+            select arg_max(scrape_id, observed_at) as scrape_id
+            from scrapes where status = 'success' group by provider
+            union
+            select scrape_id from scrapes where status = 'running'
+        )
+        select
+            f.sha256,
+            bool_or(f.scrape_id in (select scrape_id from current_scrapes)) as current,
+            bool_or(r.rank <= $keep or r.started_at >= $since) as recent,
+            max(r.started_at) as newest
+        from fetches as f
+        inner join ranked as r using (scrape_id)
+        group by f.sha256
+        """,
+        {
+            "keep": policy.keep_scrapes,
+            "since": now - timedelta(days=policy.keep_days),
+        },
+    ).fetchall()
+    referenced = {
+        sha: (bool(current), bool(recent), newest) for sha, current, recent, newest in rows
+    }
+    doomed = [sha for sha in on_disk if not any(referenced.get(sha, (False, False))[:2])]
+    gone = set(doomed)
+    kept = {sha: size for sha, size in on_disk.items() if sha not in gone}
+    total = sum(kept.values())
+    current_bytes = sum(size for sha, size in kept.items() if referenced[sha][0])
+    if total > policy.max_bytes:
+        # over the cap: the kept-but-not-current bodies, oldest newest-reference first
+        for sha in sorted(
+            (sha for sha in kept if not referenced[sha][0]), key=lambda s: referenced[s][2]
+        ):
+            if total <= policy.max_bytes:
+                break
+            doomed.append(sha)
+            total -= kept.pop(sha)
+    freed = 0
+    for sha in doomed:
+        path = _body_path(raw_dir, sha)
+        freed += on_disk[sha]
+        path.unlink(missing_ok=True)
+    if doomed:
+        con.execute(
+            "delete from raw_responses where sha256 in (select unnest(?::varchar[]))", [doomed]
+        )
+    return RawPruned(len(doomed), freed, total, current_bytes)
