@@ -232,18 +232,9 @@ def run_session(
             if records and fetch_error is None
             else uuid.uuid4().hex[:20]
         )
-        if not start_scrape(
-            con,
-            scrape_id=sid,
-            provider=provider.slug,
-            run_id=run_id,
-            mode=session.mode,
-            source=session.source,
-            fetches=records,
-        ):
-            return ScrapeOutcome(
-                provider.slug, session.source, "unchanged", scrape_id=sid, observed_at=observed_at
-            )
+        unchanged = _start(con, provider, session, sid, observed_at, run_id, records)
+        if unchanged is not None:
+            return unchanged
         if fetch_error is not None:
             return _failed(con, provider, session, sid, fetch_error, scrub)
         return _load(
@@ -344,6 +335,31 @@ def _load(
     )
 
 
+def _start(
+    con: duckdb.DuckDBPyConnection,
+    provider: Provider,
+    session: Session,
+    sid: str,
+    observed_at: datetime,
+    run_id: str | None,
+    records: list[FetchRecord],
+) -> ScrapeOutcome | None:
+    """Record the scrape as running; the 'unchanged' outcome if this exact scrape succeeded."""
+    if start_scrape(
+        con,
+        scrape_id=sid,
+        provider=provider.slug,
+        run_id=run_id,
+        mode=session.mode,
+        source=session.source,
+        fetches=records,
+    ):
+        return None
+    return ScrapeOutcome(
+        provider.slug, session.source, "unchanged", scrape_id=sid, observed_at=observed_at
+    )
+
+
 def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None) -> ScrapeOutcome:
     """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
     one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
@@ -360,18 +376,9 @@ def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None
     )
     sid = scrape_id(provider.slug, observed_at, [recorded.fingerprint(provider.slug)])
     with warehouse.connect() as con:
-        if not start_scrape(
-            con,
-            scrape_id=sid,
-            provider=provider.slug,
-            run_id=run_id,
-            mode=session.mode,
-            source=session.source,
-            fetches=[],
-        ):
-            return ScrapeOutcome(
-                provider.slug, session.source, "unchanged", scrape_id=sid, observed_at=observed_at
-            )
+        unchanged = _start(con, provider, session, sid, observed_at, run_id, [])
+        if unchanged is not None:
+            return unchanged
         return _load(
             con,
             provider,
