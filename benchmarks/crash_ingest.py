@@ -41,7 +41,7 @@ if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package o
 
 import duckdb  # noqa: E402
 
-from benchmarks.harness import SNAPSHOTS, direct_ingest, redated_replay  # noqa: E402
+from benchmarks.harness import SNAPSHOTS, direct_ingest, past_days, redated_replay  # noqa: E402
 
 GPUPRICES = REPO / ".venv" / "bin" / "gpuprices"
 STARTED = "child-started"
@@ -228,17 +228,14 @@ def crash_runs(
     captures = _captures(providers, newest)
     # two uninterrupted runs: the first (cold: empty warehouse) publishes a snapshot, the
     # second measures a typical run, over which the kill times are spread
-    _run_to_end(mode, home, redated_replay(work / "replay-0", captures, "2026-12-30"), providers)
-    warm = redated_replay(work / "replay-00", captures, "2026-12-31", pad=1)
+    # one past day per run (the pipeline rejects observations dated in the future)
+    days = past_days(runs + 2)
+    _run_to_end(mode, home, redated_replay(work / "replay-0", captures, days[0]), providers)
+    warm = redated_replay(work / "replay-00", captures, days[1], pad=1)
     duration = _run_to_end(mode, home, warm, providers)
     results = []
     for run in range(1, runs + 1):
-        replay = redated_replay(
-            work / f"replay-{run}",
-            captures,
-            f"2027-{1 + run // 28:02d}-{1 + run % 28:02d}",
-            pad=run + 1,
-        )
+        replay = redated_replay(work / f"replay-{run}", captures, days[run + 1], pad=run + 1)
         delay = rng.uniform(0.0, duration)
         process = _start(mode, home, replay, providers)
         time.sleep(delay)

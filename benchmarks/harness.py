@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -108,9 +109,16 @@ def api_server(
             process.wait(timeout=10)
 
 
+def past_days(count: int) -> list[str]:
+    """``count`` consecutive ISO days ending yesterday (UTC): capture dates a replay may use,
+    since the pipeline rejects observations dated in the future (warehouse.quality)."""
+    today = datetime.now(UTC).date()
+    return [(today - timedelta(days=count - i)).isoformat() for i in range(count)]
+
+
 def redated_replay(target: Path, captures: Sequence[Path], when: str, pad: int = 0) -> Path:
     """Copy ``captures`` (real capture files) into ``target/<provider>/`` with the capture
-    time ``when`` (e.g. ``2027-01-05``) plus ``T<HH>00Z`` keeping their order: a replay of
+    time ``when`` (a past day, see ``past_days``) plus ``T<HH>00Z`` keeping their order: a replay of
     ``target`` then loads them as new scrapes. ``pad`` newlines are appended (JSON and HTML
     parse the same) so the bodies are new to the raw archive too. Returns ``target``."""
     per_provider: dict[str, int] = {}

