@@ -47,6 +47,13 @@ DEFAULT_CHANGES_DAYS = 7
 MAX_LIMIT = 1000
 
 
+# the `to` parameter of the history endpoints
+LastDay = Annotated[
+    date | None,
+    Parameter(description="Last day, UTC, inclusive (default: the day the snapshot was published)"),
+]
+
+
 class HistoryController(Controller):
     path = "/"
     tags = ("history",)
@@ -136,12 +143,7 @@ class HistoryController(Controller):
                 "`to`)",
             ),
         ] = None,
-        to: Annotated[
-            date | None,
-            Parameter(
-                description="Last day, UTC, inclusive (default: the day the snapshot was published)"
-            ),
-        ] = None,
+        to: LastDay = None,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
@@ -216,12 +218,7 @@ class HistoryController(Controller):
                 name="from", description="First day, UTC, inclusive (default: the first there is)"
             ),
         ] = None,
-        to: Annotated[
-            date | None,
-            Parameter(
-                description="Last day, UTC, inclusive (default: the day the snapshot was published)"
-            ),
-        ] = None,
+        to: LastDay = None,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
