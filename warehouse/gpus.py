@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -39,34 +39,77 @@ _BRAND_PREFIX = re.compile(r"^(?:geforce|tesla) ")
 
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
-    """One row of ``gpus.csv``. Units are in the field names; ``None`` means empty in the CSV.
+    """One GPU model of the canonical table (a row of ``gpus.csv``): datasheet values, dense =
+    without structured sparsity. Units are in the field names; ``None`` means empty in the CSV.
 
-    TFLOPS/TOPS are dense (no structured sparsity) per GPU; bandwidths are GB/s (10^9 bytes/s)
-    per GPU; ``interconnect_bandwidth_gbps`` is the vendor's bidirectional total per GPU.
+    TFLOPS/TOPS are dense tensor-core throughput per GPU (a missing or zero rate: no such
+    tensor unit); bandwidths are GB/s (10^9 bytes/s) per GPU; ``interconnect_bandwidth_gbps`` is
+    the vendor's bidirectional total per GPU. The fields the economics model reads come first;
+    the descriptive ones after them have defaults, so a spec built by hand (a test, a tier's
+    guaranteed minimum) needs only the figures. ``vendor`` may be empty; AMD parts are also
+    recognised by an ``infinity_fabric`` link.
     """
 
     gpu_id: str
-    name: str
-    vendor: str
-    architecture: str
     vram_gb: float
-    memory_type: str
     memory_bandwidth_gbps: float
-    fp16_tflops_dense: float | None
     bf16_tflops_dense: float | None
+    fp16_tflops_dense: float | None
     fp8_tflops_dense: float | None
     int8_tops_dense: float | None
     fp4_tflops_dense: float | None
     fp8_support: bool
     bf16_support: bool
-    form_factor: str
-    interconnect: str
+    interconnect: str  # nvlink | pcie | infinity_fabric | nvlink_c2c | roce
     interconnect_bandwidth_gbps: float | None
-    tdp_watts: float | None
-    source_url: str
+    vendor: str = ""
+    architecture: str = ""  # the seed's vendor architecture name: Hopper, Blackwell, CDNA 3 ...
+    memory_type: str = ""  # HBM3e, HBM3, GDDR7 ...
+    name: str = ""
+    form_factor: str = ""
+    tdp_watts: float | None = None
+    source_url: str = ""
+
+    @property
+    def is_amd(self) -> bool:
+        return self.vendor.lower() == "amd" or self.interconnect == "infinity_fabric"
+
+    @property
+    def generation(self) -> str:
+        """GPU generation the calibration is grouped by: blackwell, blackwell-gddr, hopper, ada,
+        ampere, cdna, gaudi or other. From ``architecture`` (Blackwell Ultra counts as
+        blackwell; the GDDR7 PCIe cards, RTX PRO and GeForce 50, are blackwell-gddr: the HBM3e
+        B200/GB200 calibration says little about them). A spec without an architecture is
+        classified by what it has (an FP4 rate: blackwell; FP8 with >= 3 TB/s: hopper; FP8:
+        ada; BF16: ampere)."""
+        arch = self.architecture.lower()
+        for prefix, name in _GENERATION_PREFIXES:
+            if arch.startswith(prefix):
+                gddr = name == "blackwell" and self.memory_type.upper().startswith("GDDR")
+                return "blackwell-gddr" if gddr else name
+        if arch:
+            return "other"
+        if self.is_amd:
+            return "cdna"
+        if self.fp4_tflops_dense:
+            return "blackwell"
+        if self.fp8_tflops_dense:
+            return "hopper" if self.memory_bandwidth_gbps >= 3000 else "ada"
+        return "ampere" if self.bf16_tflops_dense else "other"
 
 
-GPU_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(GpuSpec))
+_GENERATION_PREFIXES = (
+    ("blackwell", "blackwell"), ("hopper", "hopper"), ("ada", "ada"), ("ampere", "ampere"),
+    ("cdna", "cdna"), ("gaudi", "gaudi"),
+)  # fmt: skip
+
+# The columns of gpus.csv, in its order: every field of GpuSpec (tests/warehouse/test_gpu_seed.py).
+GPU_COLUMNS: tuple[str, ...] = (
+    "gpu_id", "name", "vendor", "architecture", "vram_gb", "memory_type",
+    "memory_bandwidth_gbps", "fp16_tflops_dense", "bf16_tflops_dense", "fp8_tflops_dense",
+    "int8_tops_dense", "fp4_tflops_dense", "fp8_support", "bf16_support", "form_factor",
+    "interconnect", "interconnect_bandwidth_gbps", "tdp_watts", "source_url",
+)  # fmt: skip
 _REQUIRED_NUMBERS = {"vram_gb", "memory_bandwidth_gbps"}
 _OPTIONAL_NUMBERS = {
     "fp16_tflops_dense",

@@ -29,7 +29,6 @@ from warehouse.economics import (
     Load,
     ModelSpec,
     ServerlessTier,
-    _link_kind,
     band_summary,
     breakeven,
     confidence_band,
@@ -48,6 +47,7 @@ from warehouse.economics import (
     standard_precision,
     weights_gb,
 )
+from warehouse.economics.throughput import _link_kind
 
 REPO = Path(__file__).resolve().parents[2]
 ESTIMATES_MD = REPO / "docs" / "estimates.md"

@@ -11,13 +11,16 @@ import csv
 import json
 import math
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from warehouse.gpus import (
     ALIASES_CSV,
+    GPU_COLUMNS,
     GPUS_CSV,
+    GpuSpec,
     alias_table,
     load_gpus,
     normalise_gpu_name,
@@ -283,3 +286,11 @@ def test_alias_table_is_keyed_by_normalised_spelling() -> None:
     table = alias_table()
     assert table["nvidia h100 80gb hbm3"] == "h100-sxm"
     assert all(key == normalise_gpu_name(key) for key in table)
+
+
+def test_the_one_gpu_spec_holds_every_seed_column_and_the_seed_order_is_the_header():
+    # warehouse.economics uses this same type: one GpuSpec for the seed and the estimates.
+    assert ",".join(GPU_COLUMNS) == HEADER
+    assert sorted(GPU_COLUMNS) == sorted(f.name for f in fields(GpuSpec))
+    spec = load_gpus()["h100-sxm"]
+    assert spec.generation == "hopper" and not spec.is_amd and spec.name

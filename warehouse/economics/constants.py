@@ -1,0 +1,142 @@
+"""Every constant of the economics model, with its value and source (docs/estimates.md says
+why each has the value it has). Units in the names: ``_gb`` = 10^9 bytes, ``_s`` = seconds.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+# --------------------------------------------------------------------------------------------
+# Precisions. Bytes per stored weight. int4/fp4 carry their block scales: int4 is W4A16 with one
+# fp16 scale per 128-weight group (AWQ/GPTQ default, 2/128 B), fp4 is MXFP4 with one 8-bit scale
+# per 32 weights (OCP MX spec, 1/32 B) -- the format gpt-oss ships in.
+PRECISIONS = ("fp16", "bf16", "fp8", "int8", "int4", "fp4")
+WEIGHT_BYTES_PER_PARAM = {
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5 + 2 / 128,
+    "fp4": 0.5 + 1 / 32,
+}
+KV_BYTES_PER_ELEMENT = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
+
+# --------------------------------------------------------------------------------------------
+# Memory. vLLM's default gpu_memory_utilization is 0.90: the engine never touches the last 10%
+# (CUDA context, NCCL buffers, allocator fragmentation). On top of the weights the engine keeps
+# an activation workspace for the largest prefill chunk plus CUDA-graph pools and sampler
+# buffers; vLLM's memory profiler typically reports 1-4 GB per GPU for 8k-token chunks, we take
+# 2 GB. Whatever is left is KV cache.
+GPU_MEMORY_UTILIZATION = 0.90
+ACTIVATION_WORKSPACE_GB_PER_GPU = 2.0
+
+# Serving engines cap the running batch (vLLM V1 max_num_seqs defaults to 1024 on 80 GB-class
+# GPUs; MLPerf Llama-2-70B submissions run batch 1024 per engine). Beyond ~1k sequences decode is
+# compute bound on every GPU in the table, so the cap mostly guards memory-rich, compute-poor
+# cases from absurd batches.
+DEFAULT_MAX_BATCH = 1024
+
+# Tensor-parallel degrees considered: powers of two up to one 8-GPU node (NVLink / xGMI domain).
+TP_DEGREES = (1, 2, 4, 8)
+
+# --------------------------------------------------------------------------------------------
+# Efficiencies (fraction of datasheet peak actually achieved). Calibrated against the published
+# measurements in docs/estimates_calibration.csv; rationale per constant in docs/estimates.md.
+#
+# Decode reads every touched weight and the whole KV cache once per step. Good decode kernels
+# (TRT-LLM/FlashInfer GEMV + paged attention) reach 75-85% of HBM bandwidth in microbenchmarks;
+# the step's kernels together reach 0.70. The same on Blackwell's HBM3e: Azure measured 92% of
+# GB200's 8 TB/s in a STREAM-like test, the share HBM3 reaches on H100; what lowers Blackwell's
+# end-to-end share is DECODE_LAYER_OVERHEAD_S, which does not shrink with bandwidth.
+HBM_BANDWIDTH_EFFICIENCY = 0.70
+# Large-batch decode GEMMs (M = batch of 256-1024 tokens) on Hopper reach ~60-70% of dense peak
+# in cuBLAS/CUTLASS; the step also runs norms, rotary, sampling at low utilisation: 0.60.
+DECODE_COMPUTE_EFFICIENCY = 0.60
+# Prefill is one big GEMM per layer (thousands of tokens); published MFU for prefill on H100 is
+# 50-65% (FlashAttention-3 + FP8 GEMM); 0.55 leaves room for attention and chunking overhead.
+PREFILL_MFU = 0.55
+# Fused-MoE decode kernels move weights less efficiently than a dense GEMV: many small expert
+# GEMMs (a few tokens each), token permutation and routing. Fitted on the MLPerf Mixtral point
+# and the DeepSeek-R1 / gpt-oss SGLang points: 0.60 of the dense bandwidth efficiency.
+MOE_DECODE_EFFICIENCY = 0.60
+# ROCm GEMMs reach a smaller share of MI300-series peak than CUDA on Hopper (public microbench
+# reports ~45-55% of MI300X dense BF16/FP8 peak vs ~65-75% on H100), so compute efficiencies are
+# scaled by this factor on AMD parts. Fitted on the MLPerf v4.1 MI300X Llama-2-70B result.
+AMD_COMPUTE_EFFICIENCY_FACTOR = 0.70
+# Per decode step fixed cost not hidden by CUDA graphs: scheduler, sampling, detokenisation
+# hand-off. vLLM V1 / SGLang report ~0.1-0.5 ms per step with async scheduling; 0.3 ms.
+DECODE_STEP_OVERHEAD_S = 0.0003
+# Per layer and decode step: every kernel boundary (about ten per layer: norms, the QKV/O/MLP
+# GEMMs, rotary, attention, all-reduces) drains and refills the GPU even inside a CUDA graph,
+# ~2 us each. Fitted on the calibration set (the value that best separates step time from
+# bandwidth on the TP1 MLPerf rows and the TP8 TensorRT-LLM sweep): 20 us, i.e. 1.6 ms per step
+# for an 80-layer 70B, 2.5 ms for 405B, 0.6 ms for 8B. It does not shrink with bandwidth, which
+# is why the end-to-end share of HBM bandwidth a decode step achieves is lower on Blackwell.
+DECODE_LAYER_OVERHEAD_S = 20e-6
+# NVFP4/MXFP4 GEMMs do not reach twice the FP8 rate their datasheet peak promises: block scales
+# are applied in the epilogue, activations are quantised to FP4 on the fly, and decode-sized
+# GEMMs stay bound by scale and epilogue traffic. Compute efficiencies are scaled by this factor
+# when the compute precision is fp4. Fitted on the MLPerf v5.0/v5.1 Blackwell NVFP4 rows
+# (B200 x1/x8 and GB200 x4 Llama 2 70B, B200 x8 Llama 3.1 8B, B200 x8 / GB200 x72 Llama 3.1
+# 405B) against Krai's FP8 Llama 3.1 70B on the same B200 x8 (MLPerf v5.1 Open): per GPU the
+# FP4 runs deliver ~1.6x the FP8 run on the same task, not 2x.
+FP4_COMPUTE_EFFICIENCY_FACTOR = 0.80
+# Tensor parallelism shards every decode GEMM's N (column-parallel) or K (row-parallel) by TP;
+# at decode batch sizes the per-GPU GEMMs get so small that they no longer fill the SMs (Llama
+# 70B at TP8: the QKV GEMM is 1,280 wide, 80 tiles of 128x128 at M = 1024 for 132 SMs). Decode
+# GEMM compute efficiency is multiplied by this factor per doubling of TP (TP8: 0.51). Fitted
+# on the TensorRT-LLM 0.16 trtllm-bench sweep of Llama 3.1 70B FP8 at TP8 on 8 x H100 and the
+# TP2/TP4 MLPerf and blog rows; prefill GEMMs (thousands of rows) are not affected.
+TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING = 0.80
+# The scheduler admits a sequence against the KV cache it will hold, not what it holds now:
+# TensorRT-LLM's default GUARANTEED_NO_EVICT policy (stated in every trtllm-bench log of the
+# calibration sweep, and used by MLPerf's TRT-LLM harness) reserves the prompt plus the whole
+# output, so a long decode runs at most KV budget / KV(input + output) sequences. 1.0 = reserve
+# all of it; vLLM/SGLang allocate on demand and preempt, and can run larger batches on long
+# outputs (this keeps their estimates conservative).
+KV_RESERVED_OUTPUT_FRACTION = 1.0
+
+# Tensor-parallel all-reduce cost: two all-reduces of (tokens x hidden) bf16 activations per layer
+# (after attention and after the MLP). Ring all-reduce moves 2(n-1)/n of the buffer per GPU.
+# ``interconnect_bandwidth_gbps`` is read as the vendor's aggregate bidirectional figure
+# (H100 NVLink 900 GB/s), so one direction is half of it. Efficiency = achieved NCCL bus
+# bandwidth / link bandwidth; latency = per-collective fixed cost at small messages.
+#   nvlink: nccl-tests reach ~370-480 GB/s busbw on 8x H100 (450 GB/s/direction) -> 0.80, and
+#           custom all-reduce kernels finish a small message in ~6-10 us -> 8 us.
+#   nvlink5: Blackwell NVSwitch baseboards (HGX B200/B300) and NVL72 racks, 900 GB/s per
+#           direction: nccl-tests all_reduce on 8 GB200s across two NVL72 trays reach 811 GB/s
+#           busbw -> 0.90; same small-message latency.
+#   infinity_fabric (MI300X xGMI, fully connected 7 links): RCCL busbw ~300-350 of 448 GB/s ->
+#           0.70; ~12 us latency.
+#   pcie: peer-to-peer over the root complex (or through host memory on consumer cards) achieves
+#         ~50-60% of the Gen4/Gen5 x16 link; ~25 us latency per collective.
+#   roce: cross-node 400 Gb/s per GPU, ~40 us latency; only used if a caller forces TP across
+#         nodes.
+ALLREDUCE_EFFICIENCY = {
+    "nvlink": 0.80,
+    "nvlink5": 0.90,
+    "nvlink_c2c": 0.80,
+    "infinity_fabric": 0.70,
+    "pcie": 0.55,
+    "roce": 0.60,
+}
+ALLREDUCE_LATENCY_S = {
+    "nvlink": 8e-6,
+    "nvlink5": 8e-6,
+    "nvlink_c2c": 8e-6,
+    "infinity_fabric": 12e-6,
+    "pcie": 25e-6,
+    "roce": 40e-6,
+}
+ACTIVATION_BYTES = 2.0  # all-reduced activations are bf16/fp16 even for fp8/fp4 weights
+
+# --------------------------------------------------------------------------------------------
+# Time and money.
+SECONDS_PER_DAY = 86_400
+DAYS_PER_MONTH = 365.25 / 12  # 30.4375: the average month, so monthly = yearly / 12
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
+USD_QUANTUM = Decimal("0.000001")
+# Serverless workers stay warm this long after their last request before scaling to zero unless
+# the caller says otherwise (RunPod's default idle timeout is 5 s, Modal's scaledown window 60 s;
+# 60 s is the conservative end).
+DEFAULT_IDLE_TIMEOUT_S = 60.0
