@@ -303,7 +303,7 @@ def _gpu_seconds(
 
 def _dedicated_monthly(load: economics.Load, price_per_hour_usd: Decimal) -> tuple[int, Decimal]:
     replicas = economics.dedicated_replicas(load)
-    monthly = Decimal(price_per_hour_usd) * replicas * Decimal(repr(economics.HOURS_PER_MONTH))
+    monthly = Decimal(price_per_hour_usd) * replicas * economics.HOURS_PER_MONTH
     return replicas, monthly.quantize(economics.USD_QUANTUM)
 
 
@@ -330,7 +330,7 @@ def breakeven_answer(
     per replica), and the dedicated side is the offer with the lowest monthly cost over all
     GPU models. With ``gpu_seconds_per_request`` (measured on the tier's hardware) a tier is
     compared with the cheapest dedicated offer of the same GPU model and count. Dedicated =
-    replicas x USD/hour x 730.5 h; break-even = the request rate at which the tier costs as
+    replicas x USD/hour x 730 h; break-even = the request rate at which the tier costs as
     much as one dedicated replica (``economics.breakeven``), and that rate's busy share of one
     dedicated replica's day.
     """

@@ -1,8 +1,9 @@
 """Response schemas of the facts and economics endpoints (documentation of the wire format).
 
 Units are in the names: ``_usd`` US dollars, ``_s`` seconds, ``_gb`` 10^9 bytes, ``_per_s`` per
-second, ``_monthly_usd`` USD per month of 730.5 hours (365.25 x 24 / 12, the economics model's
-month), ``utilization`` a fraction 0..1 of one replica's day. Times are UTC ISO 8601.
+second, ``_monthly_usd`` USD per month of 730 hours (8760 / 12, the month providers bill by and
+the project's one month, ``warehouse.units.HOURS_PER_MONTH``), ``utilization`` a fraction 0..1
+of one replica's day. Times are UTC ISO 8601.
 """
 
 from __future__ import annotations
@@ -287,7 +288,7 @@ class BreakevenItem(msgspec.Struct):
     dedicated_price_per_hour_usd: float | None
     dedicated_gpu_seconds_per_request: float | None
     dedicated_replicas: int | None
-    dedicated_monthly_usd: Annotated[float | None, _d("Replicas x USD/hour x 730.5 h")]
+    dedicated_monthly_usd: Annotated[float | None, _d("Replicas x USD/hour x 730 h")]
     dedicated_utilization: Annotated[float | None, _d("Busy share of the dedicated replicas")]
     cheaper: Annotated[str | None, _d("serverless or dedicated; null without a dedicated offer")]
     breakeven_requests_per_day: Annotated[

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-# A month is 730 hours: 365 days * 24 h / 12 months. The one rule for monthly -> hourly.
+# A month is 730 hours: 365 days * 24 h / 12 months, the month AWS, GCP, Azure and Vultr bill by.
+# The one month of the project: monthly -> hourly here, and every monthly cost warehouse.economics
+# reports (docs/estimates.md, "The month").
 HOURS_PER_MONTH = Decimal(730)
 SECONDS_PER_HOUR = Decimal(3600)
 MINUTES_PER_HOUR = Decimal(60)

@@ -398,7 +398,8 @@ class EconomicsController(Controller):
         "with the cheapest dedicated offer of the same GPU model and count). Serverless bills "
         "each request rounded up to the platform's metering step, cold starts, and the idle "
         "tail up to idle_timeout_s where the platform bills idle time; warm replicas bill all "
-        "day. Dedicated = replicas x USD/hour x 730.5 h. Formulas: docs/estimates.md section 3.",
+        "day. Dedicated = replicas x USD/hour x 730 h (a month of 8760 / 12 hours, as providers "
+        "bill). Formulas: docs/estimates.md section 3.",
         responses={
             200: ResponseSpec(
                 data_container=BreakevenAnswer, description="One row per serverless tier"
@@ -534,7 +535,7 @@ class EconomicsController(Controller):
                     "min_warm_replicas": min_warm_replicas,
                     "idle_timeout_s": idle_timeout_s,
                     "dedicated_pricing": dedicated_pricing,
-                    "hours_per_month": economics.HOURS_PER_MONTH,
+                    "hours_per_month": float(economics.HOURS_PER_MONTH),
                     "cheapest_dedicated": answer["cheapest_dedicated"],
                     "items": answer["items"][:limit],
                     "total": len(answer["items"]),

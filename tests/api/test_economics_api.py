@@ -224,15 +224,15 @@ def test_breakeven_by_hand_for_a_per_second_tier(client):
     per_s = Decimal(str(flex["price_per_hour_usd"])) / 3600
     assert flex["billed_seconds_per_day"] == 2000
     assert Decimal(str(flex["serverless_monthly_usd"])) == (
-        Decimal(2000) * per_s * Decimal("30.4375")
+        Decimal(2000) * per_s * 730 / 24
     ).quantize(Decimal("0.000001"))
     dedicated = Decimal(str(flex["dedicated_price_per_hour_usd"]))
     assert flex["dedicated_gpu_model"] == "h100-sxm" and flex["dedicated_gpu_count"] == 1
-    assert Decimal(str(flex["dedicated_monthly_usd"])) == (dedicated * Decimal("730.5")).quantize(
+    assert Decimal(str(flex["dedicated_monthly_usd"])) == (dedicated * 730).quantize(
         Decimal("0.000001")
     )
-    # Break-even: requests x 2 s x per-second price x 30.4375 days = one dedicated replica-month.
-    expected_requests = float(dedicated * Decimal("730.5") / (2 * per_s * Decimal("30.4375")))
+    # Break-even: requests x 2 s x per-second price x 730/24 days = one dedicated replica-month.
+    expected_requests = float(dedicated * 730 / (2 * per_s * 730 / 24))
     assert flex["breakeven_requests_per_day"] == pytest.approx(expected_requests, rel=1e-6)
     assert flex["breakeven_dedicated_utilization"] == pytest.approx(
         expected_requests * 2 / 86400, rel=1e-5

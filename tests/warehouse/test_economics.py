@@ -329,7 +329,7 @@ def test_no_requests_serverless_is_cheaper() -> None:
     result = breakeven(Load(0, 10.0), TIER, DEDICATED_PER_HOUR)
     assert result.serverless_monthly_usd == 0
     assert result.cheaper == "serverless"
-    assert result.dedicated_monthly_usd == Decimal("2.50") * Decimal("730.5")
+    assert result.dedicated_monthly_usd == Decimal("2.50") * 730
 
 
 def test_saturated_load_dedicated_is_cheaper() -> None:

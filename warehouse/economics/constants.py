@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from warehouse.units import HOURS_PER_MONTH
+
 # --------------------------------------------------------------------------------------------
 # Precisions. Bytes per stored weight. int4/fp4 carry their block scales: int4 is W4A16 with one
 # fp16 scale per 128-weight group (AWQ/GPTQ default, 2/128 B), fp4 is MXFP4 with one 8-bit scale
@@ -133,8 +135,11 @@ ACTIVATION_BYTES = 2.0  # all-reduced activations are bf16/fp16 even for fp8/fp4
 # --------------------------------------------------------------------------------------------
 # Time and money.
 SECONDS_PER_DAY = 86_400
-DAYS_PER_MONTH = 365.25 / 12  # 30.4375: the average month, so monthly = yearly / 12
-HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
+HOURS_PER_DAY = 24
+# The month is the project's one month, warehouse.units.HOURS_PER_MONTH: 730 hours (8760 / 12),
+# the month the providers bill by, so a monthly price converted to hourly at ingest comes back
+# as the same monthly price here (docs/estimates.md, "The month").
+DAYS_PER_MONTH = HOURS_PER_MONTH / HOURS_PER_DAY  # 30.41666... days, a Decimal
 USD_QUANTUM = Decimal("0.000001")
 # Serverless workers stay warm this long after their last request before scaling to zero unless
 # the caller says otherwise (RunPod's default idle timeout is 5 s, Modal's scaledown window 60 s;

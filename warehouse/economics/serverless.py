@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from warehouse.economics.constants import (
-    DAYS_PER_MONTH,
     DEFAULT_IDLE_TIMEOUT_S,
+    HOURS_PER_DAY,
     HOURS_PER_MONTH,
     SECONDS_PER_DAY,
 )
@@ -140,7 +140,7 @@ class BreakevenResult:
 def _serverless_monthly(load: Load, tier: ServerlessTier) -> Decimal:
     seconds = serverless_seconds_per_day(load, tier)
     return round_usd(
-        to_decimal(seconds) * Decimal(tier.price_per_second_usd) * to_decimal(DAYS_PER_MONTH)
+        to_decimal(seconds) * Decimal(tier.price_per_second_usd) * HOURS_PER_MONTH / HOURS_PER_DAY
     )
 
 
@@ -158,14 +158,12 @@ def breakeven(
         raise ValueError("requests_per_day must be >= 0 and gpu_seconds_per_request > 0")
     price_hour = Decimal(dedicated_price_per_hour_usd)
     replicas = dedicated_replicas(load)
-    dedicated = round_usd(price_hour * replicas * to_decimal(HOURS_PER_MONTH))
+    dedicated = round_usd(price_hour * replicas * HOURS_PER_MONTH)
     serverless = _serverless_monthly(load, tier)
     busy = load.requests_per_day * load.gpu_seconds_per_request
     utilization = busy / (replicas * SECONDS_PER_DAY)
 
-    one_replica = round_usd(
-        price_hour * max(1, load.min_warm_replicas) * to_decimal(HOURS_PER_MONTH)
-    )
+    one_replica = round_usd(price_hour * max(1, load.min_warm_replicas) * HOURS_PER_MONTH)
     full_requests = SECONDS_PER_DAY / load.gpu_seconds_per_request
 
     def cost_at(requests: float) -> Decimal:
