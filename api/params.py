@@ -135,6 +135,10 @@ def enum_values(handler: Any, name: str, path_params: Iterable[str] = ()) -> lis
     if field_name is None:
         return []
     fields = {**handler.resolve_layered_parameters(), **handler.parsed_fn_signature.parameters}
+    for provider in handler.resolve_dependencies().values():  # a parameters dataclass's fields
+        signature = getattr(provider, "parsed_fn_signature", None)
+        if signature is not None:
+            fields = {**signature.parameters, **fields}
     field = fields.get(field_name)
     return [str(v) for v in _literals(field.annotation)] if field is not None else []
 

@@ -292,6 +292,55 @@ def test_breakeven_needs_exactly_one_way_to_size_requests(client):
         assert "exactly one of model or gpu_seconds_per_request" in response.json()["detail"]
 
 
+def test_breakeven_denormal_gpu_seconds_per_request_is_a_400_not_a_500(client):
+    # 86,400 s / 5e-324 s is infinite: the request rate that fills one replica used to overflow
+    # the money arithmetic (500). A request of less than a microsecond is now refused.
+    response = client.get(
+        "/breakeven", params={"requests_per_day": 0, "gpu_seconds_per_request": "5e-324"}
+    )
+    assert response.status_code == 400
+    assert response.json()["extra"][0]["key"] == "gpu_seconds_per_request"
+    assert _get(client, "/breakeven", requests_per_day=0, gpu_seconds_per_request=1e-6)["items"]
+
+
+def test_breakeven_denormal_requests_per_day_is_an_answer_not_a_500(client):
+    # 5e-324 requests/day / 86,400 s underflows to a rate of 0, which the idle tail divided by.
+    body = _get(
+        client, "/breakeven", requests_per_day="5e-324", gpu_seconds_per_request=1, gpu="h100-sxm"
+    )
+    assert body["items"] and all(i["serverless_monthly_usd"] >= 0 for i in body["items"])
+
+
+_EDGES = ("0", "-0", "1", "5e-324", "1e-7", "1e-6", "86400", "1e9", "1e308", "nan", "inf", "-inf")
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "names"),
+    [
+        (
+            "/breakeven",
+            {"requests_per_day": "100", "gpu_seconds_per_request": "2"},
+            ("requests_per_day", "gpu_seconds_per_request", "cold_start_s", "min_warm_replicas",
+             "idle_timeout_s", "limit"),
+        ),
+        (
+            "/breakeven",
+            {"requests_per_day": "100", "model": "llama-3.1-8b"},
+            ("requests_per_day", "input_tokens", "output_tokens", "concurrency"),
+        ),
+        ("/estimates", {"model": "llama-3.1-8b", "precision": "fp8"}, ("input_tokens", "limit")),
+        ("/estimates", {"model": "llama-3.1-8b", "gpu": "h100-sxm", "gpus": "8"}, ("gpus",)),
+        ("/fit", {"model": "llama-3.1-8b"}, ("context", "concurrency", "limit")),
+    ],
+)  # fmt: skip
+def test_no_numeric_parameter_value_is_a_500(client, path, base, names):
+    """Every numeric parameter is bounded: any value, in range or not, is an answer or a 400."""
+    for name in names:
+        for value in _EDGES:
+            response = client.get(path, params={**base, name: value})
+            assert response.status_code in (200, 400), (name, value, response.text)
+
+
 # --- facts: /providers/{slug}, /serverless, offers ------------------------------------------
 
 

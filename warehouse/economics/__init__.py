@@ -111,8 +111,10 @@ from warehouse.economics.serverless import (
     ServerlessTier,
     breakeven,
     breakeven_all,
+    dedicated_monthly_usd,
     dedicated_replicas,
     expected_cold_starts_per_day,
+    serverless_monthly_usd,
     serverless_seconds_per_day,
 )
 from warehouse.economics.throughput import (
@@ -176,6 +178,7 @@ __all__ = [
     "confidence_band",
     "cost_per_gb_vram_hour",
     "cost_per_million_tokens",
+    "dedicated_monthly_usd",
     "dedicated_replicas",
     "estimate_throughput",
     "expected_cold_starts_per_day",
@@ -193,6 +196,7 @@ __all__ = [
     "peak_tflops",
     "regime_of",
     "resolve_precision",
+    "serverless_monthly_usd",
     "serverless_seconds_per_day",
     "standard_precision",
     "weights_gb",

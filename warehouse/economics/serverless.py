@@ -105,7 +105,11 @@ def serverless_seconds_per_day(load: Load, tier: ServerlessTier) -> float:
     billed = busy + colds * load.cold_start_s
     if tier.charges_idle and load.requests_per_day > 0:
         rate = load.requests_per_day / SECONDS_PER_DAY
-        idle_tail = (1 - math.exp(-rate * load.idle_timeout_s)) / rate
+        # A rate that underflows to 0 (a denormal request count) has the limit of the tail:
+        # every request is followed by the whole timeout.
+        idle_tail = (
+            (1 - math.exp(-rate * load.idle_timeout_s)) / rate if rate > 0 else load.idle_timeout_s
+        )
         billed += load.requests_per_day * idle_tail
     return billed
 
@@ -137,7 +141,15 @@ class BreakevenResult:
     breakeven_requests_per_day: float | None
 
 
-def _serverless_monthly(load: Load, tier: ServerlessTier) -> Decimal:
+def dedicated_monthly_usd(price_per_hour_usd: Decimal, replicas: int) -> Decimal:
+    """USD per month of ``replicas`` dedicated replicas at ``price_per_hour_usd`` each, billed
+    for every hour of the month (``HOURS_PER_MONTH``)."""
+    return round_usd(Decimal(price_per_hour_usd) * replicas * HOURS_PER_MONTH)
+
+
+def serverless_monthly_usd(load: Load, tier: ServerlessTier) -> Decimal:
+    """USD per month of ``load`` on ``tier``: billed seconds per day x price per second x the
+    days of the month (``HOURS_PER_MONTH`` / 24)."""
     seconds = serverless_seconds_per_day(load, tier)
     return round_usd(
         to_decimal(seconds) * Decimal(tier.price_per_second_usd) * HOURS_PER_MONTH / HOURS_PER_DAY
@@ -158,16 +170,16 @@ def breakeven(
         raise ValueError("requests_per_day must be >= 0 and gpu_seconds_per_request > 0")
     price_hour = Decimal(dedicated_price_per_hour_usd)
     replicas = dedicated_replicas(load)
-    dedicated = round_usd(price_hour * replicas * HOURS_PER_MONTH)
-    serverless = _serverless_monthly(load, tier)
+    dedicated = dedicated_monthly_usd(price_hour, replicas)
+    serverless = serverless_monthly_usd(load, tier)
     busy = load.requests_per_day * load.gpu_seconds_per_request
     utilization = busy / (replicas * SECONDS_PER_DAY)
 
-    one_replica = round_usd(price_hour * max(1, load.min_warm_replicas) * HOURS_PER_MONTH)
+    one_replica = dedicated_monthly_usd(price_hour, max(1, load.min_warm_replicas))
     full_requests = SECONDS_PER_DAY / load.gpu_seconds_per_request
 
     def cost_at(requests: float) -> Decimal:
-        return _serverless_monthly(replace(load, requests_per_day=requests), tier)
+        return serverless_monthly_usd(replace(load, requests_per_day=requests), tier)
 
     breakeven_requests: float | None = None
     if cost_at(full_requests) >= one_replica:

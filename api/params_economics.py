@@ -1,0 +1,243 @@
+"""Query parameters of GET /estimates, /fit and /breakeven, each endpoint's set as one frozen
+dataclass that Litestar builds as a dependency (``Provide(EstimatesParams)``): every field is
+a documented, bounded ``Parameter``, so the OpenAPI schema, the 400s of bad values and the
+unknown-parameter check (``api.params``) come from the declaration alone.
+
+Every numeric parameter has both bounds, chosen so that no value inside them makes the
+arithmetic overflow or divide by zero (a request costing 5e-324 GPU-seconds used to answer 500:
+``test_breakeven_denormal_gpu_seconds_per_request_is_a_400_not_a_500``). The offer filters go
+through the one ``warehouse.queries.OfferFilter`` that GET /instances uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from litestar.exceptions import ClientException
+from litestar.params import Parameter
+
+from api.controllers.instances import PricingModel
+from api.params import MAX_LIST_VALUES, slugs
+from warehouse import economics
+from warehouse.estimates import STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS
+from warehouse.queries import GPU_DOC, MAX_LIMIT, PROVIDER_DOC, FilterError, OfferFilter
+
+MAX_TOKENS = 1_000_000
+# The shortest request /breakeven prices: one microsecond of GPU time. Below it the request
+# rate that fills one replica (86,400 s / seconds per request) leaves the range of a float.
+MIN_GPU_SECONDS_PER_REQUEST = 1e-6
+Precision = Literal["standard", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
+DedicatedPricing = Literal["on_demand", "spot", "reserved", "any"]
+
+PRECISION_DOC = (
+    "Weight/compute format: standard = fp8 where the GPU has FP8 tensor cores, else its 16-bit "
+    "format (4-bit checkpoints such as gpt-oss stay fp4); an explicit format the GPU lacks runs "
+    "as the documented fallback (weight-only quantisation), reported with fallback_reason"
+)
+
+ModelParam = Annotated[
+    str, Parameter(description="Reference model id (see GET /models)", max_length=100)
+]
+PrecisionParam = Annotated[Precision, Parameter(description=PRECISION_DOC)]
+InputTokens = Annotated[
+    int, Parameter(ge=1, le=MAX_TOKENS, description="Prompt tokens per request")
+]
+OutputTokens = Annotated[
+    int, Parameter(ge=1, le=MAX_TOKENS, description="Generated tokens per request")
+]
+GpuFilter = Annotated[list[str] | None, Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES)]
+ProviderFilter = Annotated[
+    list[str] | None, Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES)
+]
+PricingFilter = Annotated[
+    list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
+]
+ServerlessFilter = Annotated[
+    bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")
+]
+
+
+def offer_filter(
+    gpu: Sequence[str] | None = None,
+    provider: Sequence[str] | None = None,
+    pricing: Sequence[str] | None = None,
+    serverless: bool | None = None,
+) -> OfferFilter:
+    """The offers an economics answer considers, as the one ``OfferFilter`` (normalised: equal
+    filters are equal objects, a cache key). Raises ``ClientException`` (400) for a list with
+    more than ``MAX_LIST_VALUES`` values."""
+    try:
+        return OfferFilter.build(gpu=gpu, provider=provider, pricing=pricing, serverless=serverless)
+    except FilterError as exc:
+        raise ClientException(str(exc)) from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimatesParams:
+    """GET /estimates."""
+
+    model: ModelParam
+    precision: PrecisionParam = "standard"
+    input_tokens: InputTokens = STANDARD_INPUT_TOKENS
+    output_tokens: OutputTokens = STANDARD_OUTPUT_TOKENS
+    gpu: GpuFilter = None
+    gpus: Annotated[
+        int | None,
+        Parameter(
+            ge=1,
+            le=1024,
+            description=(
+                "GPUs of the one `gpu` given: answer for that hardware (tokens/s), not for offers"
+            ),
+        ),
+    ] = None
+    provider: ProviderFilter = None
+    pricing: PricingFilter = None
+    serverless: ServerlessFilter = None
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 50
+
+    def offers(self) -> OfferFilter:
+        return offer_filter(self.gpu, self.provider, self.pricing, self.serverless)
+
+    def key(self) -> tuple[Any, ...]:
+        """A cache key: the filter normalised, every other value as given."""
+        return (
+            "estimates", self.model, self.precision, self.input_tokens, self.output_tokens,
+            self.offers(), self.limit,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitParams:
+    """GET /fit."""
+
+    model: ModelParam
+    precision: PrecisionParam = "standard"
+    context: Annotated[
+        int,
+        Parameter(ge=1, le=MAX_TOKENS, description="Tokens per sequence (prompt + generated)"),
+    ] = STANDARD_INPUT_TOKENS + STANDARD_OUTPUT_TOKENS
+    concurrency: Annotated[
+        int,
+        Parameter(
+            ge=1,
+            le=100_000,
+            description="Sequences resident at once (each holds `context` tokens of KV cache)",
+        ),
+    ] = 1
+    gpu: GpuFilter = None
+    provider: ProviderFilter = None
+    pricing: PricingFilter = None
+    serverless: ServerlessFilter = None
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 100
+
+    def offers(self) -> OfferFilter:
+        return offer_filter(self.gpu, self.provider, self.pricing, self.serverless)
+
+    def key(self) -> tuple[Any, ...]:
+        return (
+            "fit", self.model, self.precision, self.context, self.concurrency, self.offers(),
+            self.limit,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class BreakevenParams:
+    """GET /breakeven: a load (requests/day, and how long each takes) and the billing terms."""
+
+    requests_per_day: Annotated[float, Parameter(ge=0, le=1e9, description="Requests per day")]
+    model: Annotated[
+        str | None,
+        Parameter(
+            description="Reference model id; or give gpu_seconds_per_request", max_length=100
+        ),
+    ] = None
+    gpu_seconds_per_request: Annotated[
+        float | None,
+        Parameter(
+            ge=MIN_GPU_SECONDS_PER_REQUEST,
+            le=86_400,
+            description=(
+                "Seconds of the tier's runtime per request (instead of model; "
+                "1 microsecond to 1 day)"
+            ),
+        ),
+    ] = None
+    input_tokens: InputTokens = STANDARD_INPUT_TOKENS
+    output_tokens: OutputTokens = STANDARD_OUTPUT_TOKENS
+    precision: PrecisionParam = "standard"
+    concurrency: Annotated[
+        int,
+        Parameter(
+            ge=1,
+            le=100_000,
+            description=(
+                "Requests one replica serves at once (1 = each request runs alone and is "
+                "billed for its own latency)"
+            ),
+        ),
+    ] = 1
+    cold_start_s: Annotated[
+        float, Parameter(ge=0, le=86_400, description="Seconds billed per cold start")
+    ] = 0.0
+    min_warm_replicas: Annotated[
+        int,
+        Parameter(
+            ge=0,
+            le=10_000,
+            description=(
+                "Replicas kept warm (billed all day) on serverless; dedicated runs at least "
+                "this many"
+            ),
+        ),
+    ] = 0
+    idle_timeout_s: Annotated[
+        float,
+        Parameter(
+            ge=0,
+            le=86_400,
+            description="Seconds a serverless worker stays up after its last request",
+        ),
+    ] = economics.DEFAULT_IDLE_TIMEOUT_S
+    dedicated_pricing: Annotated[
+        DedicatedPricing,
+        Parameter(
+            description="Pricing model of the dedicated side (any = on_demand, spot or reserved)"
+        ),
+    ] = "on_demand"
+    gpu: GpuFilter = None
+    platform: Annotated[
+        list[str] | None,
+        Parameter(
+            description="Serverless platform slug, any case (repeatable or comma-separated)",
+            max_items=MAX_LIST_VALUES,
+        ),
+    ] = None
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = 100
+
+    def offers(self) -> OfferFilter:
+        return offer_filter(self.gpu)
+
+    def platforms(self) -> list[str] | None:
+        """The platform slugs, lowercase (400 for too many)."""
+        return slugs(self.platform, "platform")
+
+    def key(self) -> tuple[Any, ...]:
+        load = (
+            self.requests_per_day, self.model, self.gpu_seconds_per_request, self.input_tokens,
+            self.output_tokens, self.precision, self.concurrency, self.cold_start_s,
+            self.min_warm_replicas, self.idle_timeout_s, self.dedicated_pricing,
+        )  # fmt: skip
+        return ("breakeven", load, self.offers(), tuple(self.platforms() or ()), self.limit)
+
+
+__all__ = [
+    "MAX_TOKENS",
+    "BreakevenParams",
+    "EstimatesParams",
+    "FitParams",
+    "PricingModel",
+    "offer_filter",
+]

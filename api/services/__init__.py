@@ -1,0 +1,1 @@
+"""Answers computed from a snapshot, one module per resource; controllers call these."""
