@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import estimates_calibration as calibration
+from warehouse import economics, units
 from warehouse.economics import (
     ALLREDUCE_EFFICIENCY,
     CALIBRATION_BANDS,
@@ -564,3 +565,12 @@ def test_finite_runs_are_estimated_wave_by_wave() -> None:
     point = next(r.point for r in RESULTS if r.point.point_id.endswith("16384-2048"))
     steady = calibration.estimate(point).output_tokens_per_s
     assert point.requests == 200 and calibration.estimated_rate(point) < steady
+
+
+def test_one_month_for_ingest_and_economics() -> None:
+    # The month that turns a monthly list price into an hourly one at ingest is the month every
+    # monthly cost is reported in: a price listed at 730 USD/month is 1 USD/hour and comes back
+    # as 730 USD for one dedicated replica-month.
+    assert economics.HOURS_PER_MONTH is units.HOURS_PER_MONTH == 730
+    hourly = units.to_hourly(Decimal("730"), "month")
+    assert economics.dedicated_monthly_usd(hourly, 1) == Decimal("730")
