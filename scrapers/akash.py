@@ -142,24 +142,21 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, GPU_PRICES_URL, headers={"Accept": "application/json"})]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """One on-demand offer per priced GPU model: USD per GPU-hour (the bids' weighted average).
 
     Raises ``SchemaDriftError`` for a body in neither known shape, or when no model yields an
-    offer; a model that cannot be read is excluded instead (see ``parse_with_exclusions``).
+    offer; a model that cannot be read is excluded instead (and counted).
+
+    Returns the offers, and how many models each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many models each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         for model in _models(json_body(response), response):
             try:
                 offers.append(_offer(model, response))
-            except _Excluded as exc:
+            except RowExcluded as exc:
                 excluded[exc.reason] += 1
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()))
@@ -168,9 +165,6 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         )
     _check_readable(offers, excluded)
     return ensure_unique(offers), excluded
-
-
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 # Exclusions of models that could not be read: one is a slip, most of them a changed layout.
@@ -198,28 +192,28 @@ def _models(document: Any, response: RawResponse) -> list[Any]:
 
 def _offer(model: Any, response: RawResponse) -> Offer:
     if not isinstance(model, dict) or any(key not in model for key in MODEL_KEYS):
-        raise _Excluded("incomplete_model")
+        raise RowExcluded("incomplete_model")
     vendor, name, ram, interface = (
         _text(model, key) for key in ("vendor", "model", "ram", "interface")
     )
     label = f"{vendor}-{name}-{ram}-{interface}"
     price = model["price"]
     if price is None:
-        raise _Excluded("no_recent_bids")
+        raise RowExcluded("no_recent_bids")
     family = _FAMILY.match(name.lower())
     if family is None or family["family"] not in KNOWN_FAMILIES.get(vendor.lower(), ()):
-        raise _Excluded(unknown_row("family", label))
+        raise RowExcluded(unknown_row("family", label))
     if not isinstance(price, dict):
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     amount, currency = price.get(PRICE_FIELD), price.get("currency")
     if isinstance(amount, bool) or not isinstance(amount, int | float | str):
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     if not isinstance(currency, str) or not _CURRENCY.match(currency):
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     try:
         value = decimal(amount)
     except SchemaDriftError:
-        raise _Excluded("unparsed_price") from None
+        raise RowExcluded("unparsed_price") from None
     return Offer(
         provider=SLUG,
         instance_type=label,
@@ -240,14 +234,14 @@ def _offer(model: Any, response: RawResponse) -> Offer:
 def _text(model: dict[str, Any], key: str) -> str:
     value = model[key]
     if not isinstance(value, str) or not value.strip():
-        raise _Excluded("incomplete_model")
+        raise RowExcluded("incomplete_model")
     return value.strip()
 
 
 def _vram_gb(ram: str) -> Decimal:
     match = _RAM.match(ram)
     if match is None:
-        raise _Excluded("unparsed_memory")
+        raise RowExcluded("unparsed_memory")
     if match["unit"] == "Gi":
         return gb_from_gib(match["num"])
     return decimal(match["num"])
@@ -258,7 +252,6 @@ PROVIDER = Provider(
     name="Akash Network",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=None,
     kind="marketplace",

@@ -294,19 +294,16 @@ def _is_missing_region(exc: FetchError) -> bool:
     return match is not None and int(match["status"]) == MISSING_REGION_STATUS
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers, one per GPU instance type and region: on-demand USD per instance-hour.
 
     Raises ``SchemaDriftError`` for an unknown layout, an entry missing a field, an entry filed
     under another region, two different offers for one instance type and region, and when all
     responses together yield no offer. Unknown GPU families, sizes and regions are excluded
     (``unknown_*``, see the module docstring), not raised.
+
+    Returns the offers, and how many entries each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many entries each documented exclusion rule dropped."""
     offers: dict[tuple[str, str], Offer] = {}
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -484,7 +481,6 @@ PROVIDER = Provider(
     name="Amazon Web Services (EC2)",
     homepage=PRICING_PAGE_URL,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

@@ -430,18 +430,15 @@ def fetch_with_skips(
     return responses, skipped
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers, one per Linux GPU VM size, region and on-demand/spot: price per VM per hour.
 
     Raises ``SchemaDriftError`` for an unknown layout, a row missing a field, two different
     prices for one SKU/region/pricing, and when all responses together yield no offer. Unknown
     SKUs, row types and units are excluded (``unknown_*``), not raised.
+
+    Returns the offers, and how many rows each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows each documented exclusion rule dropped."""
     offers: dict[tuple[str, str, PricingModel], Offer] = {}
     excluded: Counter[str] = Counter()
     unknown_seen: set[tuple[str, str, str]] = set()  # (reason, SKU, region)
@@ -624,7 +621,6 @@ PROVIDER = Provider(
     name="Microsoft Azure",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

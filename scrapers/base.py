@@ -2,7 +2,9 @@
 
 Every provider module exposes a module-level ``PROVIDER = Provider(...)``. ``fetch`` does the
 I/O through an ``httpx.Client`` that is passed in (live, or answered by the replay transport)
-and returns the raw responses; ``parse`` is a pure function of those recorded bytes.
+and returns the raw responses; ``parse_with_exclusions`` is a pure function of those recorded
+bytes (the offers, and the rows left out per reason). ``Provider.parse_report`` adds the drift
+rule (``check_structure``); ``Provider.parse`` is its offers.
 """
 
 from __future__ import annotations
@@ -188,7 +190,6 @@ def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
 
 
 FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
-ParseFn = Callable[[Sequence[RawResponse]], list[Offer]]
 # fetch, plus the parts of a multi-request fetch that failed on their own (one region, one page
 # after the first): part name -> one-line error. The rest is published; the parts are reported.
 PartialFetchFn = Callable[[httpx.Client, "str | None"], tuple[list[RawResponse], dict[str, str]]]
@@ -204,15 +205,14 @@ class Provider:
     name: str
     homepage: str
     fetch: FetchFn
-    parse: ParseFn
+    # the offers, and the rows it recognised as not offers counted per reason (the pipeline
+    # stores the counts per scrape); raises SchemaDriftError for a layout it does not know
+    parse_with_exclusions: ExclusionParseFn
     token_env: str | None = None
     token_required: bool = False  # fetch raises MissingTokenError without it
     kind: str = "cloud"  # "cloud", "marketplace" or "serverless"
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)
-    # parse, also counting the rows it recognised as not offers (the pipeline stores the counts
-    # per scrape); a module without one excludes nothing it does not raise on
-    parse_with_exclusions: ExclusionParseFn | None = None
     # fetch, also listing the parts that failed on their own (see PartialFetchFn); a module
     # without one fails the whole fetch on any failed request
     fetch_with_skips: PartialFetchFn | None = None
@@ -228,12 +228,13 @@ class Provider:
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
         """Offers plus the rows left out per reason (the pipeline's entry point).
 
-        Raises what ``parse`` raises, and ``SchemaDriftError`` under the drift rule of
-        ``check_structure`` (no known offer, or more than half of the GPU rows unknown).
+        Raises what ``parse_with_exclusions`` raises, and ``SchemaDriftError`` under the drift
+        rule of ``check_structure`` (no known offer, or more than half of the GPU rows unknown).
         """
-        if self.parse_with_exclusions is not None:
-            offers, excluded = self.parse_with_exclusions(responses)
-        else:
-            offers, excluded = self.parse(responses), Counter()
+        offers, excluded = self.parse_with_exclusions(responses)
         check_structure(offers, excluded)
         return offers, excluded
+
+    def parse(self, responses: Sequence[RawResponse]) -> list[Offer]:
+        """The offers of ``parse_report`` (same failures: drift raises ``SchemaDriftError``)."""
+        return self.parse_report(responses)[0]

@@ -173,21 +173,17 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the pricing page, prices in USD per hour.
 
     2023 component table: per GPU, on-demand, region "global". Current instance tables: per
     instance (On-Demand, Spot) or per GPU (Inference Single GPU), one region per table.
     Raises ``SchemaDriftError`` for an unknown layout, an instance-table page without a "GPU
     Model" table or region heading, an unknown column, a duplicated offer, and when a page
-    yields no offers; rows and cells that cannot be read are left out and counted (see
-    ``parse_with_exclusions``).
+    yields no offers; rows and cells that cannot be read are left out and counted and counted.
+
+    Returns the offers, and how many rows/cells each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -432,7 +428,6 @@ PROVIDER = Provider(
     name="CoreWeave",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -228,17 +228,14 @@ def _oauth_listing(client: httpx.Client, client_id: str, client_secret: str) -> 
     )
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers per instance-hour (currency as given, USD on the page), region "global".
 
     Raises ``SchemaDriftError`` for an unknown layout or shape, or a response with no offer
-    left; a row that cannot be read is excluded instead (see ``parse_with_exclusions``).
+    left; a row that cannot be read is excluded instead (and counted).
+
+    Returns the offers, and how many items/rows/cells each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many items/rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -280,29 +277,26 @@ def _check_readable(offers: list[Offer], excluded: Counter[str]) -> None:
         raise SchemaDriftError(f"more DataCrunch rows or prices unreadable than read: {detail}")
 
 
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
-
-
 def _known_family(name: str) -> None:
-    """Raise ``_Excluded(unknown_family <name>)`` unless ``name`` is of a known GPU family."""
+    """Raise ``RowExcluded(unknown_family <name>)`` unless ``name`` is of a known GPU family."""
     match = _INSTANCE_NAME.match(name)
     if match is None or match["family"].upper() not in KNOWN_FAMILIES:
-        raise _Excluded(unknown_row("family", name))
+        raise RowExcluded(unknown_row("family", name))
 
 
 def _price(raw: Any) -> Decimal | None:
     """A price field as a Decimal, negative or zero as given (None when absent);
-    ``_Excluded`` when it is not a finite number."""
+    ``RowExcluded`` when it is not a finite number."""
     if raw is None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     try:
         price = decimal(raw)
     except SchemaDriftError:
-        raise _Excluded("unparsed_price") from None
+        raise RowExcluded("unparsed_price") from None
     if not price.is_finite():  # "NaN", "Infinity": not a number of dollars
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     return price
 
 
@@ -317,7 +311,7 @@ def _parse_api(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     for item in items:
         try:
             offers.extend(_api_item(response, item, excluded))
-        except _Excluded as exc:
+        except RowExcluded as exc:
             excluded[exc.reason] += 1
         except (KeyError, TypeError, AttributeError):
             excluded["incomplete_instance_type"] += 1
@@ -335,11 +329,11 @@ def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str
     _known_family(name)
     description = _GPU_DESCRIPTION.match(item["gpu"]["description"])
     if description is None or int(description["count"]) != gpus:
-        raise _Excluded("unparsed_gpu")
+        raise RowExcluded("unparsed_gpu")
     gpu_count = decimal(gpus)
     currency = str(item["currency"]).upper()
     if not _CURRENCY.match(currency):
-        raise _Excluded("incomplete_instance_type")
+        raise RowExcluded("incomplete_instance_type")
     storage = item.get("storage")
     storage_gb = storage.get("size_in_gigabytes") if isinstance(storage, dict) else None
     try:
@@ -358,10 +352,10 @@ def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str
             "observed_at": response.fetched_at,
         }
     except SchemaDriftError:
-        raise _Excluded("incomplete_instance_type") from None
+        raise RowExcluded("incomplete_instance_type") from None
     on_demand = _price(item["price_per_hour"])
     if on_demand is None:
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     # A zero or negative on-demand price is emitted as read: a wrong price fails the scrape
     # (the loader's ``prices_positive``), it is not left out as unreadable.
     offers = [Offer(instance_type=name, pricing=PricingModel.ON_DEMAND, price=on_demand, **specs)]
@@ -374,7 +368,7 @@ def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str
     ):
         try:
             price = _price(item.get(field))
-        except _Excluded as exc:
+        except RowExcluded as exc:
             excluded[exc.reason] += 1
             continue
         if price is None or price == 0:
@@ -406,7 +400,7 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
         for row in table[1:]:
             try:
                 offers.extend(_page_row(response, header, _texts(row), excluded))
-            except _Excluded as exc:
+            except RowExcluded as exc:
                 excluded[exc.reason] += 1
     return offers
 
@@ -426,14 +420,14 @@ def _page_row(
     name = row["Instance name"]
     _known_family(name)
     if not all(_INTEGER.match(row[column]) for column in ("GPU", "CPU", "RAM", "VRAM")):
-        raise _Excluded("unparsed_specs")
+        raise RowExcluded("unparsed_specs")
     gpu_count = decimal(row["GPU"])
     if gpu_count <= 0:
-        raise _Excluded("unparsed_specs")
+        raise RowExcluded("unparsed_specs")
     vram_per_gpu = decimal(row["VRAM"]) / gpu_count
     stated = _GB_IN_NAME.search(row["GPU model"])
     if stated is not None and decimal(stated["gb"]) != vram_per_gpu:
-        raise _Excluded("vram_mismatch")  # is VRAM still the instance total?
+        raise RowExcluded("vram_mismatch")  # is VRAM still the instance total?
     offers = []
     for column, (pricing, suffix) in _PAGE_PRICE_COLUMNS.items():
         if column not in row:
@@ -477,7 +471,6 @@ PROVIDER = Provider(
     name="DataCrunch (Verda)",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -254,18 +254,15 @@ def _next_page(response: RawResponse) -> str | None:
     return next_url if isinstance(next_url, str) and next_url else None
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the pricing page (USD per GPU-hour) or the sizes API (USD per Droplet-hour).
 
     Raises ``SchemaDriftError`` when a page has no pricing cards (or a card no title or price
     container) or an API body no ``sizes`` list (or a size no slug), or when nothing yields an
     offer; a card or size that cannot be read is excluded instead (see the module docstring).
+
+    Returns the offers, and how many prices, cards or sizes each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many prices, cards or sizes each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -310,9 +307,6 @@ def _is_json(response: RawResponse) -> bool:
     return response.body.lstrip()[:1] == b"{"
 
 
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
-
-
 def _words(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
 
@@ -341,7 +335,7 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     for card in cards:
         try:
             offer = _card_offer(card, response, excluded)
-        except _Excluded as exc:
+        except RowExcluded as exc:
             excluded[exc.reason] += 1
             continue
         if offer is not None:
@@ -361,22 +355,22 @@ def _card_offer(card: LexborNode, response: RawResponse, excluded: Counter[str])
     titled = _TITLE_COUNT.match(title)
     gpu, count = (titled["gpu"], Decimal(titled["count"])) if titled else (title, Decimal(1))
     if not _known_page_gpu(gpu):
-        raise _Excluded(unknown_row("gpu", title))
+        raise RowExcluded(unknown_row("gpu", title))
     label_node = container.css_first("p")
     label = node_text(label_node) if label_node is not None else ""
     if label not in LABELS:
-        raise _Excluded(unknown_row("label", f"{label or '(none)'} ({title})"))
+        raise RowExcluded(unknown_row("label", f"{label or '(none)'} ({title})"))
     prices = [node_text(span) for span in container.iter() if span.tag == "span"]
     if len(prices) == 1 and (marker := no_price_marker(prices[0])) is not None:
         excluded[marker] += 1
         return None
     if len(prices) not in (1, 2):
-        raise _Excluded("unparsed_price")  # neither the price nor former + current price
+        raise RowExcluded("unparsed_price")  # neither the price nor former + current price
     match = _PRICE.match(prices[-1])
     if match is None:
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     if match["unit"] != PRICE_UNIT:
-        raise _Excluded(unknown_row("unit", f"{match['unit']} ({title})"))
+        raise RowExcluded(unknown_row("unit", f"{match['unit']} ({title})"))
     if len(prices) == 2:
         excluded["struck_through_price"] += 1
     amount = decimal(match["amount"])
@@ -413,7 +407,7 @@ def _reserved_term(texts: list[str]) -> int:
         match = _TERM.search(text)
         if match:
             return int(match["n"]) * (12 if match["unit"] == "year" else 1)
-    raise _Excluded("no_reserved_term")
+    raise RowExcluded("no_reserved_term")
 
 
 def _specs(items: list[LexborNode], count: Decimal) -> dict[str, Decimal]:
@@ -422,10 +416,10 @@ def _specs(items: list[LexborNode], count: Decimal) -> dict[str, Decimal]:
     for li in items:
         spans = [node_text(span) for span in li.css("span")]
         if len(spans) != 2 or not spans[0]:
-            raise _Excluded("unparsed_specs")  # a spec item that is not label + value
+            raise RowExcluded("unparsed_specs")  # a spec item that is not label + value
         specs[spans[0]] = spans[1]
     if any(not specs.get(name) for name in ON_DEMAND_SPECS):
-        raise _Excluded("incomplete_specs")
+        raise RowExcluded("incomplete_specs")
     try:
         gpus = _whole(specs[SPEC_GPUS])
         storage = gb_from_size(specs[SPEC_BOOT_DISK])
@@ -438,9 +432,9 @@ def _specs(items: list[LexborNode], count: Decimal) -> dict[str, Decimal]:
             "storage_gb": storage,
         }
     except SchemaDriftError:
-        raise _Excluded("unparsed_specs") from None
+        raise RowExcluded("unparsed_specs") from None
     if gpus != count:
-        raise _Excluded("gpu_count_mismatch")  # the title's "x<n>" is not "GPUs per Droplet"
+        raise RowExcluded("gpu_count_mismatch")  # the title's "x<n>" is not "GPUs per Droplet"
     return read
 
 
@@ -467,21 +461,21 @@ def _parse_sizes(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
             continue
         try:
             offers.append(_size_offer(size, response))
-        except _Excluded as exc:
+        except RowExcluded as exc:
             excluded[exc.reason] += 1
     return offers
 
 
 def _size_pricing(slug: str) -> PricingModel:
-    """The pricing model of a GPU size slug's variant; ``_Excluded`` for an unknown slug."""
+    """The pricing model of a GPU size slug's variant; ``RowExcluded`` for an unknown slug."""
     match = _SIZE_SLUG.match(slug)
     if match is None or match["variant"] not in (None, *SIZE_VARIANTS):
-        raise _Excluded(unknown_row("sku", slug))
+        raise RowExcluded(unknown_row("sku", slug))
     if match["family"] not in SIZE_FAMILIES:
-        raise _Excluded(unknown_row("family", slug))
+        raise RowExcluded(unknown_row("family", slug))
     pricing = SIZE_VARIANTS[match["variant"] or ""]
     if pricing is None:
-        raise _Excluded("contracted")
+        raise RowExcluded("contracted")
     return pricing
 
 
@@ -499,14 +493,14 @@ def _size_offer(size: dict[str, Any], response: RawResponse) -> Offer:
             size["available"],
         )
     except (KeyError, TypeError):
-        raise _Excluded("incomplete_size") from None
+        raise RowExcluded("incomplete_size") from None
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
-        raise _Excluded("incomplete_size")
+        raise RowExcluded("incomplete_size")
     if not isinstance(model, str) or not model or not isinstance(available, bool):
-        raise _Excluded("incomplete_size")
+        raise RowExcluded("incomplete_size")
     to_gb = _SIZE_UNITS.get(str(vram_unit).lower())
     if to_gb is None:
-        raise _Excluded(unknown_row("unit", f"{vram_unit} ({slug})"))
+        raise RowExcluded(unknown_row("unit", f"{vram_unit} ({slug})"))
     try:
         read = {
             "vram_gb_reported": to_gb(vram_amount) / count,
@@ -516,9 +510,9 @@ def _size_offer(size: dict[str, Any], response: RawResponse) -> Offer:
             "price": decimal(price),
         }
     except SchemaDriftError:
-        raise _Excluded("incomplete_size") from None
+        raise RowExcluded("incomplete_size") from None
     if not read["price"].is_finite():  # NaN / Infinity: not a number of dollars
-        raise _Excluded("unparsed_price")
+        raise RowExcluded("unparsed_price")
     # A zero or negative price_hourly is emitted as read: a wrong price fails the scrape (the
     # loader's ``prices_positive``), it is not left out as unreadable.
     return Offer(
@@ -547,10 +541,10 @@ def _storage_gb(size: dict[str, Any]) -> Decimal | None:
         try:
             amount, unit = disk["size"]["amount"], str(disk["size"]["unit"]).lower()
         except (KeyError, TypeError):
-            raise _Excluded("incomplete_size") from None
+            raise RowExcluded("incomplete_size") from None
         to_gb = _SIZE_UNITS.get(unit)
         if to_gb is None:
-            raise _Excluded(unknown_row("unit", f"{unit} ({size['slug']})"))
+            raise RowExcluded(unknown_row("unit", f"{unit} ({size['slug']})"))
         total += to_gb(amount)
     return total
 
@@ -560,7 +554,6 @@ PROVIDER = Provider(
     name="DigitalOcean",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

@@ -142,18 +142,14 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the pricing page: USD per GPU per hour, region "global".
 
     Raises ``SchemaDriftError`` when no known layout is found, a column heading is unknown, or
-    a page yields no offers; rows that cannot be read are left out (see
-    ``parse_with_exclusions``).
+    a page yields no offers; rows that cannot be read are left out and counted.
+
+    Returns the offers, and how many cells/rows each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many cells/rows each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -370,7 +366,6 @@ PROVIDER = Provider(
     name="FluidStack",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -348,7 +348,7 @@ def _fetch_sku_pages(
     raise FetchError(f"GET {SKUS_URL}: still a nextPageToken after {MAX_SKU_PAGES} pages")
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the pricing page (USD per machine per hour, us-central1) and the SKU list
     (USD per GPU per hour, per location): on-demand, spot and 1/3-year commitments.
 
@@ -356,12 +356,9 @@ def parse(responses: Sequence[RawResponse]) -> list[Offer]:
     lacks what every one has, an unknown column, duplicate offers, and when the page or the
     SKU responses together yield no offer. Unknown SKUs, locations, machine types and GPU cells
     are excluded (``unknown_*``, see the module docstring), not raised.
+
+    Returns the offers, and how many SKUs / price cells each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many SKUs / price cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     sku_offers: list[Offer] = []
@@ -746,7 +743,6 @@ PROVIDER = Provider(
     name="Google Cloud",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

@@ -104,19 +104,16 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, AUCTION_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """One offer per GPU auction server: EUR per server per hour (per month without an hourly
     price), net, on-demand, region = data center.
 
     Raises ``SchemaDriftError`` for an unknown layout, a server that is not an object or lacks
     id/description, duplicate ids, and when a response holds no GPU offer; a GPU server that
     cannot be read is excluded instead (see the module docstring).
+
+    Returns the offers, and how many servers each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many servers each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -124,7 +121,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         for index, server in enumerate(_servers(response)):
             try:
                 offer = _parse_server(server, response, excluded, index)
-            except _Excluded as exc:
+            except RowExcluded as exc:
                 excluded[exc.reason] += 1
                 continue
             if offer is not None:
@@ -137,9 +134,6 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         offers.extend(found)
     _check_readable(offers, excluded)
     return ensure_unique(offers), excluded
-
-
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 # Exclusions of GPU servers that could not be read: one is a slip, most of them a changed layout.
@@ -182,20 +176,20 @@ def _parse_server(
     flagged = isinstance(specials, list) and GPU_SPECIAL in specials
     if not gpu_lines:
         if flagged:  # a GPU server whose GPU line this scraper cannot read
-            raise _Excluded(unknown_row("gpu", f"auction-{server_id}"))
+            raise RowExcluded(unknown_row("gpu", f"auction-{server_id}"))
         excluded["non_gpu"] += 1
         return None
     models = {m["model"] for m in gpu_lines}
     if len(models) != 1:
-        raise _Excluded("several_gpu_models")
+        raise RowExcluded("several_gpu_models")
     gpu_name = models.pop()
     if gpu_name not in VRAM_GB:
-        raise _Excluded(unknown_row("gpu", gpu_name))
+        raise RowExcluded(unknown_row("gpu", gpu_name))
     gpu_count = sum(int(m["count"] or 1) for m in gpu_lines)
 
     datacenter = server.get("datacenter")
     if not isinstance(datacenter, str) or not datacenter:
-        raise _Excluded("no_datacenter")
+        raise RowExcluded("no_datacenter")
     price, unit = _price(server)
     return Offer(
         provider=PROVIDER_SLUG,
@@ -222,37 +216,37 @@ def _price(server: dict[str, Any]) -> tuple[Decimal, PriceUnit]:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise _Excluded("unparsed_price")
+            raise RowExcluded("unparsed_price")
         try:
             price = decimal(value)
         except SchemaDriftError:
-            raise _Excluded("unparsed_price") from None
+            raise RowExcluded("unparsed_price") from None
         if not price.is_finite():  # NaN / Infinity (Python's json reads them): not a price
-            raise _Excluded("unparsed_price")
+            raise RowExcluded("unparsed_price")
         # A zero or negative price is returned as read: a wrong price fails the scrape (the
         # loader's ``prices_positive``), it is not left out as unreadable.
         return price, unit
-    raise _Excluded("unparsed_price")
+    raise RowExcluded("unparsed_price")
 
 
 def _ram_gb(server: dict[str, Any]) -> Decimal:
     size = server.get("ram_size")
     if isinstance(size, bool) or not isinstance(size, int | float) or size <= 0:
-        raise _Excluded("unparsed_ram")
+        raise RowExcluded("unparsed_ram")
     return gb_from_gib(size)
 
 
 def _storage_gb(server: dict[str, Any]) -> Decimal:
     disks = server.get("serverDiskData")
     if not isinstance(disks, dict):
-        raise _Excluded("unparsed_disks")
+        raise RowExcluded("unparsed_disks")
     total = Decimal(0)
     for kind in DISK_KINDS:
         sizes = disks.get(kind, [])
         if not isinstance(sizes, list) or not all(
             isinstance(s, int | float) and not isinstance(s, bool) for s in sizes
         ):
-            raise _Excluded("unparsed_disks")
+            raise RowExcluded("unparsed_disks")
         total += sum((decimal(s) for s in sizes), Decimal(0))
     return total
 
@@ -262,7 +256,6 @@ PROVIDER = Provider(
     name="Hetzner",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="marketplace",

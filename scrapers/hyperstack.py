@@ -195,19 +195,15 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the pricing page (either layout) or from pricebook + flavors JSON.
 
     Prices are USD per GPU-hour (``price_per`` gpu). Raises ``SchemaDriftError`` when a
     response is neither layout, a grid has an unknown column, the API envelope is not the
-    documented one, or nothing at all is found; rows that cannot be read are left out (see
-    ``parse_with_exclusions``).
+    documented one, or nothing at all is found; rows that cannot be read are left out and counted.
+
+    Returns the offers, and how many rows/cells each documented exclusion rule left out.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows/cells each documented exclusion rule left out."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     pricebook: dict[str, Decimal | None] | None = None
@@ -236,14 +232,11 @@ def _left_out(excluded: Counter[str]) -> str:
     return f"; excluded: {dict(excluded)}" if excluded else ""
 
 
-_Skip = RowExcluded  # one row left out, with its exclusion reason
-
-
 def _figure(text: str) -> Decimal:
     try:
         return first_number(text)
     except SchemaDriftError:
-        raise _Skip("unparsed_row") from None
+        raise RowExcluded("unparsed_row") from None
 
 
 def _json_or_none(response: RawResponse) -> Any:
@@ -292,7 +285,7 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
                 continue
             try:
                 own_vram = _figure(row[_VRAM]) if _VRAM in row else None
-            except _Skip as skip:
+            except RowExcluded as skip:
                 excluded[skip.reason] += 1
                 continue
             if own_vram is not None:
@@ -308,7 +301,7 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
             continue
         try:
             offers.append(_page_offer(role, row, vram, response))
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
     excluded.update(unknown_row("gpu", name) for name in unknown)
     if not offers:
@@ -341,16 +334,16 @@ def _heading_role(heading: str) -> str:
 def _page_offer(
     role: str, row: dict[str, str], vram: Decimal | None, response: RawResponse
 ) -> Offer:
-    """One price cell of a known GPU row as an offer; ``_Skip`` for a cell or figure it cannot
+    """One price cell of a known GPU row as an offer; ``RowExcluded`` for a cell or figure it cannot
     read. ``vram`` is the row's own VRAM, or that of the GPU's row in the on-demand grid."""
     gpu = row[_GPU]
     marker = no_price_marker(row[role])
     if marker is not None:
-        raise _Skip(marker)
+        raise RowExcluded(marker)
     try:
         price, currency = money(row[role])
     except SchemaDriftError:
-        raise _Skip("unparsed_price") from None
+        raise RowExcluded("unparsed_price") from None
     exact = PAGE_GPU_NAMES.get(gpu)
     return Offer(
         provider="hyperstack",
@@ -465,7 +458,6 @@ PROVIDER = Provider(
     name="Hyperstack",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -189,21 +189,18 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return responses
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from recorded pricing-page and API responses; each layout is detected from content.
 
     Prices are USD per hour, per GPU or per instance as the layout prints them. Raises
     ``SchemaDriftError`` for an unknown layout, changed table headers or row cells, an API
     instance type missing a documented key, a duplicate offer, or a response that yields no
     offers; rows of an unknown GPU, plan, unit or term are left out and counted instead (see
-    the module docstring and ``parse_with_exclusions``). Byte-identical bodies are parsed
+    the module docstring). Byte-identical bodies are parsed
     once: replay answers every request of one scrape with the same capture.
+
+    Returns the offers, and how many rows/cells each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows/cells each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -651,7 +648,6 @@ PROVIDER = Provider(
     name="Lambda",
     homepage="https://lambda.ai",
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -122,18 +122,15 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """One serverless offer per GPU tier: USD per GPU per second (or per hour, as shown).
 
     Raises ``SchemaDriftError`` when the "GPU Tasks" section or its rows are missing, when a
     tier appears twice, and when a page yields no offer; a row of an unknown tier or one that
-    cannot be read is excluded (see ``parse_with_exclusions``).
+    cannot be read is excluded (and counted).
+
+    Returns the offers, and how many rows each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -284,7 +281,6 @@ PROVIDER = Provider(
     name="Modal",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="serverless",

@@ -134,27 +134,21 @@ KNOWN_GPU_MODELS = (
 _KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
 
-_Skip = RowExcluded  # one row left out, with its exclusion reason
-
-
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """Live fetch: GET the pricing page. Raises ``FetchError`` when it fails."""
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from either known table layout; USD per hour.
 
     Raises ``SchemaDriftError`` when no GPU table (or none with an on-demand column) is found, a
     GPU table has an unknown column or unreadable effective date, or no offer results; rows and
-    cells that cannot be read are left out (see ``parse_with_exclusions``). Effective-date
+    cells that cannot be read are left out (and counted). Effective-date
     columns are chosen by each response's ``fetched_at`` (see the module docstring).
+
+    Returns the offers, and how many rows/cells each documented exclusion rule left out.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many rows/cells each documented exclusion rule left out."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -212,26 +206,26 @@ def _columns(headings: list[str], known: dict[str, str]) -> dict[str, int]:
 
 
 def _price(text: str) -> tuple[Decimal, str]:
-    """(price, currency), negative or zero as printed; ``_Skip`` for a cell with no public price
-    or no readable amount."""
+    """(price, currency), negative or zero as printed; ``RowExcluded`` for a cell with no
+    public price or no readable amount."""
     marker = no_price_marker(text)
     if marker is not None:
-        raise _Skip(marker)
+        raise RowExcluded(marker)
     if _DASHES.match(text):
-        raise _Skip("dashes")
+        raise RowExcluded("dashes")
     try:
         return money(text)
     except SchemaDriftError:
-        raise _Skip("unparsed_price") from None
+        raise RowExcluded("unparsed_price") from None
 
 
 def _figure(text: str) -> Decimal:
-    """A vCPU/RAM/vRAM figure, the lower bound of a range ("16-192"); ``_Skip`` if none."""
+    """A vCPU/RAM/vRAM figure, the lower bound of a range ("16-192"); ``RowExcluded`` if none."""
     match = _RANGE.match(text)
     try:
         return first_number(match["low"]) if match else first_number(text)
     except SchemaDriftError:
-        raise _Skip("unparsed_row") from None
+        raise RowExcluded("unparsed_row") from None
 
 
 def _known_gpu(name: str) -> bool:
@@ -276,10 +270,10 @@ def _parse_config_rows(
         match = _INSTANCE.match(item)
         try:
             if match is None:  # not "N × GPU"
-                raise _Skip("unparsed_row")
+                raise RowExcluded("unparsed_row")
             vram, vcpus, ram = (_figure(cells[col[role]]) for role in ("vram", "vcpus", "ram"))
             price, currency = _price(cells[col["on_demand"]])
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         count = Decimal(match["count"])
@@ -374,15 +368,15 @@ def _columns_in_force(headings: list[str], observed: date) -> dict[str, int]:
 
 
 def _dynamic_spot_price(text: str) -> tuple[Decimal, str]:
-    """A flat-rate cell of the dynamic spot column as a price; ``_Skip`` for anything else."""
+    """A flat-rate cell of the dynamic spot column as a price; ``RowExcluded`` for anything else."""
     if text.endswith(FLAT_RATE_MARK):
         return _price(text.removesuffix(FLAT_RATE_MARK))
     if text.startswith("from "):
         _price(text)  # still a readable amount, or the cell is unparsed
-        raise _Skip("dynamic_spot_floor")
+        raise RowExcluded("dynamic_spot_floor")
     if no_price_marker(text) or _DASHES.match(text):
         return _price(text)  # raises under the marker's reason
-    raise _Skip("unparsed_price")  # neither "from $X" nor a flat rate
+    raise RowExcluded("unparsed_price")  # neither "from $X" nor a flat rate
 
 
 def _parse_highlight_rows(
@@ -413,7 +407,7 @@ def _parse_highlight_rows(
             continue
         try:
             vcpus, ram = _figure(cells[col["vcpus"]]), _figure(cells[col["ram"]])
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         for role, pricing in _HIGHLIGHT_PRICINGS.items():
@@ -424,7 +418,7 @@ def _parse_highlight_rows(
                 price, currency = (
                     _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
                 )
-            except _Skip as skip:
+            except RowExcluded as skip:
                 excluded[skip.reason] += 1
                 continue
             offers.append(
@@ -452,7 +446,6 @@ PROVIDER = Provider(
     name="Nebius",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

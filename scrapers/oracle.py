@@ -178,18 +178,15 @@ def fetch_with_skips(
     return responses, skipped
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers per GPU part and shape: on-demand list price in USD per GPU per hour, "global".
 
     Raises ``SchemaDriftError`` for an unknown layout, an item missing a field, duplicate
     offers, and when all responses together yield no offer. A GPU-hour part missing from
     ``PARTS`` or without a readable price is excluded (see the module docstring), not raised.
+
+    Returns the offers, and how many items each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many items each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -317,7 +314,6 @@ PROVIDER = Provider(
     name="Oracle Cloud Infrastructure",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

@@ -109,18 +109,15 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, CATALOG_URL, params=CATALOG_PARAMS)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Monthly offers (on-demand and 12/24-month reserved) for every GPU plan and datacenter.
 
     Raises ``SchemaDriftError`` when the body is no plan list, no plan has a ``planCode`` or
     ``addonFamilies``, no plan has a ``gpu`` addon family, or no GPU offer is left; a GPU plan
-    that cannot be read is excluded (see ``parse_with_exclusions``).
+    that cannot be read is excluded (and counted).
+
+    Returns the offers, and the plans (and single pricings) left out, counted per reason.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus the plans (and single pricings) left out, counted per reason."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -128,15 +125,12 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         for plan in gpu_plans:
             try:
                 offers.extend(_plan_offers(plan, response, excluded))
-            except _Excluded as exc:
+            except RowExcluded as exc:
                 excluded[exc.reason] += 1
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
         raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")
     return ensure_unique(offers), excluded
-
-
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _plans(document: Any, response: RawResponse) -> list[Any]:
@@ -183,7 +177,7 @@ def _default_addon(plan: dict[str, Any], name: str) -> str:
     family = _family(plan, name)
     default = family.get("default") if family else None
     if not isinstance(default, str) or not default:
-        raise _Excluded(f"no_default_{name}_addon")
+        raise RowExcluded(f"no_default_{name}_addon")
     return default
 
 
@@ -193,16 +187,16 @@ def _gpu_spec(plan: dict[str, Any]) -> tuple[str, Decimal, Decimal | None, Decim
     ram_addon = _default_addon(plan, MEMORY_FAMILY)
     gpu_match, ram_match = _GPU_ADDON.match(gpu_addon), _RAM_ADDON.match(ram_addon)
     if gpu_match is None:
-        raise _Excluded("unparsed_gpu_addon")
+        raise RowExcluded("unparsed_gpu_addon")
     if ram_match is None:
-        raise _Excluded("unparsed_memory_addon")
+        raise RowExcluded("unparsed_memory_addon")
     suffix = _common_suffix(gpu_addon.split("-"), ram_addon.split("-"))
     model_parts = gpu_match["rest"].split("-")
     if not suffix or len(model_parts) <= len(suffix):
-        raise _Excluded("unparsed_gpu_addon")
+        raise RowExcluded("unparsed_gpu_addon")
     model = "-".join(model_parts[: len(model_parts) - len(suffix)])
     if model not in GPU_MODELS:
-        raise _Excluded(unknown_row("gpu", model))
+        raise RowExcluded(unknown_row("gpu", model))
     vram = _VRAM_SUFFIX.search(model)
     return (
         model,
@@ -227,7 +221,7 @@ def _datacenters(plan: dict[str, Any]) -> list[str]:
             values = config.get("values")
             if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
                 return values
-    raise _Excluded("no_datacenter")
+    raise RowExcluded("no_datacenter")
 
 
 def _monthly_prices(
@@ -236,13 +230,13 @@ def _monthly_prices(
     """(pricing, term months, price per month, currency) for every recurring pricing.
 
     A single pricing of another unit or without a term is counted in ``excluded`` and left
-    out; a plan whose prices cannot be trusted raises ``_Excluded``.
+    out; a plan whose prices cannot be trusted raises ``RowExcluded``.
     """
     found = []
     skipped: Counter[str] = Counter()
     for pricing in plan.get("pricings") or []:
         if not isinstance(pricing, dict):
-            raise _Excluded("unparsed_price")
+            raise RowExcluded("unparsed_price")
         if RECURRING_CAPACITY not in (pricing.get("capacities") or []):
             continue
         try:
@@ -253,14 +247,14 @@ def _monthly_prices(
             # signed as printed ("$-3505.00 USD"): emitted, so that the loader rejects it
             shown, currency = money(formatted)
         except (KeyError, TypeError, SchemaDriftError):
-            raise _Excluded("unparsed_price") from None
+            raise RowExcluded("unparsed_price") from None
         if unit != MONTH:
             skipped[unknown_row("unit", str(unit))] = 1  # once per plan: the plan is the row
             continue
         if not isinstance(interval, int) or interval < 1:
-            raise _Excluded("unparsed_price")
+            raise RowExcluded("unparsed_price")
         if shown != total:
-            raise _Excluded("price_mismatch")  # e.g. a new price unit: never publish it
+            raise RowExcluded("price_mismatch")  # e.g. a new price unit: never publish it
         monthly = total / interval
         if monthly != monthly.quantize(PRICE_QUANTUM):
             monthly = monthly.quantize(PRICE_QUANTUM)  # an upfront total that does not split
@@ -271,7 +265,7 @@ def _monthly_prices(
         else:
             skipped["multi_month_no_term"] += 1
     if not any(p is PricingModel.ON_DEMAND for p, *_ in found):
-        raise _Excluded("no_on_demand_price")
+        raise RowExcluded("no_on_demand_price")
     excluded.update(skipped)  # only once the plan itself is kept
     return found
 
@@ -310,7 +304,6 @@ PROVIDER = Provider(
     name="OVHcloud",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

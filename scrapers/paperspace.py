@@ -155,18 +155,15 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """One offer per machine card (reserved when a footnote says so), plus footnoted on-demand.
 
     Raises ``SchemaDriftError`` when no card is found or no card yields an offer; a single card
     of an unknown machine type, without a name or a readable "$ <number> / hour" price, or with
-    a price marker no footnote explains, is left out and counted (``parse_with_exclusions``).
+    a price marker no footnote explains, is left out and counted.
+
+    Returns the offers, and how many cards or footnote prices each documented rule left out.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many cards or footnote prices each documented rule left out."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -338,7 +335,6 @@ PROVIDER = Provider(
     name="Paperspace",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

@@ -514,22 +514,19 @@ def _pod_types_variables(key: str, value: str) -> dict[str, Any]:
     }
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from recorded RunPod responses, USD per GPU-hour; the layout is read off the content
     (a location query's location off its URL's fragment, see ``location_url``).
 
     Raises ``SchemaDriftError`` for an unknown layout, a GraphQL error envelope, items whose
     keys differ or carry no price fields, a duplicate offer, or a per-tier response with no
     offers (or no offer at all); one item or row of an unknown GPU, or with a malformed price or
-    field, is left out and counted instead (``parse_with_exclusions``). Byte-identical bodies
+    field, is left out and counted instead. Byte-identical bodies
     are parsed once, per location (replay answers every request of a scrape with the same
     capture).
+
+    Returns the offers, and how many items, rows or prices each documented rule left out.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many items, rows or prices each documented rule left out."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     flags: dict[str, dict[str, bool | None]] = {}
@@ -583,9 +580,6 @@ def _location(url: str) -> tuple[str, str] | None:
     if not value:
         raise SchemaDriftError(f"{url}: a location query without its location")
     return _LOCATION_TIERS[key], value
-
-
-_Skip = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _parse_response(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
@@ -688,7 +682,7 @@ def _offers_from_gpu_types(
                     item, explicit, layout, source_url, observed_at, excluded, location, flags
                 )
             )
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         yield from offers
@@ -713,15 +707,15 @@ def _offers_from_gpu_type(
     location: tuple[str, str] | None = None,
     flags: dict[str, dict[str, bool | None]] | None = None,
 ) -> Iterator[Offer]:
-    """The item's offers; ``_Skip`` when the whole item is left out (an unknown GPU with a
+    """The item's offers; ``RowExcluded`` when the whole item is left out (an unknown GPU with a
     price, a malformed id, memory, flag, lowestPrice or vCPU/RAM figure, a MIG slice that does
     not add up). A single price that is not one is left out alone (``unparsed_price``)."""
     gpu_id = item["id"]
     if not isinstance(gpu_id, str) or not gpu_id:
-        raise _Skip(MALFORMED_ITEM)
+        raise RowExcluded(MALFORMED_ITEM)
     memory = item["memoryInGb"]
     if not _is_number(memory) or memory < 0:
-        raise _Skip(MALFORMED_ITEM)
+        raise RowExcluded(MALFORMED_ITEM)
     # (field, region, pricing, term, raw price, offered)
     candidates: list[tuple[str, str, PricingModel, int | None, Any, bool | None]] = []
     vcpus = ram_gb = None
@@ -729,7 +723,7 @@ def _offers_from_gpu_type(
         tier, where = location
         lowest = item["lowestPrice"]
         if lowest is not None and not isinstance(lowest, dict):
-            raise _Skip(MALFORMED_ITEM)
+            raise RowExcluded(MALFORMED_ITEM)
         if lowest is None or lowest["stockStatus"] is None:
             return  # no stock there: not offered there (gpuhunt's rule)
         vcpus, ram_gb = _spec(lowest["minVcpu"]), _spec(lowest["minMemory"])
@@ -749,10 +743,10 @@ def _offers_from_gpu_type(
         offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
         lowest = item["lowestPrice"]
         if lowest is not None and not isinstance(lowest, dict):
-            raise _Skip(MALFORMED_ITEM)
+            raise RowExcluded(MALFORMED_ITEM)
         for field, region, pricing in _LOWEST_PRICE_FIELDS:
             if lowest is not None and field not in lowest:
-                raise _Skip(MALFORMED_ITEM)
+                raise RowExcluded(MALFORMED_ITEM)
             value = None if lowest is None else lowest[field]
             candidates.append(
                 (f"lowestPrice.{field}", region, pricing, None, value, offered[region])
@@ -773,11 +767,11 @@ def _offers_from_gpu_type(
     vram = decimal(memory) if memory > 0 else None
     mig = _mig_slice(gpu_id, vram)
     if mig is None and gpu_id not in KNOWN_GPU_TYPE_IDS:
-        raise _Skip(unknown_row("gpu", gpu_id))
+        raise RowExcluded(unknown_row("gpu", gpu_id))
     for field, region, pricing, term, raw, offered_flag in candidates:
         try:
             price = _price(raw, f"{layout}: {gpu_id} {field}")
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         if price is None:
@@ -817,12 +811,12 @@ def _offers_from_gpu_type(
 
 
 def _spec(value: Any) -> Decimal | None:
-    """A vCPU count or GB figure of ``lowestPrice``; None for null, ``_Skip`` (malformed_item)
+    """A vCPU count or GB figure of ``lowestPrice``; None for null, ``RowExcluded`` (malformed_item)
     for anything but a non-negative number."""
     if value is None:
         return None
     if not _is_number(value) or value < 0:
-        raise _Skip(MALFORMED_ITEM)
+        raise RowExcluded(MALFORMED_ITEM)
     return decimal(value)
 
 
@@ -891,7 +885,7 @@ def _parse_location(
 def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal] | None:
     """(full GPU name, share of one GPU, full GPU memory GB) for a MIG slice id, else None.
 
-    The share is the slice's memory over the full GPU's (1g.24gb of 96 GB -> 0.25). ``_Skip``
+    The share is the slice's memory over the full GPU's (1g.24gb of 96 GB -> 0.25). ``RowExcluded``
     for a GPU missing from ``MIG_FULL_GPU_MEMORY_GB`` (``unknown_gpu <id>``) or a slice whose
     ``memoryInGb`` (``vram``) is not the memory its profile names (``mig_memory_mismatch``).
     """
@@ -900,12 +894,12 @@ def _mig_slice(gpu_id: str, vram: Decimal | None) -> tuple[str, Decimal, Decimal
         return None
     full_vram = MIG_FULL_GPU_MEMORY_GB.get(match["gpu"])
     if full_vram is None:
-        raise _Skip(unknown_row("gpu", gpu_id))
+        raise RowExcluded(unknown_row("gpu", gpu_id))
     slice_gb = Decimal(match["gb"])
     if vram is not None and vram != slice_gb:
-        raise _Skip(MIG_MISMATCH)
+        raise RowExcluded(MIG_MISMATCH)
     if not 0 < slice_gb <= full_vram:
-        raise _Skip(MIG_MISMATCH)
+        raise RowExcluded(MIG_MISMATCH)
     return match["gpu"], slice_gb / full_vram, full_vram
 
 
@@ -915,25 +909,25 @@ def _flag(item: dict[str, Any], key: str) -> bool | None:
         return None
     value = item[key]
     if not isinstance(value, bool):
-        raise _Skip(MALFORMED_ITEM)
+        raise RowExcluded(MALFORMED_ITEM)
     return value
 
 
 def _price(value: Any, what: str) -> Decimal | None:
     """A price in USD, or None for "not offered" (null or 0).
 
-    ``_Skip`` (``unparsed_price``) for a value that is not a number; ``SchemaDriftError`` for a
-    negative one: an impossible price is a broken answer, not one odd price, and fails the
+    ``RowExcluded`` (``unparsed_price``) for a value that is not a number; ``SchemaDriftError``
+    for a negative one: an impossible price is a broken answer, not one odd price, and fails the
     scrape (the last good data stays served).
     """
     if value is None:
         return None
     if not (isinstance(value, str) or _is_number(value)):
-        raise _Skip(UNPARSED_PRICE)
+        raise RowExcluded(UNPARSED_PRICE)
     try:
         price = decimal(value)
     except SchemaDriftError:
-        raise _Skip(UNPARSED_PRICE) from None
+        raise RowExcluded(UNPARSED_PRICE) from None
     if price < 0:
         raise SchemaDriftError(f"{what}: negative price {price}")
     return price if price > 0 else None
@@ -996,7 +990,7 @@ def _parse_pricing_rows(
                 continue
             try:
                 price = _price(raw, f"{name} {attribute}")
-            except _Skip as skip:
+            except RowExcluded as skip:
                 excluded[skip.reason] += 1
                 continue
             if price is None:
@@ -1095,7 +1089,7 @@ def _offers_from_ld_product(
             continue
         try:
             price = _price(entry["price"], f"ld+json {name} price")
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         if price is None:
@@ -1159,7 +1153,6 @@ PROVIDER = Provider(
     name="RunPod",
     homepage="https://www.runpod.io",
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,  # optional: every query works without a key

@@ -195,19 +195,16 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, BUNDLES_URL, params=params, headers=headers)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers from the full ``{"offers": [...]}`` shape or the reduced bare array.
 
     Raises ``SchemaDriftError`` when the body is neither shape, an element of the list is not an
     offer object, an offer states a price or GPU count of 0 or less (or a negative min_bid), or
     no offer is left; single offers that lack a field, hold a non-number, or name an unknown GPU
-    are left out and counted (``parse_with_exclusions``).
+    are left out and counted.
+
+    Returns the offers, and how many offers or prices each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many offers or prices each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -224,24 +221,21 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     return ensure_unique(offers), excluded
 
 
-_Skip = RowExcluded  # one row left out, with its exclusion reason
-
-
 def _field(offer: dict[str, Any], name: str) -> Any:
     value = offer.get(name)
     if value is None or value == "":
-        raise _Skip(f"missing_{name}")
+        raise RowExcluded(f"missing_{name}")
     return value
 
 
 def _number(offer: dict[str, Any], name: str) -> Decimal:
     value = _field(offer, name)
     if isinstance(value, bool):
-        raise _Skip(f"unparsed_{name}")
+        raise RowExcluded(f"unparsed_{name}")
     try:
         return decimal(value)
     except SchemaDriftError:
-        raise _Skip(f"unparsed_{name}") from None
+        raise RowExcluded(f"unparsed_{name}") from None
 
 
 def _positive(offer: dict[str, Any], name: str) -> Decimal:
@@ -260,7 +254,7 @@ def _optional(offer: dict[str, Any], name: str) -> Decimal | None:
 def _gpu_name(offer: dict[str, Any]) -> str:
     name = str(_field(offer, "gpu_name"))
     if name not in KNOWN_GPUS:
-        raise _Skip(unknown_row("gpu", name))
+        raise RowExcluded(unknown_row("gpu", name))
     return name
 
 
@@ -288,7 +282,7 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
             }
             on_demand = _positive(row, "dph_total")
             min_bid = _optional(row, "min_bid")
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         offers.append(Offer(**common, pricing=PricingModel.ON_DEMAND, price=on_demand))
@@ -315,7 +309,7 @@ def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str
             gpu_count = _positive(row, "num_gpus")
             vram = gb_from_mib(_number(row, "gpu_ram"))
             price = _positive(row, "dph_total")
-        except _Skip as skip:
+        except RowExcluded as skip:
             excluded[skip.reason] += 1
             continue
         digest = hashlib.sha256(
@@ -347,7 +341,6 @@ PROVIDER = Provider(
     name="Vast.ai",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="marketplace",

@@ -98,18 +98,14 @@ def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     return [http.get(client, PRICING_URL)]
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """On-demand offers: USD per GPU per hour, region "global".
 
     Raises ``SchemaDriftError`` when the page has no plan cards or no card yields an offer; a
-    single card that cannot be read, or is of an unknown kind or GPU, is left out and counted
-    (``parse_with_exclusions``).
+    single card that cannot be read, or is of an unknown kind or GPU, is left out and counted.
+
+    Returns the offers, and how many cards each documented exclusion rule dropped.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus how many cards each documented exclusion rule dropped."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
@@ -222,7 +218,6 @@ PROVIDER = Provider(
     name="Voltage Park",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",

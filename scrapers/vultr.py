@@ -204,18 +204,15 @@ def _next_cursor(response: RawResponse) -> str | None:
     return cursor if isinstance(cursor, str) and cursor else None
 
 
-def parse(responses: Sequence[RawResponse]) -> list[Offer]:
+def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
     """Offers for every GPU plan in every response (metal or vcg, enveloped or bare array).
 
     Raises ``SchemaDriftError`` for a body that is no plan list, a field gone from every plan
     of a response, or when no GPU offer is left; a GPU plan (or one of its prices) that cannot
-    be read is excluded (see ``parse_with_exclusions``).
+    be read is excluded (and counted).
+
+    Returns the offers, and the plans (and single prices) left out, counted per reason.
     """
-    return parse_with_exclusions(responses)[0]
-
-
-def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
-    """``parse``, plus the plans (and single prices) left out, counted per reason."""
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
@@ -224,15 +221,12 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         for plan in plans:
             try:
                 offers.extend(_plan_offers(plan, response, excluded))
-            except _Excluded as exc:
+            except RowExcluded as exc:
                 excluded[exc.reason] += 1
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
         raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")
     return ensure_unique(offers), excluded
-
-
-_Excluded = RowExcluded  # one row left out, with its exclusion reason
 
 
 def _plans(document: Any, response: RawResponse) -> list[Any]:
@@ -280,12 +274,12 @@ def _gpus(plan: dict[str, Any], plan_id: str, gpu_type: str) -> tuple[Decimal, D
     if plan_id.startswith("vbm-"):
         match = _METAL_GPU_ID.match(plan_id)
         if match is None:
-            raise _Excluded(unknown_row("sku", plan_id))  # no readable GPU count
+            raise RowExcluded(unknown_row("sku", plan_id))  # no readable GPU count
         count = Decimal(match["count"] or 1)
         return count, total / count
     card = CARD_VRAM_GB.get(gpu_type)
     if card is None:
-        raise _Excluded(unknown_row("card", gpu_type))
+        raise RowExcluded(unknown_row("card", gpu_type))
     return total / card, card
 
 
@@ -293,9 +287,9 @@ def _vram_total(plan: dict[str, Any]) -> Decimal:
     try:
         total = decimal(plan["gpu_vram_gb"])
     except (KeyError, TypeError, SchemaDriftError):
-        raise _Excluded("no_gpu_vram") from None
+        raise RowExcluded("no_gpu_vram") from None
     if total <= 0:
-        raise _Excluded("no_gpu_vram")
+        raise RowExcluded("no_gpu_vram")
     return total
 
 
@@ -315,12 +309,12 @@ def _prices(
             )
         )
     if not wanted:
-        raise _Excluded("not_deployable")
+        raise RowExcluded("not_deployable")
     found = []
     for pricing, hourly, monthly, missing in wanted:
         try:
             found.append((pricing, *_price(plan, hourly, monthly, missing)))
-        except _Excluded as exc:
+        except RowExcluded as exc:
             excluded[exc.reason] += 1  # this price only; the plan's other price is kept
     return found
 
@@ -334,8 +328,8 @@ def _price(
                 # a price <= 0 is emitted as read: the loader rejects the whole scrape for it
                 return decimal(plan[key]), unit
             except SchemaDriftError:
-                raise _Excluded("unparsed_price") from None
-    raise _Excluded(missing)
+                raise RowExcluded("unparsed_price") from None
+    raise RowExcluded(missing)
 
 
 def _specs(plan: dict[str, Any]) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
@@ -349,20 +343,20 @@ def _specs(plan: dict[str, Any]) -> tuple[Decimal | None, Decimal | None, Decima
             decimal(disk) * decimal(disks) if disk and disks else None,
         )
     except SchemaDriftError:
-        raise _Excluded("unparsed_specs") from None
+        raise RowExcluded("unparsed_specs") from None
 
 
 def _plan_offers(plan: Any, response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     plan_id = _plan_id(plan) if isinstance(plan, dict) else None
     if plan_id is None:
-        raise _Excluded("no_plan_id")
+        raise RowExcluded("no_plan_id")
     gpu_type = plan.get("gpu_type")
     if not gpu_type:
         brand = plan.get("gpu_brand", _NO_GPU_BRAND)
-        raise _Excluded("non_gpu" if brand in (_NO_GPU_BRAND, None, "") else "no_gpu_type")
+        raise RowExcluded("non_gpu" if brand in (_NO_GPU_BRAND, None, "") else "no_gpu_type")
     gpu_type = str(gpu_type)
     if gpu_type not in GPU_TYPES:
-        raise _Excluded(unknown_row("gpu", gpu_type))
+        raise RowExcluded(unknown_row("gpu", gpu_type))
     count, vram_per_gpu = _gpus(plan, plan_id, gpu_type)
     vcpus, ram_gb, storage_gb = _specs(plan)
     return [
@@ -392,7 +386,6 @@ PROVIDER = Provider(
     name="Vultr",
     homepage=HOMEPAGE,
     fetch=fetch,
-    parse=parse,
     parse_with_exclusions=parse_with_exclusions,
     fetch_with_skips=fetch_with_skips,
     token_env=TOKEN_ENV,

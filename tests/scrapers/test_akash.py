@@ -87,7 +87,7 @@ def test_weighted_average_is_the_providers_best_bids_weighted_by_allocatable_gpu
     weighted = sum((w * p for w, p in zip(weights, prices, strict=True)), Decimal(0)) / sum(
         weights, Decimal(0)
     )
-    [h100] = akash.parse([_raw()])
+    [h100] = akash.PROVIDER.parse([_raw()])
     assert h100.price == weighted.quantize(Decimal("0.01"))
 
 
@@ -109,7 +109,7 @@ def test_live_shape_with_several_models_and_one_without_bids() -> None:
 
 def test_new_model_of_a_known_family_is_emitted_with_akash_spelling() -> None:
     unknown = _model(vendor="nvidia", model="rtx9999ti", ram="48Gi", interface="PCIe")
-    offers = akash.parse([_live([_model(), unknown])])
+    offers = akash.PROVIDER.parse([_live([_model(), unknown])])
     new = next(o for o in offers if o.instance_type == "nvidia-rtx9999ti-48Gi-PCIe")
     assert new.gpu_name == "nvidia rtx9999ti PCIe"
     assert resolve(new.gpu_name, float(new.vram_gb_reported or 0)) is None
@@ -153,7 +153,7 @@ def test_families_of_akash_gpu_names_are_known(model: str) -> None:
 )
 def test_unknown_envelope_is_drift(document: Any, message: str) -> None:
     with pytest.raises(SchemaDriftError, match=message):
-        akash.parse([_json(document)])
+        akash.PROVIDER.parse([_json(document)])
 
 
 def test_model_without_price_field_is_excluded() -> None:
@@ -188,18 +188,18 @@ def test_unreadable_model_is_excluded_and_the_others_published(
 def test_most_models_unreadable_is_drift() -> None:
     broken = [_model(model=m, price=2.5) for m in ("a100", "a40")]
     with pytest.raises(SchemaDriftError, match="unreadable than read: unparsed_price 2"):
-        akash.parse([_live([_model(), *broken])])
+        akash.PROVIDER.parse([_live([_model(), *broken])])
 
 
 def test_no_priced_model_at_all_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match=r"no priced GPU model.*no_recent_bids 1"):
-        akash.parse([_live([_model(price=None)])])
+        akash.PROVIDER.parse([_live([_model(price=None)])])
 
 
 def test_capture_with_renamed_keys_is_drift() -> None:
     body = H100_2026_09.read_bytes().replace(b'"weightedAverage"', b'"weighted_average"')
     with pytest.raises(SchemaDriftError, match=r"no priced GPU model.*excluded: unparsed_price 1"):
-        akash.parse([_raw(body)])
+        akash.PROVIDER.parse([_raw(body)])
 
 
 def test_fetch_is_one_unauthenticated_get() -> None:
@@ -213,12 +213,12 @@ def test_fetch_is_one_unauthenticated_get() -> None:
         responses = akash.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", akash.GPU_PRICES_URL)]
     assert "authorization" not in seen[0].headers
-    assert [o.price for o in akash.parse(responses)] == [Decimal("2.72")]
+    assert [o.price for o in akash.PROVIDER.parse(responses)] == [Decimal("2.72")]
 
 
 def test_replay_of_the_capture_parses() -> None:
     [capture] = discover(SNAPSHOTS, ["akash"])["akash"]
     with make_client(ReplayTransport(capture)) as client:
         responses = akash.fetch(client, None)
-    [offer] = akash.parse(responses)
+    [offer] = akash.PROVIDER.parse(responses)
     assert offer.observed_at == capture.captured_at

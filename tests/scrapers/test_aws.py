@@ -53,7 +53,7 @@ def test_capture_offer_counts_per_region() -> None:
 
 
 def test_p5_48xlarge_us_east_1() -> None:
-    offer = _offer(aws.parse([_raw()]), "p5.48xlarge", "us-east-1")
+    offer = _offer(aws.PROVIDER.parse([_raw()]), "p5.48xlarge", "us-east-1")
     assert offer.price == Decimal("55.04")
     assert offer.currency == "USD"
     assert offer.price_unit is PriceUnit.HOUR
@@ -72,7 +72,7 @@ def test_p5_48xlarge_us_east_1() -> None:
 
 
 def test_other_prices_read_off_the_capture() -> None:
-    offers = aws.parse([_raw()])
+    offers = aws.PROVIDER.parse([_raw()])
     assert _offer(offers, "p4d.24xlarge", "us-east-1").price == Decimal("21.957642")
     assert _offer(offers, "p4d.24xlarge", "us-east-2").price == Decimal("21.95764")
     assert _offer(offers, "p6-b300.48xlarge", "sa-east-1").price == Decimal("281.13")
@@ -109,9 +109,9 @@ def test_other_prices_read_off_the_capture() -> None:
 def test_replay_of_one_capture_per_region_does_not_duplicate() -> None:
     """Replay answers every region's request with the same merged capture."""
     responses = [_raw(region=name) for name in aws.REGIONS]
-    offers = aws.parse(responses)
+    offers = aws.PROVIDER.parse(responses)
     assert len(offers) == 51
-    assert offers == aws.parse([_raw()])
+    assert offers == aws.PROVIDER.parse([_raw()])
 
 
 def test_per_region_layout() -> None:
@@ -120,7 +120,7 @@ def test_per_region_layout() -> None:
         "manifest": {"serviceId": "ec2", "currencyCode": "USD", "source": "ec2"},
         "regions": _capture()[VIRGINIA]["regions"],
     }
-    offers = aws.parse([_raw(json.dumps(per_region).encode())])
+    offers = aws.PROVIDER.parse([_raw(json.dumps(per_region).encode())])
     assert len(offers) == 10
     assert {o.region for o in offers} == {"us-east-1"}
     assert _offer(offers, "p6-b200.48xlarge", "us-east-1").price == Decimal("113.9328")
@@ -153,7 +153,7 @@ def test_mutated_capture_structure_raises(old: bytes, new: bytes, message: str) 
     body = CAPTURE.read_bytes()
     assert old in body
     with pytest.raises(SchemaDriftError, match=re.escape(message)):
-        aws.parse([_raw(body.replace(old, new, 1))])
+        aws.PROVIDER.parse([_raw(body.replace(old, new, 1))])
 
 
 @pytest.mark.parametrize(
@@ -237,25 +237,25 @@ def test_software_bundles_of_a_new_family_count_as_bundles_not_unknown_rows() ->
 def test_zero_or_negative_price_is_rejected_not_excluded(price: bytes) -> None:
     body = CAPTURE.read_bytes().replace(b'"30.1311800000"', price, 1)
     with pytest.raises(SchemaDriftError, match=r"g6e\.48xlarge in us-east-1: price"):
-        aws.parse([_raw(body)])
+        aws.PROVIDER.parse([_raw(body)])
 
 
 def test_other_currency_raises() -> None:
     per_region = {"manifest": {"currencyCode": "EUR"}, "regions": _capture()[VIRGINIA]["regions"]}
     with pytest.raises(SchemaDriftError, match="currency 'EUR'"):
-        aws.parse([_raw(json.dumps(per_region).encode())])
+        aws.PROVIDER.parse([_raw(json.dumps(per_region).encode())])
 
 
 def test_conflicting_duplicate_offers_raise() -> None:
     body = CAPTURE.read_bytes()
     changed = body.replace(b'"55.0400000000"', b'"56.0400000000"', 1)
     with pytest.raises(SchemaDriftError, match=r"two different offers for p5\.48xlarge"):
-        aws.parse([_raw(body), _raw(changed)])
+        aws.PROVIDER.parse([_raw(body), _raw(changed)])
 
 
 def test_no_gpu_entries_raise() -> None:
     with pytest.raises(SchemaDriftError, match="no known GPU instance"):
-        aws.parse([_raw(json.dumps({"manifest": {}, "regions": {VIRGINIA: {}}}).encode())])
+        aws.PROVIDER.parse([_raw(json.dumps({"manifest": {}, "regions": {VIRGINIA: {}}}).encode())])
 
 
 def test_fetch_requests_every_region_once() -> None:
@@ -279,7 +279,7 @@ def test_fetch_requests_every_region_once() -> None:
     assert requests[0].url.host == "b0.p.awsstatic.com"
     assert "authorization" not in requests[0].headers
     assert requests[0].headers["user-agent"] == http.USER_AGENT
-    assert len(aws.parse(responses)) == 51
+    assert len(aws.PROVIDER.parse(responses)) == 51
 
 
 # --- new families (entries built from the capture's g6e.xlarge entry) ---------------------
@@ -309,7 +309,7 @@ def test_fractional_l4_families_are_shares_of_one_gpu() -> None:
             "gr6f.4xlarge": ("16", "128 GiB"),
         }
     )
-    offers = aws.parse([_raw(body)])
+    offers = aws.PROVIDER.parse([_raw(body)])
     shares = {
         o.instance_type: (o.gpu_name, o.gpu_count, o.vram_gb_reported)
         for o in offers
@@ -332,7 +332,7 @@ def test_g7_and_g7e_are_rtx_pro_server_editions() -> None:
             "g7e.12xlarge": ("48", "512 GiB"),
         }
     )
-    offers = aws.parse([_raw(body)])
+    offers = aws.PROVIDER.parse([_raw(body)])
     g7 = _offer(offers, "g7.48xlarge", "us-east-1")
     assert (g7.gpu_name, g7.gpu_count, g7.vram_gb_reported) == (
         "NVIDIA RTX PRO 4500 Blackwell Server Edition",
@@ -399,7 +399,7 @@ def test_region_answering_404_is_skipped_and_reported(
     assert list(skipped) == ["region us-east-2"]
     assert "HTTP 404" in skipped["region us-east-2"]
     assert any("us-east-2" in r.getMessage() for r in caplog.records)
-    assert len(aws.parse(responses)) == 51  # the other regions' offers are all there
+    assert len(aws.PROVIDER.parse(responses)) == 51  # the other regions' offers are all there
 
 
 def test_first_region_answering_404_is_skipped_too(

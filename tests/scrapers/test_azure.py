@@ -48,7 +48,7 @@ def test_capture_offer_and_exclusion_counts() -> None:
 
 def test_nd_h100_v5_east_us_price_and_specs() -> None:
     offer = _find(
-        azure.parse([_raw()]), "Standard_ND96isr_H100_v5", "eastus", PricingModel.ON_DEMAND
+        azure.PROVIDER.parse([_raw()]), "Standard_ND96isr_H100_v5", "eastus", PricingModel.ON_DEMAND
     )
     assert offer.price == Decimal("98.32")
     assert offer.currency == "USD"
@@ -66,7 +66,7 @@ def test_nd_h100_v5_east_us_price_and_specs() -> None:
 
 
 def test_spot_and_other_series_read_off_the_capture() -> None:
-    offers = azure.parse([_raw()])
+    offers = azure.PROVIDER.parse([_raw()])
     spot = _find(offers, "Standard_ND96isr_H100_v5", "spaincentral", PricingModel.SPOT)
     assert spot.price == Decimal("23.620397")
     nvl = _find(offers, "Standard_NC80adis_H100_v5", "eastus", PricingModel.ON_DEMAND)
@@ -96,7 +96,7 @@ def test_spot_and_other_series_read_off_the_capture() -> None:
 
 
 def test_windows_and_low_priority_rows_give_no_offer() -> None:
-    offers = azure.parse([_raw()])
+    offers = azure.PROVIDER.parse([_raw()])
     keys = {(o.instance_type, o.region) for o in offers}
     # Only a Windows row exists for NC80adis_H100_v5 in southcentralus, only a Linux
     # low-priority row for it in germanywestcentral.
@@ -111,7 +111,7 @@ def test_on_demand_prices_agree_with_the_processed_cross_check() -> None:
     """Where the 2025-06 processed file lists the same Linux SKU and region, the price recurs."""
     processed = json.loads(PROCESSED.read_bytes())
     compared = 0
-    for offer in azure.parse([_raw()]):
+    for offer in azure.PROVIDER.parse([_raw()]):
         if offer.pricing is not PricingModel.ON_DEMAND:
             continue
         names = {
@@ -140,8 +140,8 @@ def test_envelope_layout_gives_the_same_offers() -> None:
         "NextPageLink": None,
         "Count": 83,
     }
-    enveloped = azure.parse([_raw(json.dumps(envelope).encode())])
-    assert enveloped == azure.parse([_raw()])
+    enveloped = azure.PROVIDER.parse([_raw(json.dumps(envelope).encode())])
+    assert enveloped == azure.PROVIDER.parse([_raw()])
 
 
 def _item(**fields: Any) -> dict[str, Any]:
@@ -193,7 +193,7 @@ def _processed_linux_prices(sku_name: str, region: str) -> set[Decimal]:
 
 
 def test_fractional_a10_gpu_count() -> None:
-    (offer,) = azure.parse([_raw(_envelope([_item()]))])
+    (offer,) = azure.PROVIDER.parse([_raw(_envelope([_item()]))])
     assert offer.gpu_count == Decimal(1) / Decimal(6)
     assert offer.gpu_name == "NVIDIA A10"
     assert offer.vram_gb_reported == 24
@@ -224,7 +224,7 @@ def test_mutated_capture_structure_raises(old: bytes, new: bytes, message: str) 
     assert old in body
     mutated = body.replace(old, new, 1) + (b"}" if old == b"[" else b"")
     with pytest.raises(SchemaDriftError, match=message):
-        azure.parse([_raw(mutated)])
+        azure.PROVIDER.parse([_raw(mutated)])
 
 
 def test_unknown_sku_is_excluded_and_the_other_skus_published() -> None:
@@ -279,7 +279,7 @@ def test_one_unreadable_item_is_excluded_and_the_rest_published(
 @pytest.mark.parametrize("price", [0, -98.32])
 def test_zero_or_negative_price_is_rejected_not_excluded(price: float) -> None:
     with pytest.raises(SchemaDriftError, match="Standard_ND96isr_H100_v5 in eastus: price"):
-        azure.parse([_raw(_with_changed_h100_eastus(retailPrice=price))])
+        azure.PROVIDER.parse([_raw(_with_changed_h100_eastus(retailPrice=price))])
 
 
 def test_spot_and_on_demand_items_of_an_unknown_sku_are_one_unknown_row() -> None:
@@ -305,21 +305,21 @@ def test_only_unknown_skus_is_drift_naming_them() -> None:
 def test_conflicting_duplicate_raises_but_identical_duplicate_is_kept_once() -> None:
     items = _items()
     linux = next(i for i in items if i["productName"] == "NCads A100 v4 Series Linux")
-    assert len(azure.parse([_raw(json.dumps([*items, dict(linux)]).encode())])) == 43
+    assert len(azure.PROVIDER.parse([_raw(json.dumps([*items, dict(linux)]).encode())])) == 43
     conflicting = dict(linux, retailPrice=linux["retailPrice"] + 1)
     with pytest.raises(SchemaDriftError, match="two different"):
-        azure.parse([_raw(json.dumps([*items, conflicting]).encode())])
+        azure.PROVIDER.parse([_raw(json.dumps([*items, conflicting]).encode())])
 
 
 def test_only_excluded_rows_raise() -> None:
     windows = [i for i in _items() if "Windows" in i["productName"]]
     with pytest.raises(SchemaDriftError, match="no known Linux GPU VM prices"):
-        azure.parse([_raw(json.dumps(windows).encode())])
+        azure.PROVIDER.parse([_raw(json.dumps(windows).encode())])
 
 
 def test_not_json_raises() -> None:
     with pytest.raises(SchemaDriftError, match="not JSON"):
-        azure.parse([_raw(b"<html>maintenance</html>")])
+        azure.PROVIDER.parse([_raw(b"<html>maintenance</html>")])
 
 
 def _client(handler) -> httpx.Client:
@@ -356,7 +356,7 @@ def test_fetch_follows_next_page_link_until_null() -> None:
     assert str(second.url) == str(httpx.URL(next_link))
     assert "authorization" not in first.headers
     assert first.headers["user-agent"] == http.USER_AGENT
-    offers = azure.parse(responses)
+    offers = azure.PROVIDER.parse(responses)
     assert sorted((o.region, o.price) for o in offers) == [
         ("eastus", Decimal("0.454")),
         ("westeurope", Decimal("0.5")),
@@ -382,7 +382,7 @@ def test_fetch_of_the_bare_capture_is_one_page() -> None:
     with _client(lambda request: httpx.Response(200, content=body)) as client:
         responses = azure.fetch(client, None)
     assert len(responses) == 1
-    assert len(azure.parse(responses)) == 43
+    assert len(azure.PROVIDER.parse(responses)) == 43
 
 
 @pytest.mark.parametrize(
@@ -440,7 +440,7 @@ def test_new_nd_sizes_priced_as_the_processed_capture_records_them(
         skuName=sku_name,
         productName="Virtual Machines ND Series",
     )
-    (offer,) = azure.parse([_raw(_envelope([item]))])
+    (offer,) = azure.PROVIDER.parse([_raw(_envelope([item]))])
     assert offer.price == Decimal(price)
     assert offer.pricing is PricingModel.ON_DEMAND
     assert (offer.gpu_name, offer.gpu_count, offer.vram_gb_reported, offer.vcpus, offer.ram_gb) == (
@@ -464,7 +464,7 @@ def test_partitioned_gpu_sizes_count_the_share_of_one_gpu(
     sku: str, gpu_name: str, share: Decimal, vcpus: int, ram_gib: int
 ) -> None:
     # Neither capture lists these series: documented-shape items, price as a placeholder.
-    (offer,) = azure.parse([_raw(_envelope([_item(armSkuName=sku)]))])
+    (offer,) = azure.PROVIDER.parse([_raw(_envelope([_item(armSkuName=sku)]))])
     assert (offer.gpu_name, offer.gpu_count, offer.vcpus) == (gpu_name, share, vcpus)
     assert offer.vram_gb_reported == 24  # of one whole GPU; the share gets its part
     assert offer.ram_gb == azure.gb_from_gib(ram_gib)
@@ -492,7 +492,7 @@ def test_processed_table_rows_never_become_hourly_offers() -> None:
     """Another tool's table has no ``type`` to tell a reservation total from an hourly price
     (nor armSkuName or meterName), so parsing it raises instead of guessing."""
     with pytest.raises(SchemaDriftError, match="lacks armSkuName"):
-        azure.parse([raw_from_capture(PROCESSED, url=azure.PRICES_URL)])
+        azure.PROVIDER.parse([raw_from_capture(PROCESSED, url=azure.PRICES_URL)])
     # PROVENANCE warns of totals like 551221.0; this copy holds none (largest: ND96isr H200).
     assert max(decimal(r["pricePerHour"]) for r in _processed_rows()) == Decimal("174.016")
 
@@ -531,7 +531,7 @@ def test_fetch_two_pages_ends_on_an_absent_next_page_link(last_link: Any) -> Non
         responses = azure.fetch(client, None)
     assert len(requests) == len(responses) == 2
     assert str(requests[1].url) == str(httpx.URL(second_url))
-    assert sorted(o.region for o in azure.parse(responses)) == ["eastus", "westeurope"]
+    assert sorted(o.region for o in azure.PROVIDER.parse(responses)) == ["eastus", "westeurope"]
 
 
 @pytest.mark.parametrize(
@@ -585,7 +585,7 @@ def test_a_full_page_without_a_next_page_link_is_followed_by_skip(link: Any) -> 
     assert second["$filter"] == azure.GPU_FILTER
     assert second["api-version"] == azure.API_VERSION
     assert second["meterRegion"] == "'primary'"
-    offers = azure.parse(responses)
+    offers = azure.PROVIDER.parse(responses)
     assert len(offers) == 1001
     assert _find(offers, "Standard_NV6ads_A10_v5", "eastus", PricingModel.ON_DEMAND).price == (
         Decimal("0.5")
@@ -604,7 +604,7 @@ def test_a_full_last_page_costs_one_empty_page() -> None:
     with _client(handler) as client:
         responses = azure.fetch(client, None)
     assert len(requests) == len(responses) == 2
-    assert len(azure.parse(responses)) == 1000
+    assert len(azure.PROVIDER.parse(responses)) == 1000
 
 
 def _pages_failing_at(page: int, status: int):
@@ -637,7 +637,9 @@ def test_a_failed_later_page_is_skipped_and_the_pages_before_it_published(
     assert "\n" not in skipped[f"page {page}"]
     assert len(responses) == page - 1
     assert len(requests) == page - 1 + (http.MAX_ATTEMPTS if status == 500 else 1)
-    assert sorted(o.region for o in azure.parse(responses)) == [f"page{n}" for n in range(1, page)]
+    assert sorted(o.region for o in azure.PROVIDER.parse(responses)) == [
+        f"page{n}" for n in range(1, page)
+    ]
     assert any(f"page {page} failed" in r.getMessage() for r in caplog.records)
 
 

@@ -73,13 +73,15 @@ def test_2023_component_table_prices_read_off_the_page() -> None:
 def test_missing_price_heading_is_schema_drift() -> None:
     body = _raw().body.replace(b"GPU Component<br/>Cost Per Hour", b"Hourly")
     with pytest.raises(SchemaDriftError, match="unknown CoreWeave pricing layout"):
-        coreweave.parse([_raw(body)])
+        coreweave.PROVIDER.parse([_raw(body)])
 
 
 def _known_2023_without(*names: str) -> dict[str, Decimal]:
     """Instance type -> price of the unedited 2023 capture, minus ``names``."""
     return {
-        o.instance_type: o.price for o in coreweave.parse([_raw()]) if o.instance_type not in names
+        o.instance_type: o.price
+        for o in coreweave.PROVIDER.parse([_raw()])
+        if o.instance_type not in names
     }
 
 
@@ -151,7 +153,7 @@ def test_fetch_requests_the_live_pricing_page() -> None:
     assert seen[0].method == "GET"
     assert str(seen[0].url) == coreweave.PRICING_URL
     assert seen[0].headers["User-Agent"] == http.USER_AGENT
-    assert len(coreweave.parse(responses)) == 12
+    assert len(coreweave.PROVIDER.parse(responses)) == 12
 
 
 def test_replay_of_every_capture_parses() -> None:
@@ -161,7 +163,7 @@ def test_replay_of_every_capture_parses() -> None:
     counts = []
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
-            offers = coreweave.parse(coreweave.fetch(client, None))
+            offers = coreweave.PROVIDER.parse(coreweave.fetch(client, None))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
         counts.append(len(offers))
     assert counts == [12, 43]
@@ -236,7 +238,7 @@ def test_2026_instance_tables_prices_per_instance_hour_by_region() -> None:
 
 
 def test_2026_gpu_count_column_with_footnote_marker() -> None:
-    by = _by_key(coreweave.parse([_raw_2026()]))
+    by = _by_key(coreweave.PROVIDER.parse([_raw_2026()]))
     # GPU Count "4^1": four GPUs per GB200 NVL72 instance, footnote 1 (unexplained on the page).
     gb200 = by[("NVIDIA GB200 NVL72", "north-america", PricingModel.ON_DEMAND)]
     assert (gb200.gpu_count, gb200.price, gb200.vram_gb_reported) == (4, Decimal("42.00"), 186)
@@ -248,7 +250,7 @@ def test_2026_gpu_count_column_with_footnote_marker() -> None:
 
 
 def test_2026_inference_single_gpu_column_is_a_one_gpu_offer_priced_per_gpu() -> None:
-    offers = coreweave.parse([_raw_2026()])
+    offers = coreweave.PROVIDER.parse([_raw_2026()])
     by = _by_key(offers)
     inference = {o.instance_type: o for o in offers if "(Inference Single GPU)" in o.instance_type}
     # North America only: Europe's table has no such column. GB300, HGX B300 and RTX PRO 6000
@@ -290,7 +292,7 @@ def test_2026_contact_sales_and_na_cells_are_counted_not_offers() -> None:
 
 
 def test_2026_memory_variant_stays_in_the_instance_not_the_gpu_name() -> None:
-    by = _by_key(coreweave.parse([_raw_2026()]))
+    by = _by_key(coreweave.PROVIDER.parse([_raw_2026()]))
     high = by[
         (
             "NVIDIA RTX PRO 6000 Blackwell Server Edition (High Memory)",
@@ -312,7 +314,7 @@ def test_2026_memory_variant_stays_in_the_instance_not_the_gpu_name() -> None:
 
 
 def test_2026_cpu_storage_and_networking_tables_are_not_gpu_offers() -> None:
-    offers = coreweave.parse([_raw_2026()])
+    offers = coreweave.PROVIDER.parse([_raw_2026()])
     names = {o.gpu_name for o in offers}
     assert not [n for n in names if "Genoa" in n or "Storage" in n or "NAT" in n or "SUNK" in n]
     assert all(n.startswith("NVIDIA ") for n in names)
@@ -321,7 +323,7 @@ def test_2026_cpu_storage_and_networking_tables_are_not_gpu_offers() -> None:
 
 
 def test_2026_each_row_is_read_once_not_from_the_mobile_card_too() -> None:
-    offers = coreweave.parse([_raw_2026()])
+    offers = coreweave.PROVIDER.parse([_raw_2026()])
     keys = [(o.instance_type, o.region, o.pricing) for o in offers]
     assert len(keys) == len(set(keys))
     assert len([k for k in keys if k[0] == "NVIDIA HGX H100"]) == 4  # NA + EU, On-Demand + Spot
@@ -333,7 +335,7 @@ def test_2026_gpu_tables_removed_is_schema_drift() -> None:
             table.decompose()
 
     with pytest.raises(SchemaDriftError, match="instance-table layout without a table headed"):
-        coreweave.parse([_raw_2026(remove)])
+        coreweave.PROVIDER.parse([_raw_2026(remove)])
 
 
 def test_2026_region_heading_removed_is_schema_drift() -> None:
@@ -345,7 +347,7 @@ def test_2026_region_heading_removed_is_schema_drift() -> None:
         region.decompose()
 
     with pytest.raises(SchemaDriftError, match="without a 'REGION: <name>'"):
-        coreweave.parse([_raw_2026(remove)])
+        coreweave.PROVIDER.parse([_raw_2026(remove)])
 
 
 def test_2026_unknown_column_is_schema_drift() -> None:
@@ -354,7 +356,7 @@ def test_2026_unknown_column_is_schema_drift() -> None:
         heading.inner_html = "GPUs per node"
 
     with pytest.raises(SchemaDriftError, match="unknown or repeated GPU table column"):
-        coreweave.parse([_raw_2026(rename)])
+        coreweave.PROVIDER.parse([_raw_2026(rename)])
 
 
 def _desktop_cells(row) -> list:
@@ -400,7 +402,7 @@ def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> No
         row = _gpu_tables(tree)[1].css(coreweave.INSTANCE_ROW)[8]  # Europe, NVIDIA L40
         _desktop_cells(row)[0].inner_html = "NVIDIA Z100"
 
-    known = coreweave.parse([_raw_2026()])
+    known = coreweave.PROVIDER.parse([_raw_2026()])
     offers, excluded = coreweave.PROVIDER.parse_report([_raw_2026(rename)])
     # Europe's L40 row ($10.00 on-demand, Spot "N/A") is left out whole, its "N/A" with it.
     assert excluded == {"contact sales": 9, "n/a": 7, "unknown_gpu NVIDIA Z100": 1}

@@ -108,7 +108,7 @@ def test_2025_12_on_demand_prices_agree_with_the_2026_02_parsed_page() -> None:
     theirs = {(row["product"], row["vram_gb"]): row["price_per_hour_usd"] for row in parsed}
     ours = {
         (o.instance_type.rsplit(" ", 2)[0], int(o.vram_gb_reported or 0)): o.price
-        for o in crusoe.parse([_raw(LIST_2025_12)])
+        for o in crusoe.PROVIDER.parse([_raw(LIST_2025_12)])
         if o.pricing is PricingModel.ON_DEMAND
     }
     assert ours == {("NVIDIA H200", 141): Decimal("4.29"), ("NVIDIA H100", 80): Decimal("3.90")}
@@ -122,13 +122,13 @@ def test_2025_12_on_demand_prices_agree_with_the_2026_02_parsed_page() -> None:
 def test_renamed_table_heading_is_schema_drift() -> None:
     body = TABLE_2025_05.read_bytes().replace(b">GPU Pricing</th>", b">GPU Prices</th>")
     with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
-        crusoe.parse([_raw(TABLE_2025_05, body)])
+        crusoe.PROVIDER.parse([_raw(TABLE_2025_05, body)])
 
 
 def test_unknown_price_column_is_schema_drift() -> None:
     body = TABLE_2025_05.read_bytes().replace(b" 3-year reserved ", b" 2-week reserved ")
     with pytest.raises(SchemaDriftError, match="unknown price column"):
-        crusoe.parse([_raw(TABLE_2025_05, body)])
+        crusoe.PROVIDER.parse([_raw(TABLE_2025_05, body)])
 
 
 def test_dash_instead_of_a_price_is_counted_and_the_row_on_demand_kept() -> None:
@@ -143,7 +143,7 @@ def test_dash_instead_of_a_price_is_counted_and_the_row_on_demand_kept() -> None
 def test_list_heading_gone_is_schema_drift() -> None:
     body = LIST_2025_12.read_bytes().replace(b'class="pricing-table-heading', b'class="x')
     with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
-        crusoe.parse([_raw(LIST_2025_12, body)])
+        crusoe.PROVIDER.parse([_raw(LIST_2025_12, body)])
 
 
 def test_price_per_month_instead_of_per_hour_is_an_unknown_unit_row() -> None:
@@ -165,7 +165,7 @@ def test_2025_05_unknown_gpu_row_is_reported_by_name_and_the_rest_published() ->
     assert body != TABLE_2025_05.read_bytes()
     offers, excluded = crusoe.PROVIDER.parse_report([_raw(TABLE_2025_05, body)])
     assert excluded == {"contact sales": 5, "truncated_row": 1, "unknown_gpu AMD MI999X": 1}
-    known = crusoe.parse([_raw(TABLE_2025_05)])
+    known = crusoe.PROVIDER.parse([_raw(TABLE_2025_05)])
     assert sorted(o.model_dump_json() for o in offers) == sorted(
         o.model_dump_json() for o in known if o.instance_type != "AMD MI300X 192GB OAM"
     )
@@ -193,7 +193,7 @@ def test_fetch_requests_the_live_pricing_page() -> None:
         responses = crusoe.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", crusoe.PRICING_URL)]
     assert seen[0].headers["User-Agent"] == http.USER_AGENT
-    assert len(crusoe.parse(responses)) == 3
+    assert len(crusoe.PROVIDER.parse(responses)) == 3
 
 
 def test_replay_of_every_capture_parses() -> None:
@@ -206,7 +206,7 @@ def test_replay_of_every_capture_parses() -> None:
     counts = []
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
-            offers = crusoe.parse(crusoe.fetch(client, None))
+            offers = crusoe.PROVIDER.parse(crusoe.fetch(client, None))
         assert all(o.observed_at == capture.captured_at for o in offers)
         counts.append(len(offers))
     assert counts == [30, 3, 6]
@@ -270,11 +270,11 @@ def test_2026_table_of_contents_heading_is_not_taken_for_the_gpu_list() -> None:
     headers = LexborHTMLParser(PAGE_2026.read_text(encoding="utf-8")).css(crusoe.LIST_HEADER_ROW)
     first = [c.text(strip=True) for c in headers[0].css(crusoe.LIST_HEADER_CELL)]
     assert first == ["Pricing"]
-    assert len(crusoe.parse([_raw(PAGE_2026)])) == 6
+    assert len(crusoe.PROVIDER.parse([_raw(PAGE_2026)])) == 6
 
 
 def test_2026_cpu_storage_inference_and_self_serve_lists_are_not_gpu_offers() -> None:
-    offers = crusoe.parse([_raw(PAGE_2026)])
+    offers = crusoe.PROVIDER.parse([_raw(PAGE_2026)])
     names = {o.instance_type for o in offers}
     assert not [n for n in names if "General-purpose" in n or "disk" in n or "Cluster" in n]
     assert not [n for n in names if "Llama" in n or "DeepSeek" in n or "Qwen" in n]
@@ -286,7 +286,7 @@ def test_2026_cpu_storage_inference_and_self_serve_lists_are_not_gpu_offers() ->
 def test_2026_gpu_list_removed_is_schema_drift() -> None:
     raw = _edited_2026(lambda tree: _gpu_list_scope(tree).decompose())
     with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
-        crusoe.parse([raw])
+        crusoe.PROVIDER.parse([raw])
 
 
 def test_2026_gpu_list_heading_renamed_is_schema_drift() -> None:
@@ -295,7 +295,7 @@ def test_2026_gpu_list_heading_renamed_is_schema_drift() -> None:
         scope.css(crusoe.LIST_HEADER_CELL)[0].inner_html = "Accelerator"
 
     with pytest.raises(SchemaDriftError, match="unknown Crusoe pricing layout"):
-        crusoe.parse([_edited_2026(rename)])
+        crusoe.PROVIDER.parse([_edited_2026(rename)])
 
 
 def test_2026_two_gpu_lists_are_schema_drift() -> None:
@@ -304,7 +304,7 @@ def test_2026_two_gpu_lists_are_schema_drift() -> None:
         scope.insert_after(scope.clone())
 
     with pytest.raises(SchemaDriftError, match="2 list headings start with 'GPU model'"):
-        crusoe.parse([_edited_2026(duplicate)])
+        crusoe.PROVIDER.parse([_edited_2026(duplicate)])
 
 
 def test_2026_gpu_item_without_memory_tag_is_an_unparsed_row() -> None:

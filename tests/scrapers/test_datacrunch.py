@@ -135,13 +135,13 @@ def test_2025_08_page_b200_table_read_off_the_page() -> None:
 def test_renamed_price_column_is_schema_drift() -> None:
     body = PAGE_2025_08.read_bytes().replace(b">On demand price<", b">Price<")
     with pytest.raises(SchemaDriftError, match="columns changed"):
-        datacrunch.parse([_page(body)])
+        datacrunch.PROVIDER.parse([_page(body)])
 
 
 def test_missing_instance_table_is_schema_drift() -> None:
     body = PAGE_2025_08.read_bytes().replace(b">Instance name<", b">Name<")
     with pytest.raises(SchemaDriftError, match="no table headed 'Instance name'"):
-        datacrunch.parse([_page(body)])
+        datacrunch.PROVIDER.parse([_page(body)])
 
 
 def test_removed_price_cell_is_excluded_and_a_removed_cell_is_drift() -> None:
@@ -157,7 +157,7 @@ def test_removed_price_cell_is_excluded_and_a_removed_cell_is_drift() -> None:
     # A row with a cell fewer than its header: the table layout changed.
     body = re.sub(rb"<td[^>]*>\$14\.55/h</td>", b"", PAGE_2025_08.read_bytes())
     with pytest.raises(SchemaDriftError, match="has 9 cells, expected 10"):
-        datacrunch.parse([_page(body)])
+        datacrunch.PROVIDER.parse([_page(body)])
 
 
 def test_unknown_family_row_is_reported_and_the_other_rows_published() -> None:
@@ -276,7 +276,7 @@ def test_api_item_with_dynamic_storage_has_no_storage_size() -> None:
     # "storage": {"description": "dynamic"} without a size on most instance types.
     items = _api_items()
     items[2]["storage"] = {"description": "dynamic"}
-    offers = datacrunch.parse([_api(items)])
+    offers = datacrunch.PROVIDER.parse([_api(items)])
     h100 = next(o for o in offers if o.instance_type == "1H100.80S.30V")
     assert (h100.price, h100.storage_gb, h100.vram_gb_reported) == (Decimal("2.19"), None, 80)
 
@@ -346,7 +346,7 @@ def test_api_price_that_is_not_a_finite_number_is_unparsed() -> None:
 
 def test_api_unexpected_envelope_is_schema_drift() -> None:
     with pytest.raises(SchemaDriftError, match="JSON array"):
-        datacrunch.parse([_api({"instance_types": _api_items()})])
+        datacrunch.PROVIDER.parse([_api({"instance_types": _api_items()})])
 
 
 # --- live fetch: which source, in which order ---------------------------------------------------
@@ -412,7 +412,7 @@ def test_fetch_open_listing_first_without_credentials(token: str | None) -> None
     assert server.seen[0].headers["User-Agent"] == http.USER_AGENT
     assert b"client-secret" not in server.seen[0].content
     assert [r.url for r in responses] == [LISTING_URL]
-    offers = datacrunch.parse(responses)
+    offers = datacrunch.PROVIDER.parse(responses)
     assert len(offers) == 4
     assert {o.source_url for o in offers} == {LISTING_URL}
 
@@ -426,7 +426,7 @@ def test_fetch_without_token_falls_back_to_the_products_page(refusal: int | byte
         ("GET", datacrunch.PRODUCTS_URL, None),
     ]
     assert [r.url for r in responses] == [datacrunch.PRODUCTS_URL]  # the refusal is not archived
-    assert len(datacrunch.parse(responses)) == 12
+    assert len(datacrunch.PROVIDER.parse(responses)) == 12
 
 
 @pytest.mark.parametrize("refusal", [401, b"{}"])
@@ -449,7 +449,7 @@ def test_fetch_with_token_uses_oauth_when_the_listing_is_not_open(refusal: int |
     # Only the price data is handed on for archiving, never the token response.
     assert len(responses) == 1
     assert b"access-123" not in responses[0].body
-    assert len(datacrunch.parse(responses)) == 4
+    assert len(datacrunch.PROVIDER.parse(responses)) == 4
 
 
 def test_fetch_with_rejected_credentials_fails_without_page_fallback() -> None:
@@ -494,7 +494,7 @@ def test_replay_of_every_capture_parses() -> None:
     for capture in captures:
         transport = ReplayTransport(capture)
         with http.make_client(transport) as client:
-            offers = datacrunch.parse(datacrunch.fetch(client, None))
+            offers = datacrunch.PROVIDER.parse(datacrunch.fetch(client, None))
         assert len(offers) == 12
         assert all(o.observed_at == capture.captured_at for o in offers)
         # The page answers the open listing too; it is not an array, so the page is fetched.

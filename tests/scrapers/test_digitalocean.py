@@ -65,7 +65,7 @@ def test_page_2025_07_nine_prices_from_nine_cards() -> None:
 
 
 def test_h100x8_on_demand_and_reserved() -> None:
-    by = _index(digitalocean.parse([_page()]))
+    by = _index(digitalocean.PROVIDER.parse([_page()]))
     # "NVIDIA H100x8": $2.99 /GPU/hour On-Demand Price; GPUs per Droplet 8, GPU Memory 640 GB,
     # Droplet Memory 1,920 GiB, Droplet vCPUs 160, Boot Disk 2 TiB NVMe, Scratch Disk 40 TiB NVMe
     h100x8 = by[("NVIDIA H100x8", PricingModel.ON_DEMAND)]
@@ -88,7 +88,7 @@ def test_h100x8_on_demand_and_reserved() -> None:
 
 
 def test_h100x1_promotional_price_not_the_struck_through_one() -> None:
-    by = _index(digitalocean.parse([_page()]))
+    by = _index(digitalocean.PROVIDER.parse([_page()]))
     # "NVIDIA H100": $6.74 /GPU/hour struck through, then $3.39 /GPU/hour*
     h100 = by[("NVIDIA H100", PricingModel.ON_DEMAND)]
     assert (h100.price, h100.gpu_count, h100.vram_gb_reported) == (
@@ -101,7 +101,7 @@ def test_h100x1_promotional_price_not_the_struck_through_one() -> None:
 
 
 def test_amd_and_ada_cards() -> None:
-    by = _index(digitalocean.parse([_page()]))
+    by = _index(digitalocean.PROVIDER.parse([_page()]))
     mi300x8 = by[("AMD Instinct™ MI300Xx8", PricingModel.ON_DEMAND)]
     assert (mi300x8.price, mi300x8.gpu_count, mi300x8.vram_gb_reported) == (
         Decimal("1.99"),
@@ -120,7 +120,7 @@ def test_amd_and_ada_cards() -> None:
 
 
 def test_every_page_gpu_name_resolves() -> None:
-    offers = digitalocean.parse([_page()])
+    offers = digitalocean.PROVIDER.parse([_page()])
     resolved = {o.gpu_name: resolve(o.gpu_name, float(o.vram_gb_reported or 0)) for o in offers}
     assert resolved == {
         "NVIDIA H100 SXM": "h100-sxm",
@@ -228,7 +228,7 @@ def test_broken_page_is_drift(old: str, new: str, message: str) -> None:
 
 def test_page_without_cards_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="no GPU Droplet pricing cards"):
-        digitalocean.parse([_page(b"<html><body><h1>GPU Droplets</h1></body></html>")])
+        digitalocean.PROVIDER.parse([_page(b"<html><body><h1>GPU Droplets</h1></body></html>")])
 
 
 # --- sizes API (shape as documented: docs.digitalocean.com/reference/api/reference/sizes/) ----
@@ -376,7 +376,7 @@ def test_spot_sizes_are_spot_offers() -> None:
         _gpu_size("gpu-b300x1-288gb-lc-spot", 8.0, 1, "nvidia_b300", 288),
         _gpu_size("gpu-mi325x1-256gb", 3.8, 1, "amd_mi325x", 256),
     ]
-    offers = digitalocean.parse([_api(_sizes_page(sizes))])
+    offers = digitalocean.PROVIDER.parse([_api(_sizes_page(sizes))])
     assert {(o.instance_type, o.pricing, o.price) for o in offers} == {
         ("gpu-b300x1-288gb-spot", PricingModel.SPOT, Decimal("8.0")),
         ("gpu-b300x1-288gb-lc-spot", PricingModel.SPOT, Decimal("8.0")),
@@ -432,7 +432,7 @@ def test_fetch_with_token_follows_next_links_with_bearer_auth() -> None:
         ("api.digitalocean.com", "/v2/sizes", {"page": "2", "per_page": "200"}),
     ]
     assert {r.headers["authorization"] for r in api.requests} == {"Bearer do-token"}
-    assert len(digitalocean.parse(responses)) == 2  # + gpu-z9000x1-96gb, an unknown family
+    assert len(digitalocean.PROVIDER.parse(responses)) == 2  # + gpu-z9000x1-96gb, an unknown family
 
 
 def test_fetch_never_sends_the_token_off_the_api_host() -> None:
@@ -534,11 +534,11 @@ def test_fetch_without_token_reads_the_pricing_page() -> None:
         responses = digitalocean.fetch(client, None)
     assert [str(r.url) for r in seen] == [digitalocean.PRICING_URL]
     assert "authorization" not in seen[0].headers
-    assert len(digitalocean.parse(responses)) == 9
+    assert len(digitalocean.PROVIDER.parse(responses)) == 9
 
 
 def test_replay_of_the_capture_parses() -> None:
     [capture] = discover(SNAPSHOTS, ["digitalocean"])["digitalocean"]
     with make_client(ReplayTransport(capture)) as client:
         responses = digitalocean.fetch(client, None)
-    assert len(digitalocean.parse(responses)) == 9
+    assert len(digitalocean.PROVIDER.parse(responses)) == 9

@@ -95,19 +95,19 @@ def test_2025_01_table_prices_read_off_the_page() -> None:
 def test_renamed_grid_heading_is_schema_drift() -> None:
     body = GRID_2023_09.read_bytes().replace(b">GPU Model<", b">Accelerator<")
     with pytest.raises(SchemaDriftError, match="is not one of"):
-        fluidstack.parse([_raw(GRID_2023_09, body)])
+        fluidstack.PROVIDER.parse([_raw(GRID_2023_09, body)])
 
 
 def test_unknown_price_column_is_schema_drift() -> None:
     body = TABLE_2025_01.read_bytes().replace(b"1 Year price (/hr)", b"Spot price (/hr)")
     with pytest.raises(SchemaDriftError, match="unknown price column"):
-        fluidstack.parse([_raw(TABLE_2025_01, body)])
+        fluidstack.PROVIDER.parse([_raw(TABLE_2025_01, body)])
 
 
 def test_missing_table_is_schema_drift() -> None:
     body = TABLE_2025_01.read_bytes().replace(b"<table", b"<div").replace(b"</table>", b"</div>")
     with pytest.raises(SchemaDriftError, match="unknown FluidStack pricing layout"):
-        fluidstack.parse([_raw(TABLE_2025_01, body)])
+        fluidstack.PROVIDER.parse([_raw(TABLE_2025_01, body)])
 
 
 def test_row_missing_a_cell_is_an_unparsed_row_the_rest_published() -> None:
@@ -165,7 +165,7 @@ def test_2023_09_negative_grid_price_is_read_as_printed() -> None:
 
 
 def test_2025_01_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
-    known = fluidstack.parse([_raw(TABLE_2025_01)])
+    known = fluidstack.PROVIDER.parse([_raw(TABLE_2025_01)])
     body = TABLE_2025_01.read_bytes().replace(b"Nvidia L40", b"Nvidia Z40")
     assert body != TABLE_2025_01.read_bytes()
     offers, excluded = fluidstack.PROVIDER.parse_report([_raw(TABLE_2025_01, body)])
@@ -212,19 +212,19 @@ def test_cluster_card_is_read_but_not_published_as_no_term_is_stated() -> None:
 def test_cluster_card_on_request_is_counted_under_its_marker() -> None:
     raw = _raw(TABLE_2025_01, _cards_page(price="On Request"))
     with pytest.raises(SchemaDriftError, match=r"no GPU prices found.*'on request': 1"):
-        fluidstack.parse([raw])
+        fluidstack.PROVIDER.parse([raw])
 
 
 def test_cluster_card_without_the_per_gpu_hour_unit_is_an_unknown_unit() -> None:
     raw = _raw(TABLE_2025_01, _cards_page(unit="/ node / month"))
     with pytest.raises(SchemaDriftError, match="'unknown_unit H100 SXM': 1"):
-        fluidstack.parse([raw])
+        fluidstack.PROVIDER.parse([raw])
 
 
 def test_cluster_card_of_an_unknown_gpu_is_named() -> None:
     raw = _raw(TABLE_2025_01, _cards_page(name="Z100"))
     with pytest.raises(SchemaDriftError, match="'unknown_gpu Z100': 1"):
-        fluidstack.parse([raw])
+        fluidstack.PROVIDER.parse([raw])
 
 
 def test_live_page_answering_404_is_a_one_line_fetch_error() -> None:
@@ -252,7 +252,7 @@ def test_fetch_requests_the_live_pricing_page() -> None:
         responses = fluidstack.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", fluidstack.PRICING_URL)]
     assert seen[0].headers["User-Agent"] == http.USER_AGENT
-    assert len(fluidstack.parse(responses)) == 9
+    assert len(fluidstack.PROVIDER.parse(responses)) == 9
 
 
 def test_replay_of_every_capture_parses() -> None:
@@ -261,7 +261,7 @@ def test_replay_of_every_capture_parses() -> None:
     counts = []
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
-            offers = fluidstack.parse(fluidstack.fetch(client, None))
+            offers = fluidstack.PROVIDER.parse(fluidstack.fetch(client, None))
         assert all(o.observed_at == capture.captured_at for o in offers)
         counts.append(len(offers))
     assert counts == [12, 9]

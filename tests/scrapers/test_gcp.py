@@ -227,7 +227,7 @@ def test_page_rows_with_missing_or_odd_cells(page_parse) -> None:
 def test_both_sources_in_one_scrape_and_replayed_duplicates() -> None:
     page, sku = _page_raw(), _sku_raw()
     # replay answers the page request and every SKU request with the same capture
-    offers = gcp.parse([page, page, sku])
+    offers = gcp.PROVIDER.parse([page, page, sku])
     assert len(offers) == 104 + 1142
 
 
@@ -269,7 +269,7 @@ def test_page_machine_type_of_an_unknown_form_is_excluded() -> None:
 def test_sku_capture_without_pricing_info_is_drift() -> None:
     body = SKU_CAPTURE.read_bytes().replace(b'"pricingInfo"', b'"pricing"')
     with pytest.raises(SchemaDriftError, match="pricingInfo"):
-        gcp.parse([_sku_raw(body)])
+        gcp.PROVIDER.parse([_sku_raw(body)])
 
 
 # The first SKU of the capture is 0008-F633-76AA "Nvidia L4 GPU attached to Spot Preemptible
@@ -332,32 +332,32 @@ def test_only_unknown_skus_is_drift_naming_them() -> None:
 
 def test_unknown_json_layout_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="neither the GPU pricing page"):
-        gcp.parse([_sku_raw(b'{"services": []}')])
+        gcp.PROVIDER.parse([_sku_raw(b'{"services": []}')])
 
 
 def test_renamed_page_column_is_drift() -> None:
     body = PAGE_CAPTURE.read_bytes().replace(b"Current Spot pricing", b"Spot price today")
     with pytest.raises(SchemaDriftError, match="unknown pricing column 'Spot price today"):
-        gcp.parse([_page_raw(body)])
+        gcp.PROVIDER.parse([_page_raw(body)])
 
 
 def test_page_without_machine_type_tables_is_drift() -> None:
     body = PAGE_CAPTURE.read_bytes().replace(b"<p>Machine type</p>", b"<p>Instance</p>")
     with pytest.raises(SchemaDriftError, match="no machine-type prices"):
-        gcp.parse([_page_raw(body)])
+        gcp.PROVIDER.parse([_page_raw(body)])
 
 
 @pytest.mark.parametrize("cell", [b"$-88.490000119 / 1 hour", b"-$88.490000119 / 1 hour"])
 def test_negative_page_price_is_rejected_not_excluded(cell: bytes) -> None:
     body = PAGE_CAPTURE.read_bytes().replace(b"$88.490000119 / 1 hour", cell)
     with pytest.raises(SchemaDriftError, match=r"a3-highgpu-8g: on_demand price .* is negative"):
-        gcp.parse([_page_raw(body)])
+        gcp.PROVIDER.parse([_page_raw(body)])
 
 
 def test_negative_sku_price_is_rejected_not_excluded() -> None:
     skus = [_sku("Nvidia L4 GPU running in Americas", "-1", 0, ["us-central1"])]
     with pytest.raises(SchemaDriftError, match="negative price"):
-        gcp.parse([_sku_raw(json.dumps({"skus": skus}).encode())])
+        gcp.PROVIDER.parse([_sku_raw(json.dumps({"skus": skus}).encode())])
 
 
 def test_unreadable_price_cell_is_excluded_and_the_rows_other_prices_kept() -> None:
@@ -403,7 +403,7 @@ def test_fetch_without_key_gets_the_page_only() -> None:
         responses = gcp.fetch(client, None)
     assert [(r.method, str(r.url)) for r in requests] == [("GET", gcp.PRICING_PAGE_URL)]
     assert requests[0].headers["user-agent"] == http.USER_AGENT
-    assert len(gcp.parse(responses)) == 104
+    assert len(gcp.PROVIDER.parse(responses)) == 104
 
 
 def test_fetch_with_key_follows_next_page_token() -> None:
@@ -510,7 +510,7 @@ def test_empty_page_with_a_good_sku_answer_publishes_the_skus(
 
 def test_empty_page_without_sku_answer_is_still_drift() -> None:
     with pytest.raises(SchemaDriftError, match="no machine-type prices"):
-        gcp.parse([_page_raw(_EMPTY_PAGE)])
+        gcp.PROVIDER.parse([_page_raw(_EMPTY_PAGE)])
 
 
 def test_page_404_with_a_key_keeps_the_sku_prices_and_reports_the_page(
@@ -528,7 +528,7 @@ def test_page_404_with_a_key_keeps_the_sku_prices_and_reports_the_page(
         responses, skipped = gcp.PROVIDER.fetch_report(client, API_KEY)
     assert [r.url for r in responses] == [f"{gcp.SKUS_URL}?pageSize=5000"]
     assert skipped == {"pricing page": f"GET {gcp.PRICING_PAGE_URL}: HTTP 404"}
-    assert len(gcp.parse(responses)) == 1
+    assert len(gcp.PROVIDER.parse(responses)) == 1
     assert any("HTTP 404" in r.getMessage() for r in caplog.records)
 
 
@@ -584,7 +584,7 @@ def test_a_failed_sku_page_after_the_first_is_skipped_and_reported(
     assert f"HTTP {status}" in error and "the SKU pages after it were not fetched" in error
     assert API_KEY not in error and "\n" not in error
     assert len(responses) == 1 + page - 1  # the pricing page and the SKU pages before it
-    offers = gcp.parse(responses)
+    offers = gcp.PROVIDER.parse(responses)
     assert sorted({o.region for o in offers if o.price_per is PricePer.GPU}) == [
         f"region-{n}" for n in range(1, page)
     ]
@@ -618,7 +618,7 @@ def test_page_500_beside_every_sku_page_is_reported_as_the_one_skipped_part(
     responses, skipped = _fetch_report(handler, monkeypatch)
     assert skipped == {"pricing page": f"GET {gcp.PRICING_PAGE_URL}: HTTP 500 after 4 attempts"}
     assert len(responses) == 3
-    assert len(gcp.parse(responses)) == 3
+    assert len(gcp.PROVIDER.parse(responses)) == 3
 
 
 def test_all_parts_fetched_reports_nothing_skipped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,7 +47,7 @@ def test_capture_counts() -> None:
 def test_rtx_6000_ada_server() -> None:
     # id 2927880: Xeon Gold 5412U, 6x 64 GB DDR5, 2x 1.92 TB NVMe, "GPU - Nvidia RTX 6000 Ada",
     # FSN1-DC18, price 754 (month), hourly_price 1.2083
-    offer = _by_type(hetzner.parse([_raw()]))["auction-2927880"]
+    offer = _by_type(hetzner.PROVIDER.parse([_raw()]))["auction-2927880"]
     assert offer.region == "FSN1-DC18"
     assert (offer.gpu_name, offer.vram_gb_reported) == ("Nvidia RTX 6000 Ada", 48)
     assert offer.price == Decimal("1.2083")
@@ -58,7 +58,7 @@ def test_rtx_6000_ada_server() -> None:
 
 
 def test_gtx_1080_servers() -> None:
-    offers = _by_type(hetzner.parse([_raw()]))
+    offers = _by_type(hetzner.PROVIDER.parse([_raw()]))
     first = offers["auction-2829494"]  # i7-6700, 4x 16 GB, 2x 500 GB SATA SSD, FSN1-DC6
     assert (first.region, first.gpu_name, first.price) == (
         "FSN1-DC6",
@@ -78,7 +78,7 @@ def test_gtx_1080_servers() -> None:
 def test_matches_gpu_hunt_table_of_the_same_run() -> None:
     with GPU_HUNT_SERVERS.open(newline="", encoding="utf-8") as f:
         rows = {row["id"]: row for row in csv.DictReader(f)}
-    for offer in hetzner.parse([_raw()]):
+    for offer in hetzner.PROVIDER.parse([_raw()]):
         row = rows[f"hetzner-{offer.instance_type.removeprefix('auction-')}"]
         assert Decimal(row["price_hourly"]) == offer.price
         assert row["location"] == offer.region
@@ -87,12 +87,12 @@ def test_matches_gpu_hunt_table_of_the_same_run() -> None:
 
 def test_live_layout_with_server_key() -> None:
     body = b'{"server": ' + CAPTURE.read_bytes() + b"}"
-    assert hetzner.parse([_raw(body)]) == hetzner.parse([_raw()])
+    assert hetzner.PROVIDER.parse([_raw(body)]) == hetzner.PROVIDER.parse([_raw()])
 
 
 def test_monthly_price_when_there_is_no_hourly_price() -> None:
     body = _mutated(lambda server: server.pop("hourly_price"))
-    offer = _by_type(hetzner.parse([_raw(body)]))["auction-2927880"]
+    offer = _by_type(hetzner.PROVIDER.parse([_raw(body)]))["auction-2927880"]
     assert (offer.price, offer.price_unit) == (Decimal(754), PriceUnit.MONTH)
 
 
@@ -211,13 +211,13 @@ def test_most_gpu_servers_unreadable_is_drift() -> None:
             server["hourly_price"] = "0,1795 EUR"
 
     with pytest.raises(SchemaDriftError, match="unreadable than read: unparsed_price 19"):
-        hetzner.parse([_raw(_mutated(break_gtx_prices))])
+        hetzner.PROVIDER.parse([_raw(_mutated(break_gtx_prices))])
 
 
 def test_renamed_description_is_drift() -> None:
     body = CAPTURE.read_bytes().replace(b'"description"', b'"desc"')
     with pytest.raises(SchemaDriftError, match="lacks id/description"):
-        hetzner.parse([_raw(body)])
+        hetzner.PROVIDER.parse([_raw(body)])
 
 
 def test_no_gpu_server_is_drift() -> None:
@@ -226,12 +226,12 @@ def test_no_gpu_server_is_drift() -> None:
         server["specials"] = [s for s in server["specials"] if s != "GPU"]
 
     with pytest.raises(SchemaDriftError, match="no GPU server"):
-        hetzner.parse([_raw(_mutated(drop_gpus))])
+        hetzner.PROVIDER.parse([_raw(_mutated(drop_gpus))])
 
 
 def test_unknown_layout_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="neither the auction object"):
-        hetzner.parse([_raw(b'{"servers": []}')])
+        hetzner.PROVIDER.parse([_raw(b'{"servers": []}')])
 
 
 def test_fetch_request_shape() -> None:
@@ -248,4 +248,4 @@ def test_fetch_request_shape() -> None:
     assert str(requests[0].url) == hetzner.AUCTION_URL
     assert not requests[0].url.params
     assert requests[0].headers["user-agent"] == http.USER_AGENT
-    assert len(hetzner.parse(responses)) == 23
+    assert len(hetzner.PROVIDER.parse(responses)) == 23

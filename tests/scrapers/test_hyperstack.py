@@ -37,7 +37,7 @@ def _mutated(path: Path, old: str, new: str) -> RawResponse:
 
 
 def test_2024_sortable_table_prices_per_gpu_hour() -> None:
-    offers = hyperstack.parse([_raw(TABLE_2024)])
+    offers = hyperstack.PROVIDER.parse([_raw(TABLE_2024)])
     assert len(offers) == 9
     assert {o.pricing for o in offers} == {PricingModel.ON_DEMAND}
     h100 = _by_key(offers)[("NVIDIA H100 SXM 80GB", PricingModel.ON_DEMAND)]
@@ -68,13 +68,13 @@ def test_2024_sortable_table_prices_per_gpu_hour() -> None:
 
 
 def test_2024_reservation_starts_from_prices_are_not_emitted() -> None:
-    offers = hyperstack.parse([_raw(TABLE_2024)])
+    offers = hyperstack.PROVIDER.parse([_raw(TABLE_2024)])
     assert all(o.reserved_term_months is None for o in offers)
     assert Decimal("0.18") not in {o.price for o in offers}  # "Starts from $0.18/hour"
 
 
 def test_2025_cards_on_demand_and_spot() -> None:
-    offers = hyperstack.parse([_raw(CARDS_2025)])
+    offers = hyperstack.PROVIDER.parse([_raw(CARDS_2025)])
     assert len(offers) == 13
     by_key = _by_key(offers)
     assert sum(o.pricing is PricingModel.ON_DEMAND for o in offers) == 10
@@ -114,7 +114,7 @@ def test_2025_cards_on_demand_and_spot() -> None:
 
 
 def test_2025_reservation_card_is_not_emitted() -> None:
-    offers = hyperstack.parse([_raw(CARDS_2025)])
+    offers = hyperstack.PROVIDER.parse([_raw(CARDS_2025)])
     assert PricingModel.RESERVED not in {o.pricing for o in offers}
     assert Decimal("2.45") not in {o.price for o in offers}  # H200 reservation "Starting from"
 
@@ -134,7 +134,7 @@ def test_mapped_spelling_with_another_vram_is_an_unknown_gpu_row() -> None:
 
 
 def test_2025_unknown_gpu_in_three_cards_is_one_unknown_row() -> None:
-    known = hyperstack.parse([_raw(CARDS_2025)])
+    known = hyperstack.PROVIDER.parse([_raw(CARDS_2025)])
     raw = _mutated(CARDS_2025, "<span>NVIDIA A6000</span>", "<span>NVIDIA Z6000</span>")
     offers, excluded = hyperstack.PROVIDER.parse_report([raw])
     assert excluded == {"unknown_gpu NVIDIA Z6000": 1}  # on-demand, reservation and spot rows
@@ -155,13 +155,13 @@ def test_2024_every_row_unknown_is_drift() -> None:
 def test_unknown_column_heading_is_drift() -> None:
     raw = _mutated(TABLE_2024, "<th>Pricing Per <i", "<th>Price Per <i")
     with pytest.raises(SchemaDriftError, match="unknown column"):
-        hyperstack.parse([raw])
+        hyperstack.PROVIDER.parse([raw])
 
 
 def test_renamed_card_grid_class_is_drift() -> None:
     raw = _mutated(CARDS_2025, "page-price_card_main", "page-price_box")
     with pytest.raises(SchemaDriftError, match="GPU Model"):
-        hyperstack.parse([raw])
+        hyperstack.PROVIDER.parse([raw])
 
 
 def test_price_cell_with_a_no_price_marker_is_counted() -> None:
@@ -217,7 +217,7 @@ def test_2024_negative_table_price_is_read_as_printed() -> None:
 
 def test_identical_replayed_bodies_are_parsed_once() -> None:
     raw = _raw(CARDS_2025)
-    assert len(hyperstack.parse([raw, raw])) == 13
+    assert len(hyperstack.PROVIDER.parse([raw, raw])) == 13
 
 
 # --- the Infrahub API, on responses shaped like its documentation ----------------------------
@@ -293,7 +293,7 @@ def _api_responses() -> list[RawResponse]:
 
 
 def test_api_offers_one_per_gpu_flavor_priced_per_gpu_hour() -> None:
-    offers = hyperstack.parse(_api_responses())
+    offers = hyperstack.PROVIDER.parse(_api_responses())
     by_key = {(o.instance_type, o.region): o for o in offers}
     assert set(by_key) == {
         ("n3-H100x1", "CANADA-1"),
@@ -363,18 +363,18 @@ def test_api_no_priced_gpu_flavor_is_drift() -> None:
     book = [_book("Cloud-SSD", 0.0001)]
     responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
     with pytest.raises(SchemaDriftError, match=r"no priced GPU flavor.*'unpriced_gpu': 3"):
-        hyperstack.parse(responses)
+        hyperstack.PROVIDER.parse(responses)
 
 
 def test_api_pricebook_without_flavors_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="flavors"):
-        hyperstack.parse([_json(hyperstack.PRICEBOOK_URL, PRICEBOOK)])
+        hyperstack.PROVIDER.parse([_json(hyperstack.PRICEBOOK_URL, PRICEBOOK)])
 
 
 def test_api_flavors_renamed_envelope_is_drift() -> None:
     renamed = {"status": True, "flavours": FLAVORS["data"]}
     with pytest.raises(SchemaDriftError, match="neither a pricebook nor flavors"):
-        hyperstack.parse([_json(hyperstack.PRICEBOOK_URL, PRICEBOOK), _json("x", renamed)])
+        hyperstack.PROVIDER.parse([_json(hyperstack.PRICEBOOK_URL, PRICEBOOK), _json("x", renamed)])
 
 
 # --- fetch --------------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def test_fetch_without_key_gets_the_public_page() -> None:
         responses = hyperstack.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", hyperstack.PRICING_URL)]
     assert "api_key" not in seen[0].headers
-    assert len(hyperstack.parse(responses)) == 9
+    assert len(hyperstack.PROVIDER.parse(responses)) == 9
 
 
 def test_fetch_with_key_gets_pricebook_and_flavors_with_api_key_header() -> None:
@@ -410,7 +410,7 @@ def test_fetch_with_key_gets_pricebook_and_flavors_with_api_key_header() -> None
         ("GET", hyperstack.FLAVORS_URL),
     ]
     assert all(r.headers["api_key"] == "secret-key" for r in seen)
-    assert len(hyperstack.parse(responses)) == 3
+    assert len(hyperstack.PROVIDER.parse(responses)) == 3
 
 
 @pytest.mark.parametrize("token", [None, "key"])
@@ -423,11 +423,11 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     ]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = hyperstack.parse(hyperstack.fetch(client, token))
+            offers = hyperstack.PROVIDER.parse(hyperstack.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
 
 
 def test_api_unpriced_non_gpu_pricebook_entry_is_ignored() -> None:
     book = [*PRICEBOOK, _book("Llama-3-70B/input-tokens", 0.0) | {"value": None}]
     responses = [_json(hyperstack.PRICEBOOK_URL, book), _json(hyperstack.FLAVORS_URL, FLAVORS)]
-    assert len(hyperstack.parse(responses)) == 3
+    assert len(hyperstack.PROVIDER.parse(responses)) == 3

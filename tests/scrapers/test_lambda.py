@@ -47,7 +47,7 @@ def _by_name(offers: list[Offer]) -> dict[str, Offer]:
 
 
 def test_2026_01_tab_panel_prices_read_off_the_page() -> None:
-    by_name = _by_name(lambda_cloud.parse([_raw(CAPTURE_2026)]))
+    by_name = _by_name(lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026)]))
     assert len(by_name) == 5
 
     h100 = by_name["8x NVIDIA H100 SXM (80 GB)"]  # "NVIDIA H100 SXM | 80 GB | 208 | 1800 GiB | ..."
@@ -86,7 +86,7 @@ def test_2026_01_every_tab_panel_present_is_parsed() -> None:
     start = body.index(b'<div role="tabpanel"')
     end = body.index(b"</table>", start) + len(b"</table>")
     panel_4x = body[start:end].replace(b"tabpanel-0", b"tabpanel-1").replace(b'"tab-0"', b'"tab-1"')
-    offers = lambda_cloud.parse([_raw(CAPTURE_2026, body[:end] + b"</div>" + panel_4x)])
+    offers = lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026, body[:end] + b"</div>" + panel_4x)])
     by_name = _by_name(offers)
     assert len(offers) == 10
     assert by_name["4x NVIDIA H100 SXM (80 GB)"].gpu_count == 4
@@ -150,7 +150,7 @@ def test_2026_negative_price_is_still_drift() -> None:
     # An impossible price is a broken page, not one odd cell (the fault matrix's negative_price).
     body = _with_panel(3, {b"$2.99": b"$-2.99"})
     with pytest.raises(SchemaDriftError, match="negative price"):
-        lambda_cloud.parse([_raw(CAPTURE_2026, body)])
+        lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026, body)])
 
 
 def _with_row(plan: bytes, new_plan: bytes, body: bytes | None = None) -> bytes:
@@ -203,7 +203,7 @@ def test_2026_01_agrees_with_the_2026_02_parsed_page() -> None:
         for row in other
         if row["price_per_hour_usd"] is not None
     }
-    ours = lambda_cloud.parse([_raw(CAPTURE_2026)])
+    ours = lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026)])
     assert len(ours) == 5
     for offer in ours:
         key = (offer.gpu_name, offer.vram_gb_reported, int(offer.vcpus or 0))
@@ -214,7 +214,7 @@ def test_2026_01_agrees_with_the_2026_02_parsed_page() -> None:
 
 
 def test_2024_11_flat_table_prices_read_off_the_page() -> None:
-    offers = lambda_cloud.parse([_raw(CAPTURE_2024)])
+    offers = lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2024)])
     by_name = _by_name(offers)
     # 18 rows; "Reserved 8x NVIDIA H100 SXM" says CONTACT SALES: no public price, no offer.
     assert len(offers) == 17
@@ -243,7 +243,7 @@ def test_2024_11_flat_table_prices_read_off_the_page() -> None:
 
 
 def test_2023_09_on_demand_table_is_priced_per_instance() -> None:
-    by_name = _by_name(lambda_cloud.parse([_raw(CAPTURE_2023)]))
+    by_name = _by_name(lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2023)]))
     on_demand = [o for o in by_name.values() if o.pricing is PricingModel.ON_DEMAND]
     assert len(on_demand) == 13
     assert all(o.price_per is PricePer.INSTANCE for o in on_demand)  # "$20.72 / hr"
@@ -270,7 +270,7 @@ def test_2023_09_on_demand_table_is_priced_per_instance() -> None:
 
 
 def test_2023_09_reserved_clusters_with_their_terms() -> None:
-    offers = lambda_cloud.parse([_raw(CAPTURE_2023)])
+    offers = lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2023)])
     reserved = {o.instance_type: o for o in offers if o.pricing is PricingModel.RESERVED}
     assert set(reserved) == {"Reserved 8x NVIDIA H100 (80 GB)", "Sprint 8x NVIDIA H100 (80 GB)"}
 
@@ -293,13 +293,13 @@ def test_2023_09_reserved_clusters_with_their_terms() -> None:
 def test_2026_price_cell_removed_is_drift() -> None:
     body = re.sub(rb'<td data-label="PRICE/GPU/HR\*">\$2\.99</td>', b"", CAPTURE_2026.read_bytes())
     with pytest.raises(SchemaDriftError, match="NVIDIA H100 SXM"):
-        lambda_cloud.parse([_raw(CAPTURE_2026, body)])
+        lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026, body)])
 
 
 def test_2026_price_column_no_longer_per_gpu_is_drift() -> None:
     body = CAPTURE_2026.read_bytes().replace(b"PRICE/GPU/HR*", b"PRICE/HR*")
     with pytest.raises(SchemaDriftError, match="headers changed"):
-        lambda_cloud.parse([_raw(CAPTURE_2026, body)])
+        lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2026, body)])
 
 
 def test_2024_price_in_another_unit_is_an_unknown_unit_of_that_row() -> None:
@@ -329,7 +329,7 @@ def test_2024_unknown_gpu_and_priced_reserved_rows_are_counted() -> None:
 def test_2023_renamed_on_demand_header_is_unknown_layout() -> None:
     body = CAPTURE_2023.read_bytes().replace(b"VRAM per GPU", b"GPU memory")
     with pytest.raises(SchemaDriftError, match="unknown layout"):
-        lambda_cloud.parse([_raw(CAPTURE_2023, body)])
+        lambda_cloud.PROVIDER.parse([_raw(CAPTURE_2023, body)])
 
 
 def test_2023_a100_configuration_without_a_known_part_is_an_unknown_sku() -> None:
@@ -357,7 +357,9 @@ def test_2023_unknown_reserved_term_is_counted_by_its_text() -> None:
 
 def test_page_without_pricing_is_unknown_layout() -> None:
     with pytest.raises(SchemaDriftError, match="unknown layout"):
-        lambda_cloud.parse([_raw(CAPTURE_2026, b"<html><body><p>Pricing</p></body></html>")])
+        lambda_cloud.PROVIDER.parse(
+            [_raw(CAPTURE_2026, b"<html><body><p>Pricing</p></body></html>")]
+        )
 
 
 # --- Cloud API instance-types ---------------------------------------------------------------------
@@ -427,7 +429,7 @@ def _api_raw(payload: Any) -> RawResponse:
 
 
 def test_api_instance_types_one_offer_per_region_with_capacity() -> None:
-    offers = lambda_cloud.parse([_api_raw(_doc_shaped_instance_types())])
+    offers = lambda_cloud.PROVIDER.parse([_api_raw(_doc_shaped_instance_types())])
     by_key = {(o.instance_type, o.region): o for o in offers}
     assert set(by_key) == {
         ("gpu_8x_h100_sxm5", "us-east-1"),
@@ -450,12 +452,12 @@ def test_api_instance_type_without_price_is_drift() -> None:
     payload = _doc_shaped_instance_types()
     del payload["data"]["gpu_1x_a10"]["instance_type"]["price_cents_per_hour"]
     with pytest.raises(SchemaDriftError, match="gpu_1x_a10"):
-        lambda_cloud.parse([_api_raw(payload)])
+        lambda_cloud.PROVIDER.parse([_api_raw(payload)])
 
 
 def test_api_without_data_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="'data'"):
-        lambda_cloud.parse([_api_raw({"error": {"code": "global/invalid-api-key"}})])
+        lambda_cloud.PROVIDER.parse([_api_raw({"error": {"code": "global/invalid-api-key"}})])
 
 
 # --- live fetch: request shape --------------------------------------------------------------------
@@ -480,7 +482,7 @@ def test_fetch_without_token_gets_the_pricing_page_only() -> None:
     assert [(r.method, str(r.url)) for r in requests] == [("GET", "https://lambda.ai/pricing")]
     assert "authorization" not in requests[0].headers
     assert requests[0].headers["user-agent"].startswith("gpuprices/")
-    assert len(lambda_cloud.parse(responses)) == 5
+    assert len(lambda_cloud.PROVIDER.parse(responses)) == 5
 
 
 def test_fetch_with_token_adds_the_api_with_basic_auth() -> None:
@@ -496,7 +498,7 @@ def test_fetch_with_token_adds_the_api_with_basic_auth() -> None:
     assert requests[1].headers["authorization"] == expected
     assert "authorization" not in requests[0].headers
     assert "secret_key" not in responses[1].url
-    assert len(lambda_cloud.parse(responses)) == 5 + 3
+    assert len(lambda_cloud.PROVIDER.parse(responses)) == 5 + 3
 
 
 def test_replay_with_token_answers_both_requests_with_one_capture() -> None:
@@ -505,4 +507,4 @@ def test_replay_with_token_answers_both_requests_with_one_capture() -> None:
     with _mock_client(requests) as client:
         responses = lambda_cloud.fetch(client, "secret_key")
     assert len(responses) == 2
-    assert len(lambda_cloud.parse(responses)) == 5
+    assert len(lambda_cloud.PROVIDER.parse(responses)) == 5

@@ -26,7 +26,7 @@ def _by_type(offers):
 
 
 def test_one_offer_per_gpu_tier() -> None:
-    offers = modal.parse([_raw()])
+    offers = modal.PROVIDER.parse([_raw()])
     assert [o.gpu_name for o in offers] == [
         "Nvidia B200",
         "Nvidia H200",
@@ -52,7 +52,7 @@ def test_one_offer_per_gpu_tier() -> None:
 
 
 def test_h100_price_per_gpu_second() -> None:
-    h100 = _by_type(modal.parse([_raw()]))["modal-h100"]
+    h100 = _by_type(modal.PROVIDER.parse([_raw()]))["modal-h100"]
     assert h100.price == Decimal("0.001097")
     assert h100.currency == "USD"
     assert h100.price_unit is PriceUnit.SECOND
@@ -68,7 +68,7 @@ def test_h100_price_per_gpu_second() -> None:
 
 
 def test_other_tiers_read_off_the_capture() -> None:
-    offers = _by_type(modal.parse([_raw()]))
+    offers = _by_type(modal.PROVIDER.parse([_raw()]))
     assert offers["modal-b200"].price == Decimal("0.001736")
     assert offers["modal-t4"].price == Decimal("0.000164")
     a100 = offers["modal-a100-80gb"]
@@ -79,7 +79,7 @@ def test_other_tiers_read_off_the_capture() -> None:
 
 def test_per_hour_toggle_is_read_as_hourly() -> None:
     body = CAPTURE.read_bytes().replace(b"/ sec</span>", b"/ h</span>")
-    offers = _by_type(modal.parse([_raw(body)]))
+    offers = _by_type(modal.PROVIDER.parse([_raw(body)]))
     assert len(offers) == 9
     assert offers["modal-h100"].price_unit is PriceUnit.HOUR
     assert offers["modal-h100"].price == Decimal("0.001097")
@@ -132,7 +132,7 @@ def test_one_unreadable_row_is_excluded_and_the_others_published(
 
 def test_negative_price_is_emitted_for_the_loader_to_reject() -> None:
     body = CAPTURE.read_bytes().replace(b"$0.001097 <span", b"$-0.001097 <span")
-    assert _by_type(modal.parse([_raw(body)]))["modal-h100"].price == Decimal("-0.001097")
+    assert _by_type(modal.PROVIDER.parse([_raw(body)]))["modal-h100"].price == Decimal("-0.001097")
 
 
 def test_unknown_gpu_label_is_reported_not_published() -> None:
@@ -146,14 +146,14 @@ def test_unknown_gpu_label_is_reported_not_published() -> None:
 
 def test_tier_names_are_matched_without_regard_to_case_and_spacing() -> None:
     body = CAPTURE.read_bytes().replace(b">Nvidia H100<", b">NVIDIA  H100<")
-    h100 = _by_type(modal.parse([_raw(body)]))["modal-h100"]
+    h100 = _by_type(modal.PROVIDER.parse([_raw(body)]))["modal-h100"]
     assert (h100.gpu_name, h100.price) == ("NVIDIA H100 SXM", Decimal("0.001097"))
 
 
 def test_tier_listed_twice_raises() -> None:
     body = CAPTURE.read_bytes().replace(b">Nvidia H200<", b">Nvidia H100<")
     with pytest.raises(SchemaDriftError, match="listed twice"):
-        modal.parse([_raw(body)])
+        modal.PROVIDER.parse([_raw(body)])
 
 
 def test_new_tier_labels_rtx_pro_6000_and_a10_are_read() -> None:
@@ -163,7 +163,7 @@ def test_new_tier_labels_rtx_pro_6000_and_a10_are_read() -> None:
         .replace(b">Nvidia A10G<", b">Nvidia A10<")
         .replace(b">Nvidia L40S<", b">Nvidia RTX PRO 6000<")
     )
-    offers = _by_type(modal.parse([_raw(body)]))
+    offers = _by_type(modal.PROVIDER.parse([_raw(body)]))
     assert len(offers) == 9
     assert (offers["modal-a10"].gpu_name, offers["modal-a10"].price) == (
         "Nvidia A10",
@@ -199,7 +199,7 @@ def test_sandbox_section_with_its_own_gpu_tasks_is_excluded_and_counted() -> Non
     body = _with_after_memory(b'<h3 class="marketing-h4">Sandboxes</h3> ' + sandbox_rows)
     offers, excluded = modal.parse_with_exclusions([_raw(body)])
     assert excluded == {"sandbox_price": 9}
-    assert offers == modal.parse([_raw()])
+    assert offers == modal.PROVIDER.parse([_raw()])
 
 
 def test_sandbox_paragraph_heading_rows_are_excluded_and_counted() -> None:
@@ -207,7 +207,7 @@ def test_sandbox_paragraph_heading_rows_are_excluded_and_counted() -> None:
     body = _with_after_memory(b'<p class="font-medium text-lg mb-2">Sandbox GPUs</p>' + rows)
     offers, excluded = modal.parse_with_exclusions([_raw(body)])
     assert excluded == {"sandbox_price": 9}
-    assert [o.price for o in offers] == [o.price for o in modal.parse([_raw()])]
+    assert [o.price for o in offers] == [o.price for o in modal.PROVIDER.parse([_raw()])]
 
 
 def test_unpriced_gpu_row_is_counted_and_a_second_function_list_is_drift() -> None:
@@ -219,7 +219,7 @@ def test_unpriced_gpu_row_is_counted_and_a_second_function_list_is_drift() -> No
     assert "modal-b200" not in _by_type(offers) and len(offers) == 8
     # A second GPU Tasks list outside any Sandbox section is not guessed at.
     with pytest.raises(SchemaDriftError, match="expected one 'GPU Tasks' heading, found 2"):
-        modal.parse([_raw(_with_after_memory(_gpu_rows()))])
+        modal.PROVIDER.parse([_raw(_with_after_memory(_gpu_rows()))])
 
 
 def test_fetch_gets_the_pricing_page() -> None:
@@ -238,4 +238,4 @@ def test_fetch_gets_the_pricing_page() -> None:
     assert str(request.url) == "https://modal.com/pricing"
     assert "authorization" not in request.headers
     assert request.headers["user-agent"] == http.USER_AGENT
-    assert len(modal.parse(responses)) == 9
+    assert len(modal.PROVIDER.parse(responses)) == 9

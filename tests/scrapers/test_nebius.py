@@ -40,7 +40,7 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 
 
 def test_2024_configuration_table_prices_per_instance_hour() -> None:
-    offers = nebius.parse([_raw(TABLE_2024)])
+    offers = nebius.PROVIDER.parse([_raw(TABLE_2024)])
     assert len(offers) == 5
     assert {o.pricing for o in offers} == {PricingModel.ON_DEMAND}
     h200x8 = _by_key(offers)[("8x H200 SXM", PricingModel.ON_DEMAND)]
@@ -65,7 +65,7 @@ def test_2024_configuration_table_prices_per_instance_hour() -> None:
 
 
 def test_2024_reserve_column_and_commitment_cards_are_not_emitted() -> None:
-    offers = nebius.parse([_raw(TABLE_2024)])
+    offers = nebius.PROVIDER.parse([_raw(TABLE_2024)])
     prices = {o.price for o in offers}
     assert Decimal("18.40") not in prices  # 8 × H200 "Reserve": no term on the page
     assert Decimal("2.30") not in prices  # H200 commitment card "as low as $2.30"
@@ -73,7 +73,7 @@ def test_2024_reserve_column_and_commitment_cards_are_not_emitted() -> None:
 
 
 def test_2026_gpu_instances_table_per_gpu_hour() -> None:
-    offers = nebius.parse([_raw(TABLE_2026)])
+    offers = nebius.PROVIDER.parse([_raw(TABLE_2026)])
     assert len(offers) == 14
     by_key = _by_key(offers)
     h100 = by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
@@ -95,7 +95,7 @@ def test_2026_contact_us_rows_are_counted_not_offers() -> None:
 
 
 def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
-    known = nebius.parse([_raw(TABLE_2026)])
+    known = nebius.PROVIDER.parse([_raw(TABLE_2026)])
     raw = _mutated(TABLE_2026, "NVIDIA RTX PRO 6000", "NVIDIA Z100")
     offers, excluded = nebius.PROVIDER.parse_report([raw])
     assert excluded == {"contact us": 2, "dashes": 2, "unknown_gpu NVIDIA Z100": 1}
@@ -137,7 +137,7 @@ def test_2026_every_gpu_row_unknown_is_drift() -> None:
 
 
 def test_2026_from_prices_take_the_smallest_configuration() -> None:
-    by_key = _by_key(nebius.parse([_raw(TABLE_2026)]))
+    by_key = _by_key(nebius.PROVIDER.parse([_raw(TABLE_2026)]))
     intel = by_key[("NVIDIA L40S with Intel CPU", PricingModel.ON_DEMAND)]
     assert (intel.price, intel.vcpus, intel.ram_gb) == (Decimal("1.82"), 16, 96)  # "16-192"
     amd = by_key[("NVIDIA L40S with AMD CPU", PricingModel.SPOT)]
@@ -159,7 +159,7 @@ def test_2026_l40s_rows_agree_with_another_tools_parse() -> None:
     }
     ours = {
         (o.price, o.vcpus, o.ram_gb)
-        for o in nebius.parse([_raw(TABLE_2026)])
+        for o in nebius.PROVIDER.parse([_raw(TABLE_2026)])
         if "L40S" in o.gpu_name and o.pricing is PricingModel.ON_DEMAND
     }
     assert ours == theirs == {(Decimal("1.82"), 16, 96), (Decimal("1.55"), 8, 32)}
@@ -168,19 +168,19 @@ def test_2026_l40s_rows_agree_with_another_tools_parse() -> None:
 def test_2026_renamed_price_column_is_drift() -> None:
     raw = _mutated(TABLE_2026, "<p>On-demand, GPU-hour</p>", "<p>On-demand, hour</p>")
     with pytest.raises(SchemaDriftError, match="unknown GPU table column"):
-        nebius.parse([raw])
+        nebius.PROVIDER.parse([raw])
 
 
 def test_2024_renamed_price_column_is_drift() -> None:
     raw = _mutated(TABLE_2024, "<span>On demand</span>", "<span>Pay as you go</span>")
     with pytest.raises(SchemaDriftError, match="unknown GPU table column"):
-        nebius.parse([raw])
+        nebius.PROVIDER.parse([raw])
 
 
 def test_page_without_either_table_is_drift() -> None:
     raw = _mutated(TABLE_2026, "pc-highlight-table-block__table", "pc-price-grid")
     with pytest.raises(SchemaDriftError, match="no GPU price table"):
-        nebius.parse([raw])
+        nebius.PROVIDER.parse([raw])
 
 
 def test_fetch_gets_the_pricing_page() -> None:
@@ -195,7 +195,7 @@ def test_fetch_gets_the_pricing_page() -> None:
         responses = nebius.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", nebius.PRICING_URL)]
     assert "authorization" not in seen[0].headers
-    assert len(nebius.parse(responses)) == 14
+    assert len(nebius.PROVIDER.parse(responses)) == 14
 
 
 @pytest.mark.parametrize("token", [None, "unused"])
@@ -208,7 +208,7 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     ]  # the PARSED json is not replayed
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = nebius.parse(nebius.fetch(client, token))
+            offers = nebius.PROVIDER.parse(nebius.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
 
 
@@ -242,7 +242,7 @@ def _edited(path: Path, edit) -> RawResponse:
 def test_2026_09_current_column_in_force_before_the_effective_date() -> None:
     raw = _raw(PAGE_2026_09)
     assert raw.fetched_at == datetime(2026, 9, 1, tzinfo=UTC)  # "c2026-09": month precision
-    offers = nebius.parse([raw])
+    offers = nebius.PROVIDER.parse([raw])
     assert len(offers) == 9
     by_key = _by_key(offers)
     # "On-demand, GPU-hour" (not "GPU-hour (Effective October 1, 2026)") on 2026-09-01.
@@ -267,11 +267,11 @@ def test_2026_09_current_column_in_force_before_the_effective_date() -> None:
 
 def test_2026_09_effective_column_in_force_from_its_date() -> None:
     before = _by_key(
-        nebius.parse([_observed(PAGE_2026_09, datetime(2026, 9, 30, 23, 59, tzinfo=UTC))])
+        nebius.PROVIDER.parse([_observed(PAGE_2026_09, datetime(2026, 9, 30, 23, 59, tzinfo=UTC))])
     )
     assert before[("NVIDIA HGX H100", PricingModel.ON_DEMAND)].price == Decimal("3.85")
     for when in (datetime(2026, 10, 1, tzinfo=UTC), datetime(2027, 3, 1, tzinfo=UTC)):
-        offers = nebius.parse([_observed(PAGE_2026_09, when)])
+        offers = nebius.PROVIDER.parse([_observed(PAGE_2026_09, when)])
         assert len(offers) == 9
         by_key = _by_key(offers)
         # "GPU-hour (Effective October 1, 2026)"
@@ -284,7 +284,7 @@ def test_2026_09_effective_column_in_force_from_its_date() -> None:
 
 
 def test_2026_09_dynamic_spot_floors_are_not_offers_flat_rate_l40s_is() -> None:
-    offers = nebius.parse([_raw(PAGE_2026_09)])
+    offers = nebius.PROVIDER.parse([_raw(PAGE_2026_09)])
     spot = {o.instance_type: o for o in offers if o.pricing is PricingModel.SPOT}
     # "from $0.79" for HGX H100 is the floor of a dynamic price; L40S rows (**) are flat rates.
     assert set(spot) == {"NVIDIA L40S with Intel CPU", "NVIDIA L40S with AMD CPU"}
@@ -302,7 +302,7 @@ def test_2026_09_dynamic_spot_floors_are_not_offers_flat_rate_l40s_is() -> None:
 
 
 def test_2026_09_cpu_storage_and_service_tables_are_not_gpu_offers() -> None:
-    offers = nebius.parse([_raw(PAGE_2026_09)])
+    offers = nebius.PROVIDER.parse([_raw(PAGE_2026_09)])
     assert all(o.gpu_name.startswith("NVIDIA ") for o in offers)
     # CPU-only "AMD EPYC Genoa from $0.10 / from $0.13 (Effective ...)" is not read.
     assert {Decimal("0.10"), Decimal("0.13")}.isdisjoint(o.price for o in offers)
@@ -315,7 +315,7 @@ def test_2026_09_gpu_instances_table_removed_is_drift() -> None:
 
     # The preemptible table is still there, but a page without on-demand GPU prices is drift.
     with pytest.raises(SchemaDriftError, match="no GPU table with an on-demand column"):
-        nebius.parse([_edited(PAGE_2026_09, remove)])
+        nebius.PROVIDER.parse([_edited(PAGE_2026_09, remove)])
 
 
 def test_2026_09_all_gpu_tables_removed_is_drift() -> None:
@@ -325,7 +325,7 @@ def test_2026_09_all_gpu_tables_removed_is_drift() -> None:
                 table.decompose()
 
     with pytest.raises(SchemaDriftError, match="no GPU price table"):
-        nebius.parse([_edited(PAGE_2026_09, remove)])
+        nebius.PROVIDER.parse([_edited(PAGE_2026_09, remove)])
 
 
 @pytest.mark.parametrize(
@@ -342,7 +342,7 @@ def test_2026_09_unreadable_effective_column_is_drift(heading: str, message: str
         cells[-1].inner_html = heading
 
     with pytest.raises(SchemaDriftError, match=message):
-        nebius.parse([_edited(PAGE_2026_09, rename)])
+        nebius.PROVIDER.parse([_edited(PAGE_2026_09, rename)])
 
 
 def test_2026_09_plain_price_in_the_dynamic_spot_column_is_counted_not_published() -> None:
@@ -355,7 +355,7 @@ def test_2026_09_plain_price_in_the_dynamic_spot_column_is_counted_not_published
     # row, so its price is not guessed; the rest of the page is published.
     offers, excluded = nebius.parse_with_exclusions([_edited(PAGE_2026_09, plain)])
     assert excluded == {"contact us": 2, "dynamic_spot_floor": 4, "unparsed_price": 1}
-    assert offers == nebius.parse([_raw(PAGE_2026_09)])
+    assert offers == nebius.PROVIDER.parse([_raw(PAGE_2026_09)])
 
 
 def test_2026_09_exclusions_of_the_page() -> None:

@@ -61,14 +61,14 @@ def test_capture_counts() -> None:
 
 def test_h100_per_gpu_price() -> None:
     # B98415 "Oracle Cloud Infrastructure - Compute - GPU - H100", GPU Per Hour, $10
-    h100 = _by_shape(oracle.parse([_raw()]))["BM.GPU.H100.8"]
+    h100 = _by_shape(oracle.PROVIDER.parse([_raw()]))["BM.GPU.H100.8"]
     assert h100.price == Decimal(10)
     assert (h100.gpu_name, h100.gpu_count, h100.vram_gb_reported) == ("NVIDIA H100 SXM", 8, 80)
     assert h100.observed_at == datetime(2026, 10, 1, tzinfo=UTC)
 
 
 def test_other_parts_read_off_the_capture() -> None:
-    shapes = _by_shape(oracle.parse([_raw()]))
+    shapes = _by_shape(oracle.PROVIDER.parse([_raw()]))
     assert shapes["BM.GPU.H200.8"].price == Decimal(10)
     assert shapes["BM.GPU.B200.8"].price == Decimal(14)
     assert (shapes["BM.GPU.L40S.4"].price, shapes["BM.GPU.L40S.4"].gpu_count) == (Decimal("3.5"), 4)
@@ -138,14 +138,14 @@ def test_unreadable_price_of_one_part_is_excluded(
 def test_missing_items_is_drift() -> None:
     body = CAPTURE.read_bytes().replace(b'"items"', b'"products"')
     with pytest.raises(SchemaDriftError, match="items"):
-        oracle.parse([_raw(body)])
+        oracle.PROVIDER.parse([_raw(body)])
 
 
 @pytest.mark.parametrize("value", [0, -10])
 def test_zero_or_negative_price_is_rejected_not_excluded(value: int) -> None:
     localizations = _usd({"model": "PAY_AS_YOU_GO", "value": value})
     with pytest.raises(SchemaDriftError, match=r"B98415: price .* is not positive"):
-        oracle.parse([_raw(_with_h100(currencyCodeLocalizations=localizations))])
+        oracle.PROVIDER.parse([_raw(_with_h100(currencyCodeLocalizations=localizations))])
 
 
 def test_no_pay_as_you_go_price_anywhere_is_drift_and_says_so() -> None:
@@ -153,13 +153,13 @@ def test_no_pay_as_you_go_price_anywhere_is_drift_and_says_so() -> None:
     with pytest.raises(
         SchemaDriftError, match=r"no priced GPU-hour part.*no_pay_as_you_go_price 16"
     ):
-        oracle.parse([_raw(body)])
+        oracle.PROVIDER.parse([_raw(body)])
 
 
 def test_no_gpu_hour_items_is_drift() -> None:
     body = CAPTURE.read_bytes().replace(b'"GPU Per Hour"', b'"OCPU Per Hour"')
     with pytest.raises(SchemaDriftError, match="no priced GPU-hour part"):
-        oracle.parse([_raw(body)])
+        oracle.PROVIDER.parse([_raw(body)])
 
 
 def test_only_unknown_parts_is_drift_naming_them() -> None:
@@ -191,7 +191,7 @@ def test_fetch_request_shape() -> None:
     assert dict(request.url.params) == {"currencyCode": "USD"}
     assert "authorization" not in request.headers
     assert request.headers["user-agent"] == http.USER_AGENT
-    assert len(oracle.parse(responses)) == 21
+    assert len(oracle.PROVIDER.parse(responses)) == 21
 
 
 def test_fetch_follows_ords_next_links() -> None:
@@ -219,7 +219,7 @@ def test_fetch_follows_ords_next_links() -> None:
     with http.make_client(httpx.MockTransport(handler)) as client:
         responses = oracle.fetch(client, None)
     assert [str(r.url) for r in requests] == [oracle.SOURCE_URL, next_url]
-    assert sorted(o.instance_type for o in oracle.parse(responses)) == [
+    assert sorted(o.instance_type for o in oracle.PROVIDER.parse(responses)) == [
         "BM.GPU.A10.4",
         "BM.GPU.H100.8",
         "VM.GPU.A10.1",
@@ -272,7 +272,7 @@ def test_a_failed_page_after_the_first_is_skipped_and_reported(
     assert list(skipped) == [f"page {page}"]
     assert f"HTTP {status}" in skipped[f"page {page}"]
     assert len(responses) == page - 1
-    published = {o.instance_type for o in oracle.parse(responses)}
+    published = {o.instance_type for o in oracle.PROVIDER.parse(responses)}
     assert "BM.GPU.H100.8" in published  # page 1
     assert ("VM.GPU.A10.1" in published) is (page > 2)  # page 2
     assert "BM.GPU.H200.8" not in published  # page 3 is never there
@@ -294,4 +294,4 @@ def test_all_pages_fetched_reports_nothing_skipped() -> None:
     with http.make_client(httpx.MockTransport(handler)) as client:
         responses, skipped = oracle.PROVIDER.fetch_report(client, None)
     assert skipped == {} and len(responses) == len(requests) == 3
-    assert len(oracle.parse(responses)) == 5  # H100, three A10 shapes, H200
+    assert len(oracle.PROVIDER.parse(responses)) == 5  # H100, three A10 shapes, H200

@@ -29,7 +29,7 @@ def _raw() -> RawResponse:
 
 @cache
 def _offers() -> tuple[Offer, ...]:
-    return tuple(ovh.parse([_raw()]))
+    return tuple(ovh.PROVIDER.parse([_raw()]))
 
 
 def _mutated(old: str, new: str) -> RawResponse:
@@ -115,7 +115,7 @@ def test_full_catalog_envelope_parses_the_same() -> None:
         "planFamilies": [],
     }
     raw = dataclasses.replace(_raw(), body=json.dumps(catalog).encode())
-    assert ovh.parse([raw]) == list(_offers())
+    assert ovh.PROVIDER.parse([raw]) == list(_offers())
 
 
 def _plans() -> list[dict[str, Any]]:
@@ -158,7 +158,7 @@ def test_every_price_in_another_unit_is_drift() -> None:
 def test_negative_price_is_emitted_for_the_loader_to_reject() -> None:
     raw = _mutated('"formattedPrice": "$3505.00 USD"', '"formattedPrice": "$-3505.00 USD"')
     raw = dataclasses.replace(raw, body=raw.body.replace(b"350500000000", b"-350500000000"))
-    offer = next(o for o in ovh.parse([raw]) if o.instance_type == "24hgrai02-v1-us")
+    offer = next(o for o in ovh.PROVIDER.parse([raw]) if o.instance_type == "24hgrai02-v1-us")
     assert (offer.pricing, offer.price) == (PricingModel.ON_DEMAND, Decimal("-3505"))
 
 
@@ -214,12 +214,12 @@ def test_a_yearly_pricing_is_left_out_and_the_monthly_ones_kept() -> None:
 def test_renamed_gpu_family_is_drift() -> None:
     body = _raw().body.replace(b'"name": "gpu"', b'"name": "accelerator"')
     with pytest.raises(SchemaDriftError, match="no plan with a 'gpu' addon family"):
-        ovh.parse([dataclasses.replace(_raw(), body=body)])
+        ovh.PROVIDER.parse([dataclasses.replace(_raw(), body=body)])
 
 
 def test_renamed_addon_families_key_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="every plan is without addonFamilies"):
-        ovh.parse([_mutated('"addonFamilies"', '"addons_families"')])
+        ovh.PROVIDER.parse([_mutated('"addonFamilies"', '"addons_families"')])
 
 
 def test_a_plan_without_addon_families_is_counted() -> None:
@@ -233,7 +233,7 @@ def test_a_plan_without_addon_families_is_counted() -> None:
 def test_body_without_plans_is_drift() -> None:
     raw = dataclasses.replace(_raw(), body=b'{"catalogId": 1, "plans": []}')
     with pytest.raises(SchemaDriftError, match="expected a catalog with 'plans'"):
-        ovh.parse([raw])
+        ovh.PROVIDER.parse([raw])
 
 
 def test_fetch_gets_the_us_catalog_without_auth() -> None:
@@ -251,7 +251,7 @@ def test_fetch_gets_the_us_catalog_without_auth() -> None:
     assert seen[0].url.copy_with(query=None) == ovh.CATALOG_URL
     assert dict(seen[0].url.params) == {"ovhSubsidiary": "US"}
     assert "authorization" not in seen[0].headers
-    assert len(ovh.parse(responses)) == 27
+    assert len(ovh.PROVIDER.parse(responses)) == 27
 
 
 @pytest.mark.parametrize("token", [None, "unused"])
@@ -260,5 +260,5 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     assert [c.path.name for c in captures] == [PLANS_2026.name]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = ovh.parse(ovh.fetch(client, token))
+            offers = ovh.PROVIDER.parse(ovh.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)

@@ -33,7 +33,7 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 
 
 def test_cards_prices_per_machine_hour() -> None:
-    offers = paperspace.parse([_raw()])
+    offers = paperspace.PROVIDER.parse([_raw()])
     assert len(offers) == 13
     by_key = _by_key(offers)
     a4000 = by_key[("A4000", PricingModel.ON_DEMAND)]
@@ -55,7 +55,7 @@ def test_cards_prices_per_machine_hour() -> None:
 
 
 def test_starred_prices_are_three_year_commitments() -> None:
-    by_key = _by_key(paperspace.parse([_raw()]))
+    by_key = _by_key(paperspace.PROVIDER.parse([_raw()]))
     h100 = by_key[("H100", PricingModel.RESERVED)]
     assert (h100.price, h100.reserved_term_months, h100.vcpus, h100.ram_gb) == (
         Decimal("2.24"),
@@ -71,12 +71,12 @@ def test_starred_prices_are_three_year_commitments() -> None:
 
 
 def test_footnoted_on_demand_h100_price() -> None:
-    h100 = _by_key(paperspace.parse([_raw()]))[("H100", PricingModel.ON_DEMAND)]
+    h100 = _by_key(paperspace.PROVIDER.parse([_raw()]))[("H100", PricingModel.ON_DEMAND)]
     assert (h100.price, h100.reserved_term_months) == (Decimal("6.00"), None)
 
 
 def test_hidden_blocks_are_not_read() -> None:
-    prices = {o.price for o in paperspace.parse([_raw()])}
+    prices = {o.price for o in paperspace.PROVIDER.parse([_raw()])}
     assert Decimal("3.09") not in prices  # the H100 card's hidden stale price block
     assert Decimal("8.96") not in prices  # the unexplained parenthesised amount
 
@@ -111,7 +111,7 @@ def test_negative_price_is_still_drift() -> None:
         '<h1 class="instance-price-2">0.76</h1>', '<h1 class="instance-price-2">-0.76</h1>'
     )
     with pytest.raises(SchemaDriftError, match="card 'A4000': negative price"):
-        paperspace.parse([raw])
+        paperspace.PROVIDER.parse([raw])
 
 
 def test_card_of_an_unknown_machine_type_is_reported_by_name() -> None:
@@ -131,13 +131,13 @@ def test_every_card_renamed_is_drift() -> None:
     raw = _raw()
     body = raw.body.replace(b'class="instance-names">', b'class="instance-names">Z')
     with pytest.raises(SchemaDriftError, match=r"no GPU offers found.*unknown_sku ZA4000"):
-        paperspace.parse([dataclasses.replace(raw, body=body)])
+        paperspace.PROVIDER.parse([dataclasses.replace(raw, body=body)])
 
 
 def test_missing_card_container_is_drift() -> None:
     raw = _mutated("instance-container-flex", "machine-grid")
     with pytest.raises(SchemaDriftError, match="no on-demand machine cards"):
-        paperspace.parse([raw])
+        paperspace.PROVIDER.parse([raw])
 
 
 def test_fetch_gets_the_pricing_page() -> None:
@@ -151,7 +151,7 @@ def test_fetch_gets_the_pricing_page() -> None:
     with make_client(httpx.MockTransport(handler)) as client:
         responses = paperspace.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", paperspace.PRICING_URL)]
-    assert len(paperspace.parse(responses)) == 13
+    assert len(paperspace.PROVIDER.parse(responses)) == 13
 
 
 @pytest.mark.parametrize("token", [None, "unused"])
@@ -160,5 +160,5 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     assert [c.path.name for c in captures] == [CARDS_2024.name]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = paperspace.parse(paperspace.fetch(client, token))
+            offers = paperspace.PROVIDER.parse(paperspace.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)

@@ -53,7 +53,7 @@ def _raw(path: Path, body: bytes | None = None) -> RawResponse:
 
 
 def _offers(path: Path, body: bytes | None = None) -> dict[Key, Offer]:
-    offers = runpod.parse([_raw(path, body)])
+    offers = runpod.PROVIDER.parse([_raw(path, body)])
     by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
     assert len(by_key) == len(offers)
     for offer in offers:
@@ -312,7 +312,7 @@ def test_2026_08_ld_json_read_off_the_capture() -> None:
 def test_renamed_price_key_in_every_item_is_drift() -> None:
     body = GRAPHQL_2025_06_15_1027.read_bytes().replace(b'"securePrice"', b'"secureRate"')
     with pytest.raises(SchemaDriftError, match="no price fields"):
-        runpod.parse([_raw(GRAPHQL_2025_06_15_1027, body)])
+        runpod.PROVIDER.parse([_raw(GRAPHQL_2025_06_15_1027, body)])
 
 
 def test_price_removed_from_one_item_is_drift() -> None:
@@ -320,7 +320,7 @@ def test_price_removed_from_one_item_is_drift() -> None:
     h100 = next(item for item in items if item["id"] == "NVIDIA H100 80GB HBM3")
     del h100["securePrice"]
     with pytest.raises(SchemaDriftError, match="NVIDIA H100 80GB HBM3"):
-        runpod.parse([_raw(GRAPHQL_2025_06_15_1027, json.dumps(items).encode())])
+        runpod.PROVIDER.parse([_raw(GRAPHQL_2025_06_15_1027, json.dumps(items).encode())])
 
 
 def _parse_report(path: Path, body: bytes) -> tuple[dict[Key, Offer], dict[str, int]]:
@@ -356,7 +356,7 @@ def test_negative_price_is_still_drift() -> None:
         items[0]["securePrice"] = -2.49
 
     with pytest.raises(SchemaDriftError, match="negative price"):
-        runpod.parse([_raw(ENVELOPE_2026_09, _c2026_09_with(change))])
+        runpod.PROVIDER.parse([_raw(ENVELOPE_2026_09, _c2026_09_with(change))])
 
 
 def test_c2026_09_item_of_an_unknown_gpu_is_reported_by_name() -> None:
@@ -417,13 +417,13 @@ def test_graphql_error_envelope_is_drift() -> None:
         {"errors": [{"message": 'Cannot query field "oneWeekPrice" on type "GpuType".'}]}
     ).encode()
     with pytest.raises(SchemaDriftError, match="oneWeekPrice"):
-        runpod.parse([_raw(ENVELOPE_2026_09, body)])
+        runpod.PROVIDER.parse([_raw(ENVELOPE_2026_09, body)])
 
 
 def test_lowest_price_items_without_lowest_price_are_drift() -> None:
     body = ITEMS_2026_03.read_bytes().replace(b'"lowestPrice"', b'"lowPrice"')
     with pytest.raises(SchemaDriftError, match="no price fields"):
-        runpod.parse([_raw(ITEMS_2026_03, body)])
+        runpod.PROVIDER.parse([_raw(ITEMS_2026_03, body)])
 
 
 def test_2025_09_row_without_community_price_leaves_that_price_out() -> None:
@@ -446,7 +446,7 @@ def test_2025_09_row_of_an_unknown_gpu_is_reported_by_name() -> None:
 def test_2025_09_spec_tag_renamed_in_every_row_is_drift() -> None:
     body = ROWS_2025_09.read_bytes().replace(b">GB RAM<", b">GB Memory<")
     with pytest.raises(SchemaDriftError, match=r"no offers found.*unknown_spec GB Memory: 5"):
-        runpod.parse([_raw(ROWS_2025_09, body)])
+        runpod.PROVIDER.parse([_raw(ROWS_2025_09, body)])
 
 
 def test_2026_08_unknown_offer_name_is_an_unknown_region_of_that_price() -> None:
@@ -459,7 +459,7 @@ def test_2026_08_unknown_offer_name_is_an_unknown_region_of_that_price() -> None
 
 def test_unknown_page_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="unknown layout"):
-        runpod.parse([_raw(ROWS_2025_09, b"<html><body><h1>Pricing</h1></body></html>")])
+        runpod.PROVIDER.parse([_raw(ROWS_2025_09, b"<html><body><h1>Pricing</h1></body></html>")])
 
 
 # --- live fetch: request shape --------------------------------------------------------------------
@@ -503,7 +503,7 @@ def test_fetch_without_key_posts_the_query_with_no_authorization(token: str | No
     query = json.loads(requests[0].content)["query"]
     assert {"secureCloud", "communityCloud"} <= set(query.split())  # flags for placeholders
     assert json.loads(requests[1].content) == {"query": runpod.LOCATIONS_QUERY, "variables": {}}
-    assert len(runpod.parse(responses)) == 88  # the same body twice: read once
+    assert len(runpod.PROVIDER.parse(responses)) == 88  # the same body twice: read once
 
 
 def test_fetch_with_rejected_key_fails_and_does_not_retry_without_it() -> None:
@@ -548,7 +548,7 @@ def test_fetch_with_key_posts_the_gpu_types_query_with_bearer_auth() -> None:
     assert all(field in query.split() for field in asked)
     # Not emitted, and not in gpuhunt's keyless queries: not asked for.
     assert "oneWeekPrice" not in query
-    assert len(runpod.parse(responses)) == 88
+    assert len(runpod.PROVIDER.parse(responses)) == 88
 
 
 # --- live fetch: gpuhunt's per-location queries ---------------------------------------------------
@@ -786,7 +786,7 @@ def test_a_location_query_that_fails_is_a_skipped_part() -> None:
     assert len(requests) == 6
     assert list(skipped) == ["countryCode CA"]
     assert "HTTP 404" in skipped["countryCode CA"]
-    regions = {o.region for o in runpod.parse(responses)}
+    regions = {o.region for o in runpod.PROVIDER.parse(responses)}
     assert regions == {"secure", "community", *DATA_CENTRES, "RO"}
 
 
@@ -794,7 +794,7 @@ def test_locations_query_failing_leaves_the_per_tier_offers() -> None:
     requests, responses, skipped = _fetch_gpuhunt_shaped(fail=frozenset({"locations"}))
     assert len(requests) == 2 and list(skipped) == ["locations"]
     offers = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o
-              for o in runpod.parse(responses)}  # fmt: skip
+              for o in runpod.PROVIDER.parse(responses)}  # fmt: skip
     assert _undated(offers) == _undated(_offers(GRAPHQL_2025_06_19_1914))
 
 
@@ -830,7 +830,7 @@ def test_location_answer_without_the_stock_fields_is_drift() -> None:
     body = gpuhunt_shaped_answers()["dataCenterId=EU-RO-1"].replace(b'"minVcpu"', b'"vcpus"')
     location, tier = _location_raw(body)
     with pytest.raises(SchemaDriftError, match=r"lacks \['minVcpu'\]"):
-        runpod.parse([tier, location])
+        runpod.PROVIDER.parse([tier, location])
 
 
 def test_location_answer_without_the_tiers_prices_is_drift() -> None:
@@ -839,14 +839,14 @@ def test_location_answer_without_the_tiers_prices_is_drift() -> None:
     )
     location, tier = _location_raw(body, "countryCode=CA")
     with pytest.raises(SchemaDriftError, match="communitySpotPrice"):
-        runpod.parse([tier, location])
+        runpod.PROVIDER.parse([tier, location])
 
 
 def test_location_graphql_error_envelope_is_drift() -> None:
     body = json.dumps({"errors": [{"message": 'Unknown argument "minCudaVersion"'}]}).encode()
     location, tier = _location_raw(body)
     with pytest.raises(SchemaDriftError, match=r"EU-RO-1.*minCudaVersion"):
-        runpod.parse([tier, location])
+        runpod.PROVIDER.parse([tier, location])
 
 
 def test_a_vcpu_figure_that_is_not_a_number_leaves_that_item_out() -> None:
@@ -885,7 +885,7 @@ def test_every_capture_replayed_through_fetch_parses_as_before(capture: Path) ->
         for r in responses
     ]
     assert runpod.parse_with_exclusions(stamped) == runpod.parse_with_exclusions([_raw(capture)])
-    offers = runpod.parse(stamped)
+    offers = runpod.PROVIDER.parse(stamped)
     assert {o.region for o in offers} <= {"secure", "community"}
     if capture != ROWS_2025_09:
         assert all(o.vcpus is None and o.ram_gb is None for o in offers)

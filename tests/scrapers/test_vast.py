@@ -26,7 +26,7 @@ def _raw() -> RawResponse:
 
 
 def test_reduced_capture_every_row_is_an_offer() -> None:
-    offers = vast.parse([_raw()])
+    offers = vast.PROVIDER.parse([_raw()])
     assert len(offers) == 138
     assert len({o.instance_type for o in offers}) == 138
     assert Counter(o.gpu_name for o in offers) == {
@@ -46,7 +46,7 @@ def test_reduced_capture_every_row_is_an_offer() -> None:
 
 
 def test_reduced_capture_first_offers() -> None:
-    offers = vast.parse([_raw()])
+    offers = vast.PROVIDER.parse([_raw()])
     first = offers[0]
     assert (first.gpu_name, first.gpu_count, first.price) == (
         "B200",
@@ -62,13 +62,13 @@ def test_reduced_capture_first_offers() -> None:
 
 
 def test_reduced_identical_rows_are_numbered_and_names_do_not_depend_on_order() -> None:
-    offers = vast.parse([_raw()])
+    offers = vast.PROVIDER.parse([_raw()])
     assert offers[0].instance_type.endswith("-1")
     assert offers[1].instance_type == offers[0].instance_type[:-2] + "-2"  # identical second row
     rows = json.loads(_raw().body)
     reversed_raw = dataclasses.replace(_raw(), body=json.dumps(rows[::-1]).encode())
     names = {o.instance_type: o.price for o in offers}
-    assert {o.instance_type: o.price for o in vast.parse([reversed_raw])} == names
+    assert {o.instance_type: o.price for o in vast.PROVIDER.parse([reversed_raw])} == names
 
 
 def test_reduced_row_without_price_is_counted_and_the_rest_published() -> None:
@@ -93,7 +93,7 @@ def test_reduced_offer_of_an_unknown_gpu_is_reported_by_name() -> None:
     offers, excluded = vast.PROVIDER.parse_report([raw])
     assert excluded == {"unknown_gpu B300": 1}
     assert {o.instance_type: o.price for o in offers} == {
-        o.instance_type: o.price for o in vast.parse([_raw()])
+        o.instance_type: o.price for o in vast.PROVIDER.parse([_raw()])
     }
 
 
@@ -101,13 +101,13 @@ def test_price_renamed_in_every_reduced_row_is_drift() -> None:
     raw = _raw()
     body = raw.body.replace(b'"dph_total"', b'"price"')
     with pytest.raises(SchemaDriftError, match=r"no offers found.*missing_dph_total: 138"):
-        vast.parse([dataclasses.replace(raw, body=body)])
+        vast.PROVIDER.parse([dataclasses.replace(raw, body=body)])
 
 
 def test_envelope_without_offers_is_drift() -> None:
     raw = dataclasses.replace(_raw(), body=b'{"bundles": []}')
     with pytest.raises(SchemaDriftError, match="neither an 'offers' list"):
-        vast.parse([raw])
+        vast.PROVIDER.parse([raw])
 
 
 # --- the full offer shape, as in the search-offers documentation --------------------------------
@@ -141,7 +141,7 @@ def _full(*offers: dict[str, object]) -> RawResponse:
 
 
 def test_full_offer_on_demand_and_spot() -> None:
-    on_demand, spot = vast.parse([_full(_offer(12345678))])
+    on_demand, spot = vast.PROVIDER.parse([_full(_offer(12345678))])
     assert (on_demand.instance_type, on_demand.region) == ("offer-12345678", "Texas, US")
     assert (on_demand.pricing, on_demand.price) == (PricingModel.ON_DEMAND, Decimal("0.8125"))
     assert (spot.pricing, spot.price, spot.instance_type) == (
@@ -159,7 +159,7 @@ def test_full_offer_on_demand_and_spot() -> None:
 
 
 def test_full_offer_without_location_or_bid() -> None:
-    (offer,) = vast.parse([_full(_offer(7, geolocation=None, min_bid=None))])
+    (offer,) = vast.PROVIDER.parse([_full(_offer(7, geolocation=None, min_bid=None))])
     assert (offer.region, offer.pricing) == ("unknown", PricingModel.ON_DEMAND)
 
 
@@ -194,14 +194,14 @@ def test_negative_min_bid_and_zero_on_demand_price_are_drift() -> None:
     # An impossible value is a broken answer, not one odd offer: the scrape fails and the last
     # good data stays served (tests/pipelines/test_fault_matrix.py, negative/zero_price).
     with pytest.raises(SchemaDriftError, match=r"min_bid is -0\.1"):
-        vast.parse([_full(_offer(1, min_bid=-0.1), _offer(2))])
+        vast.PROVIDER.parse([_full(_offer(1, min_bid=-0.1), _offer(2))])
     with pytest.raises(SchemaDriftError, match="dph_total is 0"):
-        vast.parse([_full(_offer(1, dph_total=0), _offer(2))])
+        vast.PROVIDER.parse([_full(_offer(1, dph_total=0), _offer(2))])
 
 
 def test_offers_none_of_which_is_usable_are_drift() -> None:
     with pytest.raises(SchemaDriftError, match=r"no offers found \(left out: missing_id: 1\)"):
-        vast.parse([_full(_offer(7, id=None))])
+        vast.PROVIDER.parse([_full(_offer(7, id=None))])
     with pytest.raises(SchemaDriftError, match="more than half"):
         vast.PROVIDER.parse_report(
             [_full(_offer(1, gpu_name="Z1"), _offer(2, gpu_name="Z2"), _offer(3))]
@@ -213,7 +213,7 @@ def test_element_that_is_not_an_offer_is_drift() -> None:
         vast.BUNDLES_URL, "GET", 200, "application/json", b'{"offers": [1]}', OBSERVED
     )
     with pytest.raises(SchemaDriftError, match="offer is not an object"):
-        vast.parse([raw])
+        vast.PROVIDER.parse([raw])
 
 
 # --- fetch ----------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def test_fetch_searches_verified_rentable_on_demand_offers_cheapest_first() -> N
     assert query["order"] == [["dph_total", "asc"]]
     assert query["limit"] == vast.LIMIT
     assert "authorization" not in request.headers
-    assert len(vast.parse(responses)) == 4
+    assert len(vast.PROVIDER.parse(responses)) == 4
 
 
 def test_fetch_sends_the_bearer_token_when_set() -> None:
@@ -259,5 +259,5 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     ]  # gpu-stats is AGGREGATED: not replayed
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = vast.parse(vast.fetch(client, token))
+            offers = vast.PROVIDER.parse(vast.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)

@@ -56,7 +56,7 @@ def test_2025_07_plan_cards_read_off_the_page() -> None:
 def test_renamed_card_class_is_schema_drift() -> None:
     body = CARDS_2025_07.read_bytes().replace(b"text-eyebrow", b"text-kicker")
     with pytest.raises(SchemaDriftError, match="no plan cards"):
-        voltagepark.parse([_raw(body)])
+        voltagepark.PROVIDER.parse([_raw(body)])
 
 
 def _other_card_only(body: bytes) -> tuple[list[tuple[str, Decimal]], dict[str, int]]:
@@ -80,7 +80,7 @@ def test_one_card_without_its_price_is_counted_and_the_other_published() -> None
 def test_negative_price_is_still_drift() -> None:
     body = CARDS_2025_07.read_bytes().replace(b"$1.99/hr", b"$-1.99/hr")
     with pytest.raises(SchemaDriftError, match="negative price"):
-        voltagepark.parse([_raw(body)])
+        voltagepark.PROVIDER.parse([_raw(body)])
 
 
 def test_one_card_without_its_gpu_range_is_counted() -> None:
@@ -116,7 +116,7 @@ def test_every_card_unknown_or_unreadable_is_still_drift() -> None:
     body = CARDS_2025_07.read_bytes().replace(b"On-Demand, Ethernet", b"Spot, Ethernet")
     body = body.replace(b"HGX H100", b"HGX B200")
     with pytest.raises(SchemaDriftError, match=r"no on-demand plan card.*unknown_gpu HGX B200"):
-        voltagepark.parse([_raw(body)])
+        voltagepark.PROVIDER.parse([_raw(body)])
 
 
 def test_contact_for_pricing_card_is_counted_not_drift() -> None:
@@ -135,7 +135,7 @@ def test_every_card_unpriced_is_still_drift() -> None:
     body = CARDS_2025_07.read_bytes()
     body = body.replace(b"$2.49/hr", b"Contact for pricing").replace(b"$1.99/hr", b"Contact sales")
     with pytest.raises(SchemaDriftError, match="no on-demand plan card with a price"):
-        voltagepark.parse([_raw(body)])
+        voltagepark.PROVIDER.parse([_raw(body)])
 
 
 def test_fetch_requests_the_live_pricing_page() -> None:
@@ -149,7 +149,7 @@ def test_fetch_requests_the_live_pricing_page() -> None:
         responses = voltagepark.fetch(client, None)
     assert [(r.method, str(r.url)) for r in seen] == [("GET", voltagepark.PRICING_URL)]
     assert seen[0].headers["User-Agent"] == http.USER_AGENT
-    assert len(voltagepark.parse(responses)) == 2
+    assert len(voltagepark.PROVIDER.parse(responses)) == 2
 
 
 def test_replay_of_every_capture_parses() -> None:
@@ -157,6 +157,6 @@ def test_replay_of_every_capture_parses() -> None:
     assert [c.path.name for c in captures] == [CARDS_2025_07.name]
     for capture in captures:
         with http.make_client(ReplayTransport(capture)) as client:
-            offers = voltagepark.parse(voltagepark.fetch(client, None))
+            offers = voltagepark.PROVIDER.parse(voltagepark.fetch(client, None))
         assert len(offers) == 2
         assert all(o.observed_at == capture.captured_at for o in offers)

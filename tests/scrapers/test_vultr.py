@@ -44,7 +44,7 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 
 
 def test_capture_nine_gpu_plans() -> None:
-    offers = vultr.parse([_raw()])
+    offers = vultr.PROVIDER.parse([_raw()])
     assert len({o.instance_type for o in offers}) == 9
     assert len(offers) == 11  # two plans deployable both on demand and preemptible
     assert {o.region for o in offers} == {"global"}
@@ -55,7 +55,7 @@ def test_capture_nine_gpu_plans() -> None:
 
 
 def test_a100_plans_on_demand_and_spot() -> None:
-    by_key = _by_key(vultr.parse([_raw()]))
+    by_key = _by_key(vultr.PROVIDER.parse([_raw()]))
     a100x8 = by_key[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)]
     assert (a100x8.gpu_name, a100x8.gpu_count, a100x8.price) == (
         "NVIDIA_A100_SXM",
@@ -74,7 +74,7 @@ def test_a100_plans_on_demand_and_spot() -> None:
 
 
 def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
-    by_key = _by_key(vultr.parse([_raw()]))
+    by_key = _by_key(vultr.PROVIDER.parse([_raw()]))
     assert ("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND) not in by_key
     h100 = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
     assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA H100 SXM", 8, Decimal("18.4"))
@@ -83,13 +83,15 @@ def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
 
 
 def test_amd_gpu_plan_with_brand_none_is_still_a_gpu_plan() -> None:
-    mi300x = _by_key(vultr.parse([_raw()]))[("vbm-256c-2048gb-8-mi300x-gpu", PricingModel.SPOT)]
+    mi300x = _by_key(vultr.PROVIDER.parse([_raw()]))[
+        ("vbm-256c-2048gb-8-mi300x-gpu", PricingModel.SPOT)
+    ]
     assert (mi300x.gpu_name, mi300x.gpu_count, mi300x.vram_gb_reported) == ("AMD_MI300X", 8, 192)
     assert mi300x.price == Decimal("14.8")
 
 
 def test_gpu_count_defaults_to_one_without_a_count_in_the_id() -> None:
-    gh200 = _by_key(vultr.parse([_raw()]))[("vbm-72c-480gb-gh200-gpu", PricingModel.SPOT)]
+    gh200 = _by_key(vultr.PROVIDER.parse([_raw()]))[("vbm-72c-480gb-gh200-gpu", PricingModel.SPOT)]
     assert (gh200.gpu_count, gh200.price) == (1, Decimal("1.99"))
 
 
@@ -148,12 +150,12 @@ def test_missing_prices_are_drift() -> None:
     body = _raw().body.replace(b'"hourly_cost_preemptible"', b'"hourly_preemptible"')
     body = body.replace(b'"monthly_cost_preemptible"', b'"monthly_preemptible"')
     with pytest.raises(SchemaDriftError, match="neither hourly_cost_preemptible"):
-        vultr.parse([dataclasses.replace(_raw(), body=body)])
+        vultr.PROVIDER.parse([dataclasses.replace(_raw(), body=body)])
 
 
 def test_gpu_brand_without_gpu_type_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="GPU brand but no gpu_type"):
-        vultr.parse([_mutated('"gpu_type"', '"gpu_model"')])
+        vultr.PROVIDER.parse([_mutated('"gpu_type"', '"gpu_model"')])
 
 
 # --- Cloud GPU (vcg) plans, shaped like the /v2/plans documentation ---------------------------
@@ -193,7 +195,7 @@ def test_cloud_gpu_fractions_are_fractional_gpu_counts() -> None:
             {"id": "vc2-1c-1gb", "vcpu_count": 1, "ram": 1024, "monthly_cost": 5, "type": "vc2"},
         ],
     )
-    by_key = _by_key(vultr.parse([_json(page)]))
+    by_key = _by_key(vultr.PROVIDER.parse([_json(page)]))
     assert set(by_key) == {
         ("vcg-a100-1c-6g-4vram", PricingModel.ON_DEMAND),
         ("vcg-a100-12c-120g-80vram", PricingModel.ON_DEMAND),
@@ -213,7 +215,7 @@ def test_cloud_gpu_fractions_are_fractional_gpu_counts() -> None:
 def test_cloud_gpu_without_hourly_price_is_monthly() -> None:
     plan = _vcg("vcg-l40s-16c-180g-48vram", 48, "NVIDIA_L40S", 1.0, 16)
     del plan["hourly_cost"]
-    (offer,) = vultr.parse([_json(_page("plans", [plan]))])
+    (offer,) = vultr.PROVIDER.parse([_json(_page("plans", [plan]))])
     assert (offer.price, offer.price_unit, offer.gpu_count) == (Decimal("90"), PriceUnit.MONTH, 1)
 
 
@@ -243,12 +245,12 @@ def test_only_unknown_plans_is_drift() -> None:
 
 def test_plans_without_ids_are_drift() -> None:
     with pytest.raises(SchemaDriftError, match="no plan with an id"):
-        vultr.parse([_mutated('"id"', '"plan_id"')])
+        vultr.PROVIDER.parse([_mutated('"id"', '"plan_id"')])
 
 
 def test_envelope_without_a_plan_list_is_drift() -> None:
     with pytest.raises(SchemaDriftError, match="no 'plans_metal' or 'plans' list"):
-        vultr.parse([_json({"items": [], "meta": {}})])
+        vultr.PROVIDER.parse([_json({"items": [], "meta": {}})])
 
 
 # --- fetch: cursor pagination, auth -------------------------------------------------------------
@@ -307,7 +309,7 @@ def test_fetch_follows_the_next_cursor_then_gets_cloud_gpu_plans() -> None:
     ]
     assert all(r.url.host == "api.vultr.com" for r in api.requests)
     assert all("authorization" not in r.headers for r in api.requests)
-    offers = vultr.parse(responses)
+    offers = vultr.PROVIDER.parse(responses)
     assert {o.instance_type for o in offers} == {
         "vbm-1c-1gb-8-h100-gpu",
         "vbm-2c-2gb-8-h100-gpu",
@@ -335,7 +337,7 @@ def test_a_failing_second_page_is_a_skipped_part_and_the_rest_is_published() -> 
     assert list(skipped) == ["plans-metal page 2"]
     assert "404" in skipped["plans-metal page 2"] and "\n" not in skipped["plans-metal page 2"]
     assert [r.url.path for r in api.requests] == ["/v2/plans-metal", "/v2/plans-metal", "/v2/plans"]
-    offers = vultr.parse(responses)
+    offers = vultr.PROVIDER.parse(responses)
     assert {o.instance_type for o in offers} == {"vbm-1c-1gb-8-h100-gpu", "vcg-a100-1c-6g-4vram"}
 
 
@@ -344,7 +346,7 @@ def test_a_failing_cloud_gpu_endpoint_after_bare_metal_is_a_skipped_part() -> No
     with make_client(httpx.MockTransport(_failing(api, {("/v2/plans", None)}))) as client:
         responses, skipped = vultr.fetch_with_skips(client, None)
     assert list(skipped) == ["plans page 1"]
-    assert {o.instance_type for o in vultr.parse(responses)} == {
+    assert {o.instance_type for o in vultr.PROVIDER.parse(responses)} == {
         "vbm-1c-1gb-8-h100-gpu",
         "vbm-2c-2gb-8-h100-gpu",
     }
@@ -389,7 +391,7 @@ def test_fetch_of_the_bare_capture_does_not_paginate() -> None:
     with make_client(httpx.MockTransport(handler)) as client:
         responses = vultr.fetch(client, None)
     assert len(api_requests) == 2  # one per endpoint, as in replay
-    assert len(vultr.parse(responses)) == 11  # the identical second body is parsed once
+    assert len(vultr.PROVIDER.parse(responses)) == 11  # the identical second body is parsed once
 
 
 @pytest.mark.parametrize("token", [None, "key"])
@@ -401,7 +403,7 @@ def test_replay_of_every_capture_parses(token: str | None) -> None:
     ]
     for capture in captures:
         with make_client(ReplayTransport(capture)) as client:
-            offers = vultr.parse(vultr.fetch(client, token))
+            offers = vultr.PROVIDER.parse(vultr.fetch(client, token))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
 
 
@@ -410,6 +412,6 @@ def test_gpu_plan_deployable_neither_way_is_not_an_offer() -> None:
     for plan in plans:
         if plan["id"] == "vbm-112c-2048gb-8-h100-gpu":
             plan["deploy_preemptible"] = False  # deploy_ondemand is already false
-    offers = vultr.parse([dataclasses.replace(_raw(), body=json.dumps(plans).encode())])
+    offers = vultr.PROVIDER.parse([dataclasses.replace(_raw(), body=json.dumps(plans).encode())])
     assert "vbm-112c-2048gb-8-h100-gpu" not in {o.instance_type for o in offers}
     assert len(offers) == 10
