@@ -71,6 +71,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -93,6 +94,7 @@ from scrapers.parsing import (
     ensure_unique,
     gb_from_gib,
     json_body,
+    offers_from_rows,
 )
 
 GPU_PRICES_URL = "https://console-api.akash.network/v1/gpu-prices"
@@ -153,11 +155,8 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        for model in _models(json_body(response), response):
-            try:
-                offers.append(_offer(model, response))
-            except RowExcluded as exc:
-                excluded[exc.reason] += 1
+        models = _models(json_body(response), response)
+        offers.extend(offers_from_rows(models, partial(_offer, response=response), excluded))
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()))
         raise SchemaDriftError(

@@ -93,6 +93,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -117,6 +118,7 @@ from scrapers.parsing import (
     json_body,
     money,
     no_price_marker,
+    offers_from_rows,
 )
 
 PRODUCTS_URL = "https://datacrunch.io/products"
@@ -307,18 +309,19 @@ def _parse_api(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     items = json_body(response)
     if not isinstance(items, list):
         raise SchemaDriftError(f"{response.url}: expected a JSON array of instance types")
-    offers = []
-    for item in items:
-        try:
-            offers.extend(_api_item(response, item, excluded))
-        except RowExcluded as exc:
-            excluded[exc.reason] += 1
-        except (KeyError, TypeError, AttributeError):
-            excluded["incomplete_instance_type"] += 1
-    return offers
+    return offers_from_rows(items, lambda item: _api_item(response, item, excluded), excluded)
 
 
 def _api_item(response: RawResponse, item: dict[str, Any], excluded: Counter[str]) -> list[Offer]:
+    try:
+        return _read_api_item(response, item, excluded)
+    except (KeyError, TypeError, AttributeError):
+        raise RowExcluded("incomplete_instance_type") from None
+
+
+def _read_api_item(
+    response: RawResponse, item: dict[str, Any], excluded: Counter[str]
+) -> list[Offer]:
     name = item["instance_type"]
     gpus = item["gpu"]["number_of_gpus"]
     if not isinstance(name, str) or not name or isinstance(gpus, bool) or not isinstance(gpus, int):
@@ -397,11 +400,13 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
                 f"{response.url}: instance table columns changed "
                 f"(missing {missing}, unknown {unknown})"
             )
-        for row in table[1:]:
-            try:
-                offers.extend(_page_row(response, header, _texts(row), excluded))
-            except RowExcluded as exc:
-                excluded[exc.reason] += 1
+        offers.extend(
+            offers_from_rows(
+                table[1:],
+                partial(_page_row, response=response, header=header, excluded=excluded),
+                excluded,
+            )
+        )
     return offers
 
 
@@ -410,8 +415,9 @@ def _texts(row: list[Cell]) -> list[str]:
 
 
 def _page_row(
-    response: RawResponse, header: list[str], values: list[str], excluded: Counter[str]
+    cells: list[Cell], response: RawResponse, header: list[str], excluded: Counter[str]
 ) -> list[Offer]:
+    values = _texts(cells)
     if len(values) != len(header):
         raise SchemaDriftError(
             f"{response.url}: row {values[:1]} has {len(values)} cells, expected {len(header)}"

@@ -117,6 +117,7 @@ from scrapers.parsing import (
     json_body,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://www.digitalocean.com/pricing/gpu-droplets"
@@ -331,16 +332,7 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     cards = tree.css(CARD)
     if not cards:
         raise SchemaDriftError(f"{response.url}: no GPU Droplet pricing cards ({CARD})")
-    offers = []
-    for card in cards:
-        try:
-            offer = _card_offer(card, response, excluded)
-        except RowExcluded as exc:
-            excluded[exc.reason] += 1
-            continue
-        if offer is not None:
-            offers.append(offer)
-    return offers
+    return offers_from_rows(cards, lambda card: _card_offer(card, response, excluded), excluded)
 
 
 def _card_offer(card: LexborNode, response: RawResponse, excluded: Counter[str]) -> Offer | None:
@@ -452,18 +444,15 @@ def _parse_sizes(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     sizes = document.get("sizes") if isinstance(document, dict) else None
     if not isinstance(sizes, list):
         raise SchemaDriftError(f"{response.url}: no 'sizes' list")
-    offers = []
-    for size in sizes:
+
+    def read_size(size: Any) -> Offer:
         if not isinstance(size, dict) or not isinstance(size.get("slug"), str) or not size["slug"]:
             raise SchemaDriftError(f"{response.url}: size without a slug: {size!r:.80}")
         if not size.get("gpu_info"):
-            excluded["not_a_gpu_size"] += 1
-            continue
-        try:
-            offers.append(_size_offer(size, response))
-        except RowExcluded as exc:
-            excluded[exc.reason] += 1
-    return offers
+            raise RowExcluded("not_a_gpu_size")
+        return _size_offer(size, response)
+
+    return offers_from_rows(sizes, read_size, excluded)
 
 
 def _size_pricing(slug: str) -> PricingModel:

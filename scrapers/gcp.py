@@ -96,9 +96,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -118,6 +119,7 @@ from scrapers.base import (
     unknown_rows,
 )
 from scrapers.parsing import (
+    RowExcluded,
     distinct_bodies,
     ensure_unique,
     gb_from_gib,
@@ -125,6 +127,7 @@ from scrapers.parsing import (
     json_body,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PROVIDER_SLUG = "gcp"
@@ -364,7 +367,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     sku_offers: list[Offer] = []
     sku_responses = 0
     empty_pages: list[str] = []
-    unknown_seen: set[tuple[str, ...]] = set()
+    unknown_seen: set[Hashable] = set()
     for response in distinct_bodies(responses):
         if response.body.lstrip()[:1] == b"<":
             found = _parse_pricing_page(response, excluded)
@@ -373,15 +376,14 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
             offers.extend(found)
         else:
             sku_responses += 1
-            for index, sku in enumerate(_skus(response)):
-                result = _parse_sku(sku, response, index)
-                if isinstance(result, _Skip):
-                    if result.key not in unknown_seen:
-                        excluded[result.reason] += 1
-                        if result.reason.startswith(UNKNOWN_ROW_PREFIX):
-                            unknown_seen.add(result.key)
-                else:
-                    sku_offers.extend(result)
+            sku_offers.extend(
+                offers_from_rows(
+                    enumerate(_skus(response)),
+                    partial(_parse_sku, response=response),
+                    excluded,
+                    seen=unknown_seen,
+                )
+            )
     unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
     detail = f" (unknown rows: {unknown})" if unknown else ""
     # One API page may hold no GPU SKU at all; the SKU list as a whole must.
@@ -434,53 +436,47 @@ def _skus(response: RawResponse) -> list[Any]:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Skip:
-    """A SKU left out: the exclusion reason, and the row it stands for (an ``unknown_*`` reason
-    is counted once per row)."""
-
-    reason: str
-    key: tuple[str, ...]
-
-
-def _parse_sku(sku: Any, response: RawResponse, index: int) -> list[Offer] | _Skip:
+def _parse_sku(numbered: tuple[int, Any], response: RawResponse) -> list[Offer]:
+    index, sku = numbered
     if not isinstance(sku, dict) or not isinstance(sku.get("description"), str):
         raise SchemaDriftError(f"{response.url}: SKU {index} has no description")
     description: str = sku["description"]
 
-    def skip(reason: str, *row: str) -> _Skip:
-        return _Skip(reason, (reason, *(row or (description,))))
+    def skip(reason: str, *row: str) -> RowExcluded:
+        """The SKU left out; an ``unknown_*`` reason is counted once per row it stands for."""
+        once = (reason, *(row or (description,)))
+        return RowExcluded(reason, once=once if reason.startswith(UNKNOWN_ROW_PREFIX) else None)
 
     if "GPU" not in description:
-        return skip("non_gpu")
+        raise skip("non_gpu")
     if description.startswith(_LICENSE_PREFIX):
-        return skip("license")
+        raise skip("license")
     match = _SKU.match(description)
     if match is None:
-        return skip(unknown_row("sku", description))
+        raise skip(unknown_row("sku", description))
     row = (match["gpu"], match["location"])
     if match["calendar"]:
-        return skip("dws_calendar")
+        raise skip("dws_calendar")
     attached = match["attached"]
     if attached == _DWS_FLEX_ATTACHMENT:
-        return skip("dws_flex_start")
+        raise skip("dws_flex_start")
     read = _sku_price(sku, description)
     if isinstance(read, str):
-        return skip(read, *row)
+        raise skip(read, *row)
     price, currency = read
     if match["reserved"]:
         if price != 0:
-            return skip(unknown_row("reservation", description))
-        return skip("reservation_placeholder")
+            raise skip(unknown_row("reservation", description))
+        raise skip("reservation_placeholder")
     if attached not in (None, _SPOT_ATTACHMENT):
-        return skip(unknown_row("vm_kind", attached), *row)
+        raise skip(unknown_row("vm_kind", attached), *row)
     if bool(match["commitment"]) != bool(match["years"]) or (match["commitment"] and attached):
-        return skip(unknown_row("sku", description))
+        raise skip(unknown_row("sku", description))
     if price == 0:
-        return skip("zero_price")
+        raise skip("zero_price")
     regions = _sku_regions(sku, match["location"])
     if regions is None:
-        return skip(unknown_row("region", match["location"]), *row)
+        raise skip(unknown_row("region", match["location"]), *row)
 
     term: int | None = None
     if match["commitment"]:

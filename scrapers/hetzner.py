@@ -51,6 +51,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -73,6 +74,7 @@ from scrapers.parsing import (
     ensure_unique,
     gb_from_gib,
     json_body,
+    offers_from_rows,
 )
 
 PROVIDER_SLUG = "hetzner"
@@ -117,15 +119,11 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        found = []
-        for index, server in enumerate(_servers(response)):
-            try:
-                offer = _parse_server(server, response, excluded, index)
-            except RowExcluded as exc:
-                excluded[exc.reason] += 1
-                continue
-            if offer is not None:
-                found.append(offer)
+        found = offers_from_rows(
+            enumerate(_servers(response)),
+            partial(_parse_server, response=response, excluded=excluded),
+            excluded,
+        )
         if not found:
             reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
             raise SchemaDriftError(
@@ -162,8 +160,9 @@ def _servers(response: RawResponse) -> list[Any]:
 
 
 def _parse_server(
-    server: Any, response: RawResponse, excluded: Counter[str], index: int
+    numbered: tuple[int, Any], response: RawResponse, excluded: Counter[str]
 ) -> Offer | None:
+    index, server = numbered
     if not isinstance(server, dict):
         raise SchemaDriftError(f"{response.url}: server {index} is not an object")
     server_id, description = server.get("id"), server.get("description")

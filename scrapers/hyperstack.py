@@ -102,6 +102,7 @@ from scrapers.parsing import (
     money,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://www.hyperstack.cloud/gpu-pricing"
@@ -291,18 +292,18 @@ def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
             if own_vram is not None:
                 vram_of[gpu] = own_vram
             priced.extend((role, row, own_vram) for role in roles if role in _PRICE_ROLES)
-    offers = []
-    for role, row, own_vram in priced:
+
+    def read_price(entry: tuple[str, dict[str, str], Decimal | None]) -> Offer | None:
+        role, row, own_vram = entry
         gpu = row[_GPU]
         vram = own_vram if own_vram is not None else vram_of.get(gpu)
         exact = PAGE_GPU_NAMES.get(gpu)
         if exact is not None and vram is not None and vram != exact[1]:
             unknown.add(f"{gpu} ({vram} GB)")  # the page sells another variant under these words
-            continue
-        try:
-            offers.append(_page_offer(role, row, vram, response))
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
+            return None
+        return _page_offer(role, row, vram, response)
+
+    offers = offers_from_rows(priced, read_price, excluded)
     excluded.update(unknown_row("gpu", name) for name in unknown)
     if not offers:
         raise SchemaDriftError(

@@ -94,6 +94,7 @@ from scrapers.parsing import (
     money,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://nebius.com/prices"
@@ -255,47 +256,40 @@ def _parse_config_rows(
     for role in ("gpu", "vram", "ram", "vcpus", "on_demand"):
         if role not in col:
             raise SchemaDriftError(f"GPU table without a {role!r} column: {headings!r}")
-    offers = []
-    for cells in rows:
+
+    def read_row(cells: list[str]) -> Offer | None:
         if len(cells) != len(headings):
-            excluded["unparsed_row"] += 1
-            continue
+            raise RowExcluded("unparsed_row")
         item = cells[col["gpu"]]
         if not item:
-            excluded["unnamed_row"] += 1
-            continue
+            raise RowExcluded("unnamed_row")
         if not _known_gpu(item):
             unknown.add(item)
-            continue
+            return None
         match = _INSTANCE.match(item)
-        try:
-            if match is None:  # not "N × GPU"
-                raise RowExcluded("unparsed_row")
-            vram, vcpus, ram = (_figure(cells[col[role]]) for role in ("vram", "vcpus", "ram"))
-            price, currency = _price(cells[col["on_demand"]])
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
+        if match is None:  # not "N × GPU"
+            raise RowExcluded("unparsed_row")
+        vram, vcpus, ram = (_figure(cells[col[role]]) for role in ("vram", "vcpus", "ram"))
+        price, currency = _price(cells[col["on_demand"]])
         count = Decimal(match["count"])
-        offers.append(
-            Offer(
-                provider="nebius",
-                instance_type=f"{match['count']}x {match['gpu']}",
-                gpu_name=match["gpu"],
-                gpu_count=count,
-                vram_gb_reported=vram / count,
-                vcpus=vcpus,
-                ram_gb=ram,
-                pricing=PricingModel.ON_DEMAND,
-                price=price,
-                currency=currency,
-                price_unit=PriceUnit.HOUR,
-                price_per=PricePer.INSTANCE,
-                source_url=PRICING_URL,
-                observed_at=response.fetched_at,
-            )
+        return Offer(
+            provider="nebius",
+            instance_type=f"{match['count']}x {match['gpu']}",
+            gpu_name=match["gpu"],
+            gpu_count=count,
+            vram_gb_reported=vram / count,
+            vcpus=vcpus,
+            ram_gb=ram,
+            pricing=PricingModel.ON_DEMAND,
+            price=price,
+            currency=currency,
+            price_unit=PriceUnit.HOUR,
+            price_per=PricePer.INSTANCE,
+            source_url=PRICING_URL,
+            observed_at=response.fetched_at,
         )
-    return offers
+
+    return offers_from_rows(rows, read_row, excluded)
 
 
 _HIGHLIGHT_COLUMNS = {
@@ -393,52 +387,43 @@ def _parse_highlight_rows(
             raise SchemaDriftError(f"GPU table without a {role!r} column: {headings!r}")
     if not any(role in col for role in _HIGHLIGHT_PRICINGS):
         raise SchemaDriftError(f"GPU table without a price column: {headings!r}")
-    offers = []
-    for cells in rows:
+    priced = [(role, pricing) for role, pricing in _HIGHLIGHT_PRICINGS.items() if role in col]
+
+    def read_row(cells: list[str]) -> list[Offer] | None:
         if len(cells) != len(headings):
-            excluded["unparsed_row"] += 1
-            continue
+            raise RowExcluded("unparsed_row")
         gpu = cells[col["gpu"]]
         if not gpu:
-            excluded["unnamed_row"] += 1
-            continue
+            raise RowExcluded("unnamed_row")
         if not _known_gpu(gpu):
             unknown.add(gpu)
-            continue
-        try:
-            vcpus, ram = _figure(cells[col["vcpus"]]), _figure(cells[col["ram"]])
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
-        for role, pricing in _HIGHLIGHT_PRICINGS.items():
-            if role not in col:
-                continue
+            return None
+        vcpus, ram = _figure(cells[col["vcpus"]]), _figure(cells[col["ram"]])
+
+        def read_price(column: tuple[str, PricingModel]) -> Offer:
+            role, pricing = column
             text = cells[col[role]]
-            try:
-                price, currency = (
-                    _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
-                )
-            except RowExcluded as skip:
-                excluded[skip.reason] += 1
-                continue
-            offers.append(
-                Offer(
-                    provider="nebius",
-                    instance_type=gpu,
-                    gpu_name=gpu,
-                    gpu_count=Decimal(1),
-                    vcpus=vcpus,
-                    ram_gb=ram,
-                    pricing=pricing,
-                    price=price,
-                    currency=currency,
-                    price_unit=PriceUnit.HOUR,
-                    price_per=PricePer.GPU,
-                    source_url=PRICING_URL,
-                    observed_at=response.fetched_at,
-                )
+            price, currency = _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
+            return Offer(
+                provider="nebius",
+                instance_type=gpu,
+                gpu_name=gpu,
+                gpu_count=Decimal(1),
+                vcpus=vcpus,
+                ram_gb=ram,
+                pricing=pricing,
+                price=price,
+                currency=currency,
+                price_unit=PriceUnit.HOUR,
+                price_per=PricePer.GPU,
+                source_url=PRICING_URL,
+                observed_at=response.fetched_at,
             )
-    return offers
+
+        # one price that cannot be read leaves out that price; the row's others are kept
+        return offers_from_rows(priced, read_price, excluded)
+
+    return offers_from_rows(rows, read_row, excluded)
 
 
 PROVIDER = Provider(

@@ -59,6 +59,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -81,6 +82,7 @@ from scrapers.parsing import (
     ensure_unique,
     json_body,
     money,
+    offers_from_rows,
 )
 
 CATALOG_URL = "https://api.us.ovhcloud.com/v1/order/catalog/public/baremetalServers"
@@ -122,11 +124,11 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         gpu_plans = _gpu_plans(_plans(json_body(response), response), response, excluded)
-        for plan in gpu_plans:
-            try:
-                offers.extend(_plan_offers(plan, response, excluded))
-            except RowExcluded as exc:
-                excluded[exc.reason] += 1
+        offers.extend(
+            offers_from_rows(
+                gpu_plans, partial(_plan_offers, response=response, excluded=excluded), excluded
+            )
+        )
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
         raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, TypeVar
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -27,15 +28,54 @@ _MONEY = re.compile(
     r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<code>USD|EUR|GBP)?"
 )
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_Row = TypeVar("_Row")
 
 
 class RowExcluded(Exception):
     """One row (or one price of a row) left out of a parse; ``reason`` is its exclusion reason
-    (raised inside a parser, caught where it counts ``excluded[reason]``)."""
+    (raised inside a parser, counted by ``offers_from_rows`` or where it is caught).
 
-    def __init__(self, reason: str) -> None:
+    ``once`` names the row when the same row can appear several times in one scrape (a SKU in
+    several price lists): ``offers_from_rows`` counts one exclusion per distinct ``once``.
+    """
+
+    def __init__(self, reason: str, *, once: Hashable | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.once = once
+
+
+def offers_from_rows(
+    rows: Iterable[_Row],
+    read_row: Callable[[_Row], Offer | Iterable[Offer] | None],
+    excluded: Counter[str],
+    *,
+    seen: set[Hashable] | None = None,
+) -> list[Offer]:
+    """The offers ``read_row`` reads from each of ``rows``, in order: the parse loop of a scraper.
+
+    ``read_row`` returns one offer, several, or None (a row it counted itself, or that holds
+    no offer); a row for which it raises ``RowExcluded`` is left out and counted under its
+    reason in ``excluded``, and the rows after it are still read. An exclusion that carries a
+    ``once`` key is counted the first time that key is met (``seen`` holds the keys met so far,
+    shared across calls). ``SchemaDriftError`` and any other error propagate: a layout that is
+    gone fails the parse.
+    """
+    offers: list[Offer] = []
+    for row in rows:
+        try:
+            read = read_row(row)
+            # a generator raises while it is read: the row's offers are all kept or none
+            found = [read] if isinstance(read, Offer) else [] if read is None else list(read)
+        except RowExcluded as exc:
+            if exc.once is not None and seen is not None:
+                if exc.once in seen:
+                    continue
+                seen.add(exc.once)
+            excluded[exc.reason] += 1
+            continue
+        offers.extend(found)
+    return offers
 
 
 def known_names_pattern(names: Iterable[str]) -> re.Pattern[str]:

@@ -175,6 +175,7 @@ from scrapers.parsing import (
     ensure_unique,
     html_body,
     json_body,
+    offers_from_rows,
     require,
 )
 
@@ -675,17 +676,13 @@ def _offers_from_gpu_types(
                     f"{layout}: lowestPrice of {item.get('id')!r} lacks"
                     f" {[k for k in _STOCK_FIELDS if k not in lowest]}"
                 )
-    for item in items:
-        try:
-            offers = list(
-                _offers_from_gpu_type(
-                    item, explicit, layout, source_url, observed_at, excluded, location, flags
-                )
-            )
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
-        yield from offers
+    yield from offers_from_rows(
+        items,
+        lambda item: _offers_from_gpu_type(
+            item, explicit, layout, source_url, observed_at, excluded, location, flags
+        ),
+        excluded,
+    )
 
 
 def _location_fields(tier: str) -> list[tuple[str, PricingModel]]:

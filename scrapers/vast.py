@@ -71,6 +71,7 @@ from scrapers.parsing import (
     ensure_unique,
     gb_from_mib,
     json_body,
+    offers_from_rows,
 )
 
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
@@ -259,80 +260,74 @@ def _gpu_name(offer: dict[str, Any]) -> str:
 
 
 def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
-    offers = []
-    for row in rows:
+
+    def read_row(row: Any) -> list[Offer]:
         if not isinstance(row, dict):
             raise SchemaDriftError(f"{response.url}: offer is not an object: {row!r:.80}")
-        try:
-            common: dict[str, Any] = {
-                "provider": "vast",
-                "gpu_name": _gpu_name(row),
-                "instance_type": f"offer-{_field(row, 'id')}",
-                "region": (row.get("geolocation") or "").strip() or UNKNOWN_REGION,
-                "gpu_count": _positive(row, "num_gpus"),
-                "vram_gb_reported": gb_from_mib(_number(row, "gpu_ram")),
-                "vcpus": _optional(row, "cpu_cores_effective"),
-                "ram_gb": None if (ram := _optional(row, "cpu_ram")) is None else gb_from_mib(ram),
-                "storage_gb": _optional(row, "disk_space"),
-                "currency": "USD",
-                "price_unit": PriceUnit.HOUR,
-                "price_per": PricePer.INSTANCE,
-                "source_url": response.url,
-                "observed_at": response.fetched_at,
-            }
-            on_demand = _positive(row, "dph_total")
-            min_bid = _optional(row, "min_bid")
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
-        offers.append(Offer(**common, pricing=PricingModel.ON_DEMAND, price=on_demand))
+        common: dict[str, Any] = {
+            "provider": "vast",
+            "gpu_name": _gpu_name(row),
+            "instance_type": f"offer-{_field(row, 'id')}",
+            "region": (row.get("geolocation") or "").strip() or UNKNOWN_REGION,
+            "gpu_count": _positive(row, "num_gpus"),
+            "vram_gb_reported": gb_from_mib(_number(row, "gpu_ram")),
+            "vcpus": _optional(row, "cpu_cores_effective"),
+            "ram_gb": None if (ram := _optional(row, "cpu_ram")) is None else gb_from_mib(ram),
+            "storage_gb": _optional(row, "disk_space"),
+            "currency": "USD",
+            "price_unit": PriceUnit.HOUR,
+            "price_per": PricePer.INSTANCE,
+            "source_url": response.url,
+            "observed_at": response.fetched_at,
+        }
+        on_demand = _positive(row, "dph_total")
+        min_bid = _optional(row, "min_bid")
+        offers = [Offer(**common, pricing=PricingModel.ON_DEMAND, price=on_demand)]
         if min_bid is None:
-            continue
+            return offers
         if min_bid == 0:
             excluded["zero_min_bid"] += 1
         elif min_bid < 0:
             raise SchemaDriftError(f"offer {row.get('id', '?')}: min_bid is {min_bid}")
         else:
             offers.append(Offer(**common, pricing=PricingModel.SPOT, price=min_bid))
-    return offers
+        return offers
+
+    return offers_from_rows(rows, read_row, excluded)
 
 
 def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
     seen: Counter[str] = Counter()
-    offers = []
-    for row in rows:
+
+    def read_row(row: Any) -> Offer:
         if not isinstance(row, dict) or "id" in row:
             raise SchemaDriftError(f"{response.url}: not a reduced offer row: {row!r:.80}")
-        try:
-            gpu_name = _gpu_name(row)
-            content = {name: _field(row, name) for name in REDUCED_FIELDS}
-            gpu_count = _positive(row, "num_gpus")
-            vram = gb_from_mib(_number(row, "gpu_ram"))
-            price = _positive(row, "dph_total")
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
+        gpu_name = _gpu_name(row)
+        content = {name: _field(row, name) for name in REDUCED_FIELDS}
+        gpu_count = _positive(row, "num_gpus")
+        vram = gb_from_mib(_number(row, "gpu_ram"))
+        price = _positive(row, "dph_total")
         digest = hashlib.sha256(
             json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
         ).hexdigest()[:12]
         seen[digest] += 1
-        offers.append(
-            Offer(
-                provider="vast",
-                instance_type=f"reduced-{digest}-{seen[digest]}",
-                region=UNKNOWN_REGION,
-                gpu_name=gpu_name,
-                gpu_count=gpu_count,
-                vram_gb_reported=vram,
-                pricing=PricingModel.ON_DEMAND,
-                price=price,
-                currency="USD",
-                price_unit=PriceUnit.HOUR,
-                price_per=PricePer.INSTANCE,
-                source_url=response.url,
-                observed_at=response.fetched_at,
-            )
+        return Offer(
+            provider="vast",
+            instance_type=f"reduced-{digest}-{seen[digest]}",
+            region=UNKNOWN_REGION,
+            gpu_name=gpu_name,
+            gpu_count=gpu_count,
+            vram_gb_reported=vram,
+            pricing=PricingModel.ON_DEMAND,
+            price=price,
+            currency="USD",
+            price_unit=PriceUnit.HOUR,
+            price_per=PricePer.INSTANCE,
+            source_url=response.url,
+            observed_at=response.fetched_at,
         )
+
+    offers = offers_from_rows(rows, read_row, excluded)
     return offers
 
 

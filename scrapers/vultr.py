@@ -65,6 +65,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -88,6 +89,7 @@ from scrapers.parsing import (
     ensure_unique,
     gb_from_mib,
     json_body,
+    offers_from_rows,
 )
 
 API_BASE = "https://api.vultr.com/v2"
@@ -218,11 +220,11 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     for response in distinct_bodies(responses):
         plans = _plans(json_body(response), response)
         _check_fields(plans, response)
-        for plan in plans:
-            try:
-                offers.extend(_plan_offers(plan, response, excluded))
-            except RowExcluded as exc:
-                excluded[exc.reason] += 1
+        offers.extend(
+            offers_from_rows(
+                plans, partial(_plan_offers, response=response, excluded=excluded), excluded
+            )
+        )
     if not offers:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()) if r != "non_gpu")
         raise SchemaDriftError(f"no GPU offers found (excluded: {reasons or 'none'})")
