@@ -1,0 +1,129 @@
+"""The scraper contract, for every registered provider on every real capture (all dates).
+
+Each capture goes through the live code path -- the replay transport answers the requests
+``fetch_report`` sends, and ``parse_report`` (the module's parse plus the drift rule) reads
+them -- exactly as ``gpuprices ingest --replay`` does. What every scraper promises on the
+captures it is meant to read:
+
+- at least one offer, no fetch part skipped, and no row it does not know: no ``unknown_*`` or
+  ``unparsed_*`` exclusion (the other reasons name known kinds of non-offer);
+- typed records: ``Offer`` instances of this provider, prices ``Decimal`` with a three-letter
+  currency code, a positive GPU count, enums for pricing, unit and per-what, the capture's
+  timezone-aware observation time, and an https source URL;
+- one offer per key (instance type, region, pricing, term), and a pure parse: the same bytes
+  give the same offers and exclusions.
+
+Provider-specific values (a price a person reads off the capture) live in the per-provider
+test modules beside this one; what the pipeline does with the offers lives in tests/pipelines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import timedelta
+from decimal import Decimal
+from functools import cache
+from urllib.parse import urlsplit
+
+import pytest
+
+from scrapers import http
+from scrapers.base import (
+    Offer,
+    PricePer,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RawResponse,
+    unrecognised_rows,
+)
+from scrapers.registry import PROVIDERS
+from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
+from tests.conftest import SNAPSHOTS
+
+CAPTURES = [capture for found in discover(SNAPSHOTS).values() for capture in found]
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+def _id(capture: Capture) -> str:
+    return f"{capture.provider}/{capture.path.name}"
+
+
+@cache
+def _fetched(capture: Capture) -> tuple[list[RawResponse], dict[str, str]]:
+    provider = PROVIDERS[capture.provider]
+    token = REPLAY_TOKEN if provider.token_required else None
+    with http.make_client(ReplayTransport(capture)) as client:
+        return provider.fetch_report(client, token)
+
+
+@cache
+def _parsed(capture: Capture) -> tuple[list[Offer], Counter[str]]:
+    responses, _ = _fetched(capture)
+    return PROVIDERS[capture.provider].parse_report(responses)
+
+
+def test_every_provider_folder_with_a_real_response_has_a_scraper():
+    assert set(discover(SNAPSHOTS)) == set(PROVIDERS)
+
+
+@pytest.mark.parametrize("slug", sorted(PROVIDERS))
+def test_the_registry_names_each_provider_by_its_slug(slug):
+    provider = PROVIDERS[slug]
+    assert isinstance(provider, Provider) and provider.slug == slug
+    assert provider.kind in ("cloud", "marketplace", "serverless")
+    assert not provider.token_required or provider.token_env, "a required token needs its variable"
+    assert urlsplit(provider.homepage).scheme == "https"
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=_id)
+def test_every_capture_reads_known_offers_through_the_live_code_path(capture):
+    _, skipped = _fetched(capture)
+    offers, excluded = _parsed(capture)
+
+    assert offers, "no offer"
+    assert skipped == {}, f"fetch parts skipped: {skipped}"
+    assert unrecognised_rows(excluded) == {}, "rows this scraper does not know"
+    assert all(isinstance(reason, str) and reason for reason in excluded)
+    assert all(isinstance(n, int) and n > 0 for n in excluded.values())
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=_id)
+def test_every_offer_is_a_typed_record_with_decimal_money_and_its_currency(capture):
+    offers, _ = _parsed(capture)
+    for offer in offers:
+        assert type(offer) is Offer
+        assert offer.provider == capture.provider
+        assert type(offer.price) is Decimal and offer.price > 0, offer
+        assert _CURRENCY.match(offer.currency), offer.currency
+        assert type(offer.gpu_count) is Decimal and offer.gpu_count > 0
+        for figure in (offer.vram_gb_reported, offer.vcpus, offer.ram_gb, offer.storage_gb):
+            assert figure is None or type(figure) is Decimal
+        assert isinstance(offer.pricing, PricingModel)
+        assert isinstance(offer.price_unit, PriceUnit)
+        assert isinstance(offer.price_per, PricePer)
+        assert (offer.pricing is PricingModel.RESERVED) == (offer.reserved_term_months is not None)
+        assert offer.observed_at.utcoffset() == timedelta(0)
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=_id)
+def test_offers_are_observed_at_the_capture_time_with_an_https_source(capture):
+    offers, _ = _parsed(capture)
+    assert {offer.observed_at for offer in offers} == {capture.captured_at}
+    for offer in offers:
+        # the page or API the offer was read from (a layout's own page when that is not the
+        # URL the replay answered, e.g. a pricing page read in place of the GraphQL API)
+        url = urlsplit(offer.source_url)
+        assert url.scheme == "https" and url.netloc, offer.source_url
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=_id)
+def test_one_offer_per_key_and_the_same_bytes_parse_the_same(capture):
+    responses, _ = _fetched(capture)
+    offers, excluded = _parsed(capture)
+    keys = [(o.instance_type, o.region, o.pricing, o.reserved_term_months) for o in offers]
+    assert len(keys) == len(set(keys))
+    again, excluded_again = PROVIDERS[capture.provider].parse_report(list(responses))
+    assert [o.model_dump() for o in again] == [o.model_dump() for o in offers]
+    assert excluded_again == excluded
