@@ -15,6 +15,10 @@ limit, never inflated whole); every exchange (redirects included) has a wall-clo
 seconds never trips a read timeout); and one client's requests together (one provider's scrape,
 retries and their waits included) stop at ``provider_deadline_s``. A refused response is never
 retried and never archived; ``request`` raises a one-line ``FetchError`` naming the limit.
+
+Redirects are followed on the requested host only, and never from https to http
+(``RedirectRefused``): a redirect must not carry a scrape, or its credentials, to another server.
+The response keeps the URL that was requested (``RawResponse.url``, hence ``source_url``).
 """
 
 from __future__ import annotations
@@ -95,6 +99,10 @@ class FetchRefused(Exception):
 
 class ResponseTooLarge(FetchRefused):
     pass
+
+
+class RedirectRefused(FetchRefused):
+    """A redirect to another host, or from https to http: the scrape is not carried there."""
 
 
 class DeadlineExceeded(FetchRefused):
@@ -306,6 +314,29 @@ class _BoundedBody(httpx.SyncByteStream):
 
 
 _WATCHDOG_EXTENSION = "gpuprices.watchdog"
+# the URL a top-level request was sent to; httpx copies extensions onto each redirect it builds
+_REQUESTED_URL_EXTENSION = "gpuprices.requested_url"
+
+
+def _check_redirect(request: httpx.Request) -> None:
+    """Request hook: refuse a redirect hop that leaves the requested host or drops https.
+
+    The port may change only with an upgrade from http to https on the same host.
+    """
+    requested = request.extensions.get(_REQUESTED_URL_EXTENSION)
+    if not isinstance(requested, httpx.URL) or request.url == requested:
+        return
+    target = request.url
+    if requested.scheme == "https" and target.scheme != "https":
+        raise RedirectRefused(
+            f"redirect from https to {target.scheme} refused ({redact_url(target)})"
+        )
+    upgraded = requested.scheme == "http" and target.scheme == "https"
+    if target.host != requested.host or (target.port != requested.port and not upgraded):
+        raise RedirectRefused(
+            f"redirect to another host refused ({redact_url(target)}; only"
+            f" {requested.host} is followed)"
+        )
 
 
 class _PoliteClient(httpx.Client):
@@ -333,7 +364,7 @@ class _PoliteClient(httpx.Client):
         self._budget_ends = time.monotonic() + self.fetch_limits.provider_deadline_s
         hooks = self.event_hooks
         self.event_hooks = {
-            "request": hooks["request"],
+            "request": [_check_redirect, *hooks["request"]],
             "response": [self._bound_response, *hooks["response"]],
         }
 
@@ -363,6 +394,7 @@ class _PoliteClient(httpx.Client):
                 **request.extensions,
                 "trace": watchdog.trace,
                 _WATCHDOG_EXTENSION: watchdog,
+                _REQUESTED_URL_EXTENSION: request.url,
             }
             try:
                 with watchdog:
@@ -596,6 +628,8 @@ def request(
         raise FetchError(f"{method} {shown}: {exc} (after {attempts()})") from None
     except httpx.TimeoutException:
         raise FetchError(f"{method} {shown}: timed out after {attempts()}") from None
+    except httpx.TooManyRedirects:
+        raise FetchError(f"{method} {shown}: more than {client.max_redirects} redirects") from None
     except httpx.TransportError as exc:
         # one line, and never a credential an exception text might quote
         cause = scrub_error_text(str(exc), _sent_secrets(headers, params)) or type(exc).__name__
@@ -603,8 +637,10 @@ def request(
     if not response.is_success:
         raise FetchError(f"{method} {shown}: HTTP {response.status_code}")
     raw = RawResponse.from_httpx(response, fetched_at(response))
-    # parse() and source_url see the URL without credentials
-    return dataclasses.replace(raw, url=redact_url(raw.url))
+    # parse() and source_url see the URL that was requested (not a redirect's target), without
+    # credentials
+    requested = response.history[0].request.url if response.history else response.request.url
+    return dataclasses.replace(raw, url=redact_url(requested))
 
 
 def fetched_at(response: httpx.Response) -> datetime:
