@@ -32,6 +32,11 @@ class SchemaDriftError(ScraperError):
     """The response does not have a layout this scraper knows: a page or API changed shape."""
 
 
+class PageTooLarge(ScraperError):
+    """A page with more table rows than any real pricing page has (hostile or broken): refused
+    while it is read, before its rows become offers (``parsing.MAX_TABLE_ROWS_PER_PAGE``)."""
+
+
 class MissingTokenError(ScraperError):
     """A provider needs an API token that is not set; the provider is skipped, not failed."""
 
@@ -228,10 +233,14 @@ class Provider:
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
         """Offers plus the rows left out per reason (the pipeline's entry point).
 
-        Raises what ``parse_with_exclusions`` raises, and ``SchemaDriftError`` under the drift
-        rule of ``check_structure`` (no known offer, or more than half of the GPU rows unknown).
+        Raises what ``parse_with_exclusions`` raises (``PageTooLarge`` naming the provider), and
+        ``SchemaDriftError`` under the drift rule of ``check_structure`` (no known offer, or more
+        than half of the GPU rows unknown).
         """
-        offers, excluded = self.parse_with_exclusions(responses)
+        try:
+            offers, excluded = self.parse_with_exclusions(responses)
+        except PageTooLarge as exc:  # the table readers know the page, not the provider
+            raise PageTooLarge(f"{self.name}: {exc}") from None
         check_structure(offers, excluded)
         return offers, excluded
 

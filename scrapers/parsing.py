@@ -17,8 +17,12 @@ from typing import Any, TypeVar
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Offer, RawResponse, SchemaDriftError
+from scrapers.base import Offer, PageTooLarge, RawResponse, SchemaDriftError
 
+# Table rows one HTML page may hold before it is refused while being read (issue 15: a 31.5 MB
+# page of 200k rows took 63 s to parse before the offer cap refused its 600k offers). The
+# largest real capture has 38 rows, a full live pricing page a few hundred.
+MAX_TABLE_ROWS_PER_PAGE = 5_000
 MIB_PER_GB = Decimal(1000) / Decimal("1.048576")  # 1 GB = 1e9 B; 1 MiB = 1.048576e6 B
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 # a minus right before the symbol or the digits is the price's sign ("-$3.64", "$-3.64",
@@ -133,7 +137,21 @@ def json_body(response: RawResponse) -> Any:
 
 
 def html_body(response: RawResponse) -> LexborHTMLParser:
-    return LexborHTMLParser(response.body.decode("utf-8", errors="replace"))
+    """The page as a selectolax (lexbor) tree; ``PageTooLarge`` when it holds more than
+    ``MAX_TABLE_ROWS_PER_PAGE`` table rows (counted in C right after parsing, before any row is
+    read in Python)."""
+    tree = LexborHTMLParser(response.body.decode("utf-8", errors="replace"))
+    rows = len(tree.css("tr"))
+    if rows > MAX_TABLE_ROWS_PER_PAGE:
+        raise _too_many_rows(response, f"{rows:,} table rows")
+    return tree
+
+
+def _too_many_rows(response: RawResponse, found: str) -> PageTooLarge:
+    return PageTooLarge(
+        f"{response.url}: {found} on one page (at most {MAX_TABLE_ROWS_PER_PAGE:,} are read;"
+        " no real pricing page has nearly as many), refused while parsing"
+    )
 
 
 def require(value: Any, what: str) -> Any:
@@ -190,8 +208,10 @@ class Cell:
 class _TableTokens(HTMLParser):
     """Tokenises ``<table>/<tr>/<th>/<td>`` without HTML5 tree building (see ``html_tables``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, response: RawResponse) -> None:
         super().__init__(convert_charrefs=True)
+        self._response = response
+        self._rows = 0
         self.tables: list[list[list[Cell]]] = [[]]
         self._row: list[Cell] | None = None
         self._cell: list[str] | None = None
@@ -235,6 +255,11 @@ class _TableTokens(HTMLParser):
     def _end_row(self) -> None:
         self._end_cell()
         if self._row:
+            self._rows += 1
+            if self._rows > MAX_TABLE_ROWS_PER_PAGE:  # stops the tokeniser: the rest is unread
+                raise _too_many_rows(
+                    self._response, f"more than {MAX_TABLE_ROWS_PER_PAGE:,} table rows"
+                )
             self.tables[-1].append(self._row)
         self._row = None
 
@@ -250,9 +275,10 @@ def html_tables(response: RawResponse) -> list[list[list[Cell]]]:
     Reads the tags as a token stream instead of building an HTML5 tree, because a tree builder
     drops ``<th>``/``<td>`` that are not inside a ``<table>`` -- which is what a capture cut out
     of the middle of a table looks like. A whole page and such an excerpt read the same. Nested
-    tables are not supported (their cells would be merged into the outer row).
+    tables are not supported (their cells would be merged into the outer row). Raises
+    ``PageTooLarge`` at the first row past ``MAX_TABLE_ROWS_PER_PAGE``, without reading further.
     """
-    tokens = _TableTokens()
+    tokens = _TableTokens(response)
     tokens.feed(response.body.decode("utf-8", errors="replace"))
     tokens.close()
     return [table for table in tokens.tables if table]
