@@ -79,9 +79,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -100,7 +101,7 @@ from scrapers.base import (
     unknown_row,
     unknown_rows,
 )
-from scrapers.parsing import decimal, gb_from_gib, json_body
+from scrapers.parsing import RowExcluded, decimal, gb_from_gib, json_body, offers_from_rows
 
 PROVIDER_SLUG = "azure"
 PRICES_URL = "https://prices.azure.com/api/retail/prices"
@@ -441,20 +442,12 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """
     offers: dict[tuple[str, str, PricingModel], Offer] = {}
     excluded: Counter[str] = Counter()
-    unknown_seen: set[tuple[str, str, str]] = set()  # (reason, SKU, region)
+    unknown_seen: set[Hashable] = set()  # (reason, SKU, region) of unknown rows
     for response in responses:
         items, envelope_currency = _page_items(response)
-        for index, item in enumerate(items):
-            result = _parse_item(item, envelope_currency, response, index)
-            if isinstance(result, Offer):
-                _add_unique(offers, result)
-            elif result.startswith(UNKNOWN_ROW_PREFIX):
-                key = (result, item["armSkuName"], item["armRegionName"])
-                if key not in unknown_seen:
-                    unknown_seen.add(key)
-                    excluded[result] += 1
-            else:
-                excluded[result] += 1
+        read = partial(_parse_item, envelope_currency=envelope_currency, response=response)
+        for offer in offers_from_rows(enumerate(items), read, excluded, seen=unknown_seen):
+            _add_unique(offers, offer)
     if not offers:
         unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
         raise SchemaDriftError(
@@ -521,41 +514,48 @@ def _page_items(response: RawResponse) -> tuple[list[Any], str | None]:
 
 
 def _parse_item(
-    item: Any, envelope_currency: str | None, response: RawResponse, index: int
-) -> Offer | str:
-    """The item's offer, or the reason it is excluded (see the row rules)."""
+    numbered: tuple[int, Any], envelope_currency: str | None, response: RawResponse
+) -> Offer:
+    """The item's offer; ``RowExcluded`` with the reason it is excluded (see the row rules), an
+    unknown row counted once per SKU and region (the API lists a price once per meter)."""
+    index, item = numbered
     if not isinstance(item, dict):
         raise SchemaDriftError(f"{response.url}: item {index} is not an object")
     fields = _required(item, response, index)
+
+    def skip(reason: str) -> RowExcluded:
+        once = (reason, fields["armSkuName"], fields["armRegionName"])
+        return RowExcluded(reason, once=once if reason.startswith(UNKNOWN_ROW_PREFIX) else None)
+
     row_type = fields["type"]
     if row_type == "Reservation":
-        return "reservation"
+        raise skip("reservation")
     if row_type == "DevTestConsumption":
-        return "dev_test"
+        raise skip("dev_test")
     if row_type != "Consumption":
-        return unknown_row("type", row_type)
+        raise skip(unknown_row("type", row_type))
     service = item.get("serviceName")
     if service not in (None, "Virtual Machines"):
-        return unknown_row("service", str(service))
+        raise skip(unknown_row("service", str(service)))
     if "Windows" in fields["productName"]:
-        return "windows"
+        raise skip("windows")
     if "Dedicated Host" in fields["productName"]:
-        return "dedicated_host"
+        raise skip("dedicated_host")
     meter = fields["meterName"]
     if "Low Priority" in meter:
-        return "low_priority"
+        raise skip("low_priority")
     sku = fields["armSkuName"]
     known = _SIZES.get(sku)
     if known is None:
-        return unknown_row("sku", sku)  # add its series to _SERIES
+        raise skip(unknown_row("sku", sku))  # add its series to _SERIES
     if fields["unitOfMeasure"] != HOURLY_UNIT:
-        return unknown_row("unit", fields["unitOfMeasure"])
+        raise skip(unknown_row("unit", fields["unitOfMeasure"]))
     raw_price = fields["retailPrice"]
     if isinstance(raw_price, bool) or not isinstance(raw_price, int | float):
-        return "unparsed_price"
+        raise skip("unparsed_price")
     price = decimal(raw_price)
     if not price.is_finite():  # JSON NaN / Infinity, which Python's json module accepts
-        return "unparsed_price"
+        raise skip("unparsed_price")
     if price <= 0:  # rejected, not excluded: a wrong price must fail the scrape
         raise SchemaDriftError(f"{response.url}: {sku} in {fields['armRegionName']}: price {price}")
     spot = "Spot" in meter or "Spot" in str(item.get("skuName") or "")
