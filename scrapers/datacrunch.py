@@ -365,20 +365,19 @@ def _read_api_item(
     # An optional price that is absent or 0 is "not offered"; one that is not a number is
     # counted as unparsed, and the item's other prices are still read. A negative one is
     # emitted as read, so the loader rejects the scrape.
-    for pricing, field, rule in (
+
+    def optional_price(column: tuple[PricingModel, str, str]) -> Offer:
+        pricing, field, rule = column
+        price = _price(item.get(field))
+        if price is None or price == 0:
+            raise RowExcluded(rule)
+        return Offer(instance_type=name, pricing=pricing, price=price, **specs)
+
+    columns = (
         (PricingModel.SPOT, "spot_price", "no_spot_price"),
         (PricingModel.DYNAMIC, "dynamic_price", "no_dynamic_price"),
-    ):
-        try:
-            price = _price(item.get(field))
-        except RowExcluded as exc:
-            excluded[exc.reason] += 1
-            continue
-        if price is None or price == 0:
-            excluded[rule] += 1
-        else:
-            offers.append(Offer(instance_type=name, pricing=pricing, price=price, **specs))
-    return offers
+    )
+    return offers + offers_from_rows(columns, optional_price, excluded)
 
 
 # --- products page ---------------------------------------------------------------------------

@@ -765,16 +765,16 @@ def _offers_from_gpu_type(
     mig = _mig_slice(gpu_id, vram)
     if mig is None and gpu_id not in KNOWN_GPU_TYPE_IDS:
         raise RowExcluded(unknown_row("gpu", gpu_id))
-    for field, region, pricing, term, raw, offered_flag in candidates:
-        try:
-            price = _price(raw, f"{layout}: {gpu_id} {field}")
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
+
+    def read_price(
+        candidate: tuple[str, str, PricingModel, int | None, Any, bool | None],
+    ) -> Offer | None:
+        field, region, pricing, term, raw, offered_flag = candidate
+        price = _price(raw, f"{layout}: {gpu_id} {field}")
         if price is None:
-            continue
+            return None
         if mig is None:
-            yield _offer(
+            return _offer(
                 name=gpu_id,
                 region=region,
                 pricing=pricing,
@@ -787,9 +787,8 @@ def _offers_from_gpu_type(
                 ram_gb=ram_gb,
                 offered=offered_flag,
             )
-            continue
         full_gpu, share, full_vram = mig
-        yield _offer(
+        return _offer(
             name=gpu_id,
             region=region,
             pricing=pricing,
@@ -805,6 +804,8 @@ def _offers_from_gpu_type(
             price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
             offered=offered_flag,
         )
+
+    yield from offers_from_rows(candidates, read_price, excluded)
 
 
 def _spec(value: Any) -> Decimal | None:
@@ -949,8 +950,8 @@ def _parse_pricing_rows(
     prices = tree.css("[data-secure-cloud-price]")
     if len(rows) != len(prices):
         raise SchemaDriftError(f"pricing page: {len(rows)} spec rows but {len(prices)} prices")
-    offers: list[Offer] = []
-    for tags in rows:
+
+    def read_row(tags: LexborNode) -> list[Offer]:
         name_node = require(_sibling(tags, before=True), "GPU name before a spec row")
         name = require(name_node.text(strip=True), "GPU name")
         wrapper = require(_sibling(tags, before=False), f"{name} price wrapper")
@@ -958,8 +959,7 @@ def _parse_pricing_rows(
             raise SchemaDriftError(f"{name}: no price wrapper after the spec tags")
         price_node = require(wrapper.css_first("[data-secure-cloud-price]"), f"{name} prices")
         if name not in KNOWN_PAGE_NAMES:
-            excluded[unknown_row("gpu", name)] += 1
-            continue
+            raise RowExcluded(unknown_row("gpu", name))
         specs: dict[str, Decimal] = {}
         unknown_tags = []
         for tag in tags.css(".gpu-pricing-row__tag"):
@@ -972,42 +972,37 @@ def _parse_pricing_rows(
             except SchemaDriftError:
                 unknown_tags.append(f"{label} {value}")
         if unknown_tags:
-            excluded[unknown_row("spec", unknown_tags[0])] += 1
-            continue
+            raise RowExcluded(unknown_row("spec", unknown_tags[0]))
         if set(specs) != set(_ROW_TAGS.values()):
-            excluded["missing_spec"] += 1
-            continue
-        for region, attribute in (
-            (SECURE, "data-secure-cloud-price"),
-            (COMMUNITY, "data-community-cloud-price"),
-        ):
+            raise RowExcluded("missing_spec")
+
+        def read_price(column: tuple[str, str]) -> Offer | None:
+            region, attribute = column
             raw = price_node.attributes.get(attribute)
             if raw is None:
-                excluded[MISSING_PRICE] += 1
-                continue
-            try:
-                price = _price(raw, f"{name} {attribute}")
-            except RowExcluded as skip:
-                excluded[skip.reason] += 1
-                continue
+                raise RowExcluded(MISSING_PRICE)
+            price = _price(raw, f"{name} {attribute}")
             if price is None:
-                continue
-            offers.append(
-                _offer(
-                    name=name,
-                    region=region,
-                    pricing=PricingModel.ON_DEMAND,
-                    term=None,
-                    price=price,
-                    vram=specs["vram"],
-                    vcpus=specs["vcpus"],
-                    ram_gb=specs["ram"],
-                    source_url=PRICING_URL,
-                    observed_at=observed_at,
-                    gpu_name=DISPLAY_NAME_IDS.get(name),
-                )
+                return None
+            return _offer(
+                name=name,
+                region=region,
+                pricing=PricingModel.ON_DEMAND,
+                term=None,
+                price=price,
+                vram=specs["vram"],
+                vcpus=specs["vcpus"],
+                ram_gb=specs["ram"],
+                source_url=PRICING_URL,
+                observed_at=observed_at,
+                gpu_name=DISPLAY_NAME_IDS.get(name),
             )
-    return offers
+
+        # one price that cannot be read leaves out that price; the row's other is kept
+        columns = ((SECURE, "data-secure-cloud-price"), (COMMUNITY, "data-community-cloud-price"))
+        return offers_from_rows(columns, read_price, excluded)
+
+    return offers_from_rows(rows, read_row, excluded)
 
 
 def _sibling(node: LexborNode, *, before: bool) -> LexborNode | None:
@@ -1068,30 +1063,23 @@ def _offers_from_ld_product(
     if not isinstance(entries, list) or not entries:
         excluded[MISSING_PRICE] += 1
         return
-    for entry in entries:
+
+    def read_entry(entry: Any) -> Offer | None:
         entry_name = entry.get("name") if isinstance(entry, dict) else None
         region = _LD_OFFER_REGIONS.get(entry_name) if isinstance(entry_name, str) else None
         if region is None:
-            excluded[unknown_row("region", str(entry_name))] += 1
-            continue
+            raise RowExcluded(unknown_row("region", str(entry_name)))
         if "per-hour on-demand" not in str(entry.get("description", "")):
-            excluded[unknown_row("unit", f"{name} {entry_name}")] += 1
-            continue
+            raise RowExcluded(unknown_row("unit", f"{name} {entry_name}"))
         currency = entry.get("priceCurrency")
         if currency != CURRENCY:
-            excluded[unknown_row("currency", str(currency))] += 1
-            continue
+            raise RowExcluded(unknown_row("currency", str(currency)))
         if entry.get("price") in (None, ""):
-            excluded[MISSING_PRICE] += 1
-            continue
-        try:
-            price = _price(entry["price"], f"ld+json {name} price")
-        except RowExcluded as skip:
-            excluded[skip.reason] += 1
-            continue
+            raise RowExcluded(MISSING_PRICE)
+        price = _price(entry["price"], f"ld+json {name} price")
         if price is None:
-            continue
-        yield _offer(
+            return None
+        return _offer(
             name=name,
             region=region,
             pricing=PricingModel.ON_DEMAND,
@@ -1102,6 +1090,8 @@ def _offers_from_ld_product(
             observed_at=observed_at,
             gpu_name=DISPLAY_NAME_IDS.get(name),
         )
+
+    yield from offers_from_rows(entries, read_entry, excluded)
 
 
 # --- helpers -------------------------------------------------------------------------------------
