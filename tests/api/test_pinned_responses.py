@@ -1,0 +1,125 @@
+"""The answers to a fixed set of queries, pinned: status, media type and body of ~30 requests
+across every data endpoint, on the session's replay of every capture, compared with
+``pinned_responses.json``.
+
+Refactors of the read side (issue 13) must leave these answers as they are. The few values that
+depend on when the replay ran (``as_of``, ``snapshot_id``, ``since``, scrape times, ``*age_days``)
+are replaced by placeholders; everything else is compared exactly, CSV column order included
+(JSON objects compare by keys, not by key order). Regenerate after an intended change with
+``GPUPRICES_UPDATE_PINS=1 uv run pytest tests/api/test_pinned_responses.py`` and say why in the
+commit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from api.app import create_app
+
+PINS = Path(__file__).with_name("pinned_responses.json")
+UPDATE = os.environ.get("GPUPRICES_UPDATE_PINS") == "1"
+# when the replay ran, not what it read
+_TIMELY = frozenset(
+    {"as_of", "snapshot_id", "last_success_at", "last_attempt_at", "last_failure_at", "since"}
+)
+# {offer} is replaced by the offer of the newest price change (GET /changes, since 2020)
+QUERIES = (
+    "/health",
+    "/gpus",
+    "/gpus?format=csv",
+    "/providers",
+    "/providers/lambda",
+    "/providers/runpod-serverless",
+    "/providers/no-such-provider",
+    "/serverless",
+    "/instances?limit=5",
+    "/instances?gpu=h100&sort=price_per_gpu&limit=5",
+    "/instances?min_vram=80&fp8=true&limit=5&offset=3",
+    "/instances?cheapest_per_gpu=true&gpu=a100,h100&sort=-price_per_gpu&limit=6",
+    "/instances?serverless=true&sort=-price&limit=5",
+    "/instances?provider=lambda,runpod&pricing=spot&pricing=on_demand&limit=5",
+    "/instances?include_suspect=true&sort=vram&limit=4",
+    "/instances?region=us-east-1&max_price_per_gpu=3.5&sort=price_per_vram_gb&limit=4",
+    "/instances?limit=3&format=csv",
+    "/instances?min_vram=lots",
+    "/instances?sort=cheapest",
+    "/instances/{offer}/history",
+    "/instances/no-such-offer/history",
+    "/changes?since=2020-01-01T00:00:00Z&limit=5",
+    "/changes?since=2020-01-01T00:00:00Z&gpu=h100&limit=5",
+    "/changes",
+    "/history?gpu=h100-sxm&from=2025-06-01&to=2025-06-30",
+    "/history?gpu=h100&bucket=week&from=2025-01-01&to=2026-06-30",
+    "/history?gpu=a100-80gb-sxm&bucket=month&from=2025-01-01&to=2026-06-30&format=csv",
+    "/history/catalog?gpu=h100&to=2026-06-30",
+    "/models",
+    "/estimates?model=llama-3.1-8b&limit=5",
+    "/estimates?model=llama-3.1-70b&gpu=h100-sxm&pricing=on_demand&limit=3",
+    "/fit?model=llama-3.1-70b&limit=5",
+    "/fit?model=llama-3.1-8b&context=32768&concurrency=4&serverless=true&limit=3",
+    "/breakeven?requests_per_day=10000&model=llama-3.1-8b&limit=3",
+    "/breakeven?requests_per_day=500&gpu_seconds_per_request=2&gpu=h100-sxm&limit=3",
+)
+
+
+def _scrub(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if value is not None and (key in _TIMELY or key.endswith("age_days")):
+        return f"<{key}>"
+    return value
+
+
+def _answer(client: TestClient, query: str) -> dict[str, Any]:
+    response = client.get(query)
+    media_type = response.headers.get("content-type", "").split(";")[0]
+    body: Any
+    if media_type == "text/csv":
+        rows = list(csv.reader(io.StringIO(response.text)))
+        aged = {i for i, name in enumerate(rows[0]) if name.endswith("age_days")} if rows else set()
+        body = [
+            rows[0],
+            *(
+                [f"<{rows[0][i]}>" if i in aged else c for i, c in enumerate(row)]
+                for row in rows[1:]
+            ),
+        ]
+    else:
+        body = _scrub(response.json())
+    return {"status": response.status_code, "media_type": media_type, "body": body}
+
+
+@pytest.fixture(scope="module")
+def client(replayed_home):  # replayed_home: tests/conftest.py
+    paths, _ = replayed_home
+    with TestClient(create_app(paths.published, reload_interval_s=3600)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def answers(client) -> dict[str, dict[str, Any]]:
+    offer = client.get("/changes?since=2020-01-01T00:00:00Z&limit=1").json()["items"][0]["id"]
+    got = {query: _answer(client, query.replace("{offer}", offer)) for query in QUERIES}
+    if UPDATE:
+        PINS.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return got
+
+
+def test_every_pinned_query_is_asked() -> None:
+    assert list(json.loads(PINS.read_text(encoding="utf-8"))) == list(QUERIES)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_answer_is_unchanged(answers, query: str) -> None:
+    pinned = json.loads(PINS.read_text(encoding="utf-8"))[query]
+    assert answers[query] == pinned
