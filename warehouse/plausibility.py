@@ -254,7 +254,7 @@ _MARKET_COLUMNS = (
     "region",
     "pricing",
     "gpu_id",
-    "gpu_name",
+    "gpu_name_provider",
     "gpu_count",
     "vram_gb_per_gpu",
     "price",
@@ -266,7 +266,14 @@ _MARKET_COLUMNS = (
     "serverless",
     "observed_at",
 )
-_CURRENT_SQL = f"select {', '.join(_MARKET_COLUMNS)} from current_offers"  # code constants
+# read as the scraped rows name it (gpu_name: the provider's spelling); columns: code constants
+_CURRENT_SQL = (
+    "select "
+    + ", ".join(
+        "gpu_name_provider as gpu_name" if c == "gpu_name_provider" else c for c in _MARKET_COLUMNS
+    )
+    + " from current_offers"
+)
 
 # The newest earlier flag of each (offer, price) that the screened scrapes do not flag.
 _EARLIER_FLAGS_SQL = """

@@ -112,8 +112,8 @@ INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
 # The items' columns: the API's InstanceItem fields, in order (api/schemas.py), all selected from
 # current_offers. offers_in_group is last (the cheapest_per_gpu count; null otherwise).
 INSTANCE_COLUMNS = """
-    offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_model as gpu_name,
-    gpu_name as gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
+    offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_name,
+    gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
     vram_gb_per_gpu,
     vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,
     memory_type, memory_bandwidth_gbps, fp8, bf16, interconnect, vcpus, ram_gb, storage_gb,
@@ -414,10 +414,10 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
         ranked as (
             select *,
                 count(*) over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
                 ) as offers_in_group,
                 row_number() over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name), pricing
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
                     order by price_per_gpu_hour_usd asc, offer_id
                 ) as group_rank
             from matching
