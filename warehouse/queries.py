@@ -112,7 +112,7 @@ INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
 # The items' columns: the API's InstanceItem fields, in order (api/schemas.py), all selected from
 # current_offers. offers_in_group is last (the cheapest_per_gpu count; null otherwise).
 INSTANCE_COLUMNS = """
-    offer_id as id, provider, instance_type, region, gpu_id as gpu_model, gpu_name,
+    offer_id as id, provider, instance_type, region, gpu_id, gpu_name,
     gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
     vram_gb_per_gpu,
     vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,
@@ -549,7 +549,7 @@ class OfferTable:
             ("fp8", lambda r: r["fp8"]),
             ("bf16", lambda r: r["bf16"]),
             ("serverless", lambda r: r["serverless"]),
-            ("gpu_id", lambda r: r["gpu_model"]),
+            ("gpu_id", lambda r: r["gpu_id"]),
             ("provider", lambda r: r["provider"]),
             ("pricing", lambda r: r["pricing"]),
             ("region", lambda r: None if r["region"] is None else r["region"].lower()),
@@ -586,8 +586,8 @@ class OfferTable:
         self.group_of = [
             (
                 r["provider"],
-                r["gpu_model"]
-                if r["gpu_model"] is not None
+                r["gpu_id"]
+                if r["gpu_id"] is not None
                 else (None if r["gpu_name_provider"] is None else "name:" + r["gpu_name_provider"]),
                 r["pricing"],
             )
