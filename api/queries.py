@@ -78,7 +78,7 @@ PLATFORMS_SQL = "select * from serverless_platforms order by platform"
 # The platform's tiers as they are served: curated tiers and, for a scraped platform, its offers.
 PLATFORM_TIERS_SQL = """
     select o.offer_id as id, o.provider as platform, o.instance_type as tier,
-           o.gpu_id as gpu_model, o.gpu_count, o.price, o.currency, o.price_unit,
+           o.gpu_id, o.gpu_count, o.price, o.currency, o.price_unit,
            o.price_per_hour_usd, coalesce(t.always_on, false) as always_on, o.price_source,
            o.observed_at, o.source_url
     from current_offers as o
@@ -168,7 +168,7 @@ CATALOG_HISTORY_SQL = """
             i.source,
             i.provider,
             case when i.gpu_id is null then 'family' else 'model' end as gpu_level,
-            i.gpu_id as gpu_model,
+            i.gpu_id,
             case when i.gpu_id is null then i.gpu_family end as gpu_family,
             i.offer_count,
             i.min_price_per_hour_usd
@@ -188,7 +188,7 @@ CATALOG_HISTORY_SQL = """
 
     per_provider as (
         select
-            day, source, gpu_level, gpu_model, gpu_family, provider,
+            day, source, gpu_level, gpu_id, gpu_family, provider,
             min(min_price_per_hour_usd) as usd_per_instance_hour,
             sum(offer_count) as offers
         from matching
@@ -198,7 +198,7 @@ CATALOG_HISTORY_SQL = """
     select
         day,
         gpu_level,
-        gpu_model,
+        gpu_id,
         gpu_family,
         round(min(usd_per_instance_hour), 6)::double as min_usd_per_instance_hour,
         round(median(usd_per_instance_hour), 6)::double as median_usd_per_instance_hour,
@@ -207,6 +207,6 @@ CATALOG_HISTORY_SQL = """
         sum(offers)::bigint as offer_count,
         source
     from per_provider
-    group by day, source, gpu_level, gpu_model, gpu_family
-    order by day, gpu_model nulls last, gpu_family, source
+    group by day, source, gpu_level, gpu_id, gpu_family
+    order by day, gpu_id nulls last, gpu_family, source
 """

@@ -34,8 +34,15 @@ class InstanceItem(msgspec.Struct):
     provider: str
     instance_type: str
     region: Annotated[str, msgspec.Meta(description="Provider region code, or 'global'")]
-    gpu_model: Annotated[str | None, msgspec.Meta(description="Canonical GPU id (see GET /gpus)")]
-    gpu_name: str | None
+    gpu_id: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Canonical GPU id (see GET /gpus, e.g. h100-sxm); null when the provider's GPU is not in the table"
+        ),
+    ]
+    gpu_name: Annotated[
+        str | None, msgspec.Meta(description="Display name of the canonical GPU (GET /gpus name)")
+    ]
     gpu_name_provider: Annotated[str, msgspec.Meta(description="The provider's own spelling")]
     gpu_vendor: str | None
     gpu_count: Annotated[
@@ -44,7 +51,7 @@ class InstanceItem(msgspec.Struct):
     gpu_candidates: Annotated[
         list[str] | None,
         msgspec.Meta(
-            description="A serverless tier that may land on several GPUs: their canonical ids (gpu_model is the weakest, and specs are the guaranteed minimum); null otherwise"
+            description="A serverless tier that may land on several GPUs: their canonical ids (gpu_id is the weakest, and specs are the guaranteed minimum); null otherwise"
         ),
     ]
     gpu_fraction: Annotated[
@@ -365,7 +372,7 @@ class OfferInterval(msgspec.Struct):
     currency: str
     price_per_hour_usd: Annotated[float, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[float | None, msgspec.Meta(description="USD per GPU-hour")]
-    gpu_model: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
+    gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
     gpu_count: float
     source: Annotated[
         str,
@@ -465,7 +472,7 @@ class MarketHistory(msgspec.Struct):
 class CatalogDay(msgspec.Struct):
     day: Annotated[date, msgspec.Meta(description="Day of the catalog capture (UTC)")]
     gpu_level: GpuLevel
-    gpu_model: Annotated[
+    gpu_id: Annotated[
         str | None, msgspec.Meta(description="Canonical GPU id (gpu_level model), else null")
     ]
     gpu_family: Annotated[
@@ -520,7 +527,7 @@ class PriceChange(msgspec.Struct):
     instance_type: str
     region: str
     pricing: str
-    gpu_model: str | None
+    gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
     gpu_count: float
     old_price: Annotated[float, msgspec.Meta(description="In `currency`")]
     new_price: float

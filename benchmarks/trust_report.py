@@ -86,7 +86,7 @@ def main() -> int:
             for i in body["items"]:
                 print(
                     f"  {i['provider']:11} {i['instance_type'][:44]:44} {i['region'][:13]:13}"
-                    f" {i['gpu_count']:g}x {i['gpu_model']:18} {i['vram_gb_usable']:>5g} GB"
+                    f" {i['gpu_count']:g}x {i['gpu_id']:18} {i['vram_gb_usable']:>5g} GB"
                     f" {i['pricing']:9} ${i['price_per_hour_usd']:>8.2f}/h"
                     f" ${i['price_per_gpu_hour_usd']:>6.3f}/GPU-h"
                     f" {i['observed_at'][:10]} ({i['age_days']:.0f} d)"

@@ -43,7 +43,7 @@ QUERY_FIELDS = (
     "instance_type",
     "region",
     "gpu_count",
-    "gpu_model",
+    "gpu_id",
     "vram_gb_usable",
     "vram_gb_per_gpu",
     "vram_gb_total",
@@ -122,7 +122,7 @@ def filter_from_args(args: argparse.Namespace) -> OfferFilter:
 
 
 def _gpus(item: dict[str, Any]) -> str:
-    return f"{_num(item['gpu_count'])}x {item['gpu_model'] or item['gpu_name_provider']}"
+    return f"{_num(item['gpu_count'])}x {item['gpu_id'] or item['gpu_name_provider']}"
 
 
 def _pricing(item: dict[str, Any]) -> str:

@@ -56,7 +56,7 @@ def market_history_params(
 OFFER_INTERVALS_SQL = """
     select
         valid_from, valid_to, price, currency, price_per_hour_usd, price_per_gpu_hour_usd,
-        gpu_id as gpu_model, gpu_count, source,
+        gpu_id, gpu_count, source,
         provider, instance_type, region, pricing, reserved_term_months
     from offer_intervals
     where offer_id = ?
@@ -64,7 +64,7 @@ OFFER_INTERVALS_SQL = """
 """
 
 _CHANGE_COLUMNS = """
-    changed_at, offer_id as id, provider, instance_type, region, pricing, gpu_id as gpu_model,
+    changed_at, offer_id as id, provider, instance_type, region, pricing, gpu_id,
     gpu_count, old_price, new_price, currency, old_price_per_hour_usd, new_price_per_hour_usd,
     pct_change, source
 """

@@ -190,7 +190,7 @@ class HistoryController(Controller):
         "no GPU count, instance type or spot flag, so they are not per-GPU-hour figures and "
         "are not in /history. Each item says its `gpu_level`: `model` (a canonical GPU) or "
         "`family` (the catalog named only the family, e.g. 'H100': SXM, PCIe or NVL; "
-        "`gpu_family` set, `gpu_model` null); the two are never merged. A family "
+        "`gpu_family` set, `gpu_id` null); the two are never merged. A family "
         "(`gpu=h100`) takes its members' rows and the family-level rows it covers, a "
         "canonical id (`gpu=h100-sxm`) only its own. `from`/`to` are inclusive dates.",
         sync_to_thread=True,

@@ -416,7 +416,7 @@ def test_catalog_keeps_model_and_family_rows_apart(client):
         {
             "day": "2026-01-10",
             "gpu_level": "model",
-            "gpu_model": "h100-sxm",
+            "gpu_id": "h100-sxm",
             "gpu_family": None,
             "min_usd_per_instance_hour": 2.5,
             "median_usd_per_instance_hour": 2.5,
@@ -429,7 +429,7 @@ def test_catalog_keeps_model_and_family_rows_apart(client):
             # p1's two spellings: one provider at its cheaper 1.80; p2 at 16.00
             "day": "2026-01-10",
             "gpu_level": "family",
-            "gpu_model": None,
+            "gpu_id": None,
             "gpu_family": "h100",
             "min_usd_per_instance_hour": 1.8,
             "median_usd_per_instance_hour": 8.9,
@@ -441,7 +441,7 @@ def test_catalog_keeps_model_and_family_rows_apart(client):
         {
             "day": "2026-01-18",
             "gpu_level": "family",
-            "gpu_model": None,
+            "gpu_id": None,
             "gpu_family": "h100",
             "min_usd_per_instance_hour": 15.0,
             "median_usd_per_instance_hour": 15.0,
@@ -456,7 +456,7 @@ def test_catalog_keeps_model_and_family_rows_apart(client):
 def test_catalog_of_a_model_and_a_date_range(client):
     model = _ok(client, "/history/catalog", gpu="h100-sxm")
     assert model["gpu_level"] == "model"
-    assert [(i["day"], i["gpu_model"]) for i in model["items"]] == [("2026-01-10", "h100-sxm")]
+    assert [(i["day"], i["gpu_id"]) for i in model["items"]] == [("2026-01-10", "h100-sxm")]
     ranged = _ok(
         client, "/history/catalog", gpu="h100", **{"from": "2026-01-11", "to": "2026-01-18"}
     )
@@ -714,7 +714,7 @@ def test_h100_catalog_holds_every_h100_row_of_gpuhunt_with_its_figures(real):
     body = _ok(real, "/history/catalog", gpu="h100")
     assert (body["gpu_level"], body["from"]) == ("family", None)
     items = body["items"]
-    assert {(i["gpu_level"], i["gpu_model"], i["gpu_family"]) for i in items} == {
+    assert {(i["gpu_level"], i["gpu_id"], i["gpu_family"]) for i in items} == {
         ("family", None, "h100")
     }
     assert {i["source"] for i in items} == {"import:gpuhunt-h100-h200-mi300x"}
@@ -740,7 +740,7 @@ def test_catalog_of_a_model_family_and_of_an_h100_variant(real):
     assert _ok(real, "/history/catalog", gpu="h100-sxm")["items"] == []
     h200 = _ok(real, "/history/catalog", gpu="H200")
     assert h200["gpu_level"] == "model"
-    assert {(i["gpu_level"], i["gpu_model"]) for i in h200["items"]} == {("model", "h200")}
+    assert {(i["gpu_level"], i["gpu_id"]) for i in h200["items"]} == {("model", "h200")}
     assert sum(i["offer_count"] for i in h200["items"]) == sum(
         1
         for path in GPUHUNT.glob("*.json")
@@ -786,7 +786,7 @@ def test_catalog_as_csv(real):
     response = real.get("/history/catalog", params={"gpu": "h100", "format": "csv"})
     assert response.status_code == 200
     lines = response.text.splitlines()
-    assert lines[0].split(",")[:4] == ["day", "gpu_level", "gpu_model", "gpu_family"]
+    assert lines[0].split(",")[:4] == ["day", "gpu_level", "gpu_id", "gpu_family"]
     assert len(lines) == 1 + 25
 
 

@@ -135,7 +135,7 @@ def test_gpu_comma_list_and_case(client) -> None:
     comma = _items(client, gpu="H100,a100", include_suspect="true")
     repeated = _items(client, gpu=["h100", "a100"], include_suspect="true")
     assert comma and _ids(comma) == _ids(repeated)
-    assert {i["gpu_model"].split("-")[0] for i in comma} == {"h100", "a100"}
+    assert {i["gpu_id"].split("-")[0] for i in comma} == {"h100", "a100"}
 
 
 def test_comma_lists_are_bounded_like_repeats(client) -> None:
@@ -211,11 +211,11 @@ def test_gpuhunt_and_skypilot_spellings_resolve(spelling: str, expected: set[str
 
 def test_a_canonical_id_matches_that_gpu_only(client) -> None:
     # rtx-3090 is not rtx-3090-ti and h200 is not h200-nvl; a family (h100) is all its models
-    models = {i["gpu_model"] for i in _items(client, gpu="rtx-3090", include_suspect="true")}
+    models = {i["gpu_id"] for i in _items(client, gpu="rtx-3090", include_suspect="true")}
     assert models == {"rtx-3090"}
-    models = {i["gpu_model"] for i in _items(client, gpu="H200", include_suspect="true")}
+    models = {i["gpu_id"] for i in _items(client, gpu="H200", include_suspect="true")}
     assert models == {"h200"}
-    family = {i["gpu_model"] for i in _items(client, gpu="h100", include_suspect="true")}
+    family = {i["gpu_id"] for i in _items(client, gpu="h100", include_suspect="true")}
     assert {"h100-sxm", "h100-pcie"} <= family
 
 

@@ -173,11 +173,11 @@ def test_a_pipe_gets_csv_that_the_csv_module_reads(home, capsys):
     assert "─" not in out and "│" not in out
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 20
-    for key in ("provider", "instance_type", "gpu_model", "price_per_gpu_hour_usd"):
+    for key in ("provider", "instance_type", "gpu_id", "price_per_gpu_hour_usd"):
         assert all(row[key] for row in rows), key
     prices = [float(row["price_per_gpu_hour_usd"]) for row in rows]
     assert prices == sorted(prices)
-    assert all(row["gpu_model"].startswith("h100") for row in rows)
+    assert all(row["gpu_id"].startswith("h100") for row in rows)
     assert {row["data_origin"] for row in rows} <= {"live", "recorded", "curated"}
     assert all(row["observed_at"][:4].isdigit() for row in rows)  # ISO 8601
 
@@ -192,7 +192,7 @@ def test_csv_tsv_and_json_carry_the_same_offers(home, capsys):
     tsv_rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out), delimiter="\t"))
     ids = [i["id"] for i in body["items"]]
     assert ids and [r["id"] for r in csv_rows] == ids == [r["id"] for r in tsv_rows]
-    h100 = next(r for r in tsv_rows if r["gpu_model"] == "h100-sxm" and r["gpu_count"] == "8")
+    h100 = next(r for r in tsv_rows if r["gpu_id"] == "h100-sxm" and r["gpu_count"] == "8")
     assert float(h100["price_per_hour_usd"]) == pytest.approx(23.92)
     assert h100["vram_gb_usable"] == "80"
 

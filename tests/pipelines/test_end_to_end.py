@@ -47,7 +47,7 @@ def test_instances_min_vram_fp8(replayed):
     lambda_h100 = [
         i
         for i in body["items"]
-        if i["provider"] == "lambda" and i["gpu_model"] == "h100-sxm" and i["gpu_count"] == 8
+        if i["provider"] == "lambda" and i["gpu_id"] == "h100-sxm" and i["gpu_count"] == 8
     ]
     assert lambda_h100, "Lambda's 8x H100 SXM is served"
     assert lambda_h100[0]["price_per_gpu_hour_usd"] == 2.99

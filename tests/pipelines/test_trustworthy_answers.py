@@ -98,9 +98,9 @@ def test_datasheet_memory_for_every_h100_h200_a100_80gb_and_gh200_offer(client):
         "gh200": 96,
     }
     items = _items(client, gpu=list(expected), include_suspect="true")
-    assert {i["gpu_model"] for i in items} == set(expected)
+    assert {i["gpu_id"] for i in items} == set(expected)
     for item in items:
-        assert item["vram_gb_per_gpu"] == expected[item["gpu_model"]], item
+        assert item["vram_gb_per_gpu"] == expected[item["gpu_id"]], item
 
 
 def test_runpod_050_placeholders_are_suspect_and_hidden_by_default(client):
@@ -158,7 +158,7 @@ def test_datacrunch_dynamic_price_is_its_own_pricing_kind(client):
 
 def test_unknown_gpu_capabilities_are_null_and_fp8_false_does_not_match_them(client):
     everything = _items(client, include_suspect="true")
-    unknown = [i for i in everything if i["gpu_model"] is None]
+    unknown = [i for i in everything if i["gpu_id"] is None]
     for item in unknown:
         assert (item["fp8"], item["bf16"], item["vram_gb_usable"]) == (None, None, None)
     without_fp8 = _items(client, fp8="false", include_suspect="true")
