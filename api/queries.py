@@ -95,7 +95,7 @@ ECONOMICS_GPUS_SQL = "select * from gpus"
 # current_offers, applied in a CTE so their column names stay unambiguous).
 ESTIMATE_ITEM_COLUMNS = """
     e.offer_id, e.provider, e.instance_type, e.region, e.pricing, e.serverless,
-    e.gpu_id as gpu_model, e.gpu_count, e.model_id, e.input_tokens, e.output_tokens,
+    e.gpu_id, e.gpu_count, e.model_id, e.input_tokens, e.output_tokens,
     e.precision_requested, e.weight_precision, e.compute_precision, e.kv_precision,
     e.precision_native, e.fallback_reason, e.gpus_used, e.tensor_parallel, e.data_parallel,
     e.batch_per_replica, e.output_tokens_per_s, e.total_tokens_per_s, e.price_per_hour_usd,

@@ -43,7 +43,7 @@ class ServerlessTier(msgspec.Struct):
     id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
     platform: str
     tier: str
-    gpu_model: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
+    gpu_id: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
     gpu_count: float
     price: Annotated[float, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
     currency: str
@@ -162,7 +162,7 @@ class EstimateItem(_Estimated):
     region: str
     pricing: str
     serverless: bool
-    gpu_model: Annotated[str, _d("Canonical GPU id")]
+    gpu_id: Annotated[str, _d("Canonical GPU id")]
     gpu_count: float
     model_id: str
     input_tokens: Annotated[int, _d("Prompt tokens per request")]
@@ -200,8 +200,8 @@ class EstimatesPage(msgspec.Struct):
 
 class HardwareEstimate(_Estimated):
     model_id: str
-    gpu_model: str
-    gpus: Annotated[int, _d("GPUs of `gpu_model` asked about")]
+    gpu_id: str
+    gpus: Annotated[int, _d("GPUs of `gpu_id` asked about")]
     input_tokens: int
     output_tokens: int
     fits: bool
@@ -220,7 +220,7 @@ class HardwareEstimate(_Estimated):
 
 
 class FitGpu(_Precision):
-    gpu_model: str
+    gpu_id: str
     fits: bool
     min_gpus: Annotated[int | None, _d("Smallest TP group that holds the model; null = none")]
     gpus_in_breakdown: Annotated[int, _d("Group size the memory figures are for")]
@@ -242,7 +242,7 @@ class FitOffer(msgspec.Struct):
     region: str
     pricing: str
     serverless: bool
-    gpu_model: str
+    gpu_id: str
     gpu_count: float
     min_gpus: int
     price_per_hour_usd: float
@@ -269,7 +269,7 @@ class BreakevenItem(msgspec.Struct):
     offer_id: str
     platform: str
     tier: str
-    gpu_model: str
+    gpu_id: str
     gpu_count: float
     price_per_hour_usd: Annotated[float, _d("Serverless tier, USD per hour of runtime")]
     billing_granularity_s: float
@@ -283,7 +283,7 @@ class BreakevenItem(msgspec.Struct):
     dedicated_offer_id: str | None
     dedicated_provider: str | None
     dedicated_instance_type: str | None
-    dedicated_gpu_model: str | None
+    dedicated_gpu_id: str | None
     dedicated_gpu_count: float | None
     dedicated_price_per_hour_usd: float | None
     dedicated_gpu_seconds_per_request: float | None
@@ -307,7 +307,7 @@ class CheapestDedicated(msgspec.Struct):
     offer_id: str
     provider: str
     instance_type: str
-    gpu_model: str
+    gpu_id: str
     gpu_count: float
     pricing: str
     price_per_hour_usd: float

@@ -168,7 +168,7 @@ def breakeven_answer(
             )
         item: dict[str, Any] = {
             "offer_id": offer["offer_id"], "platform": offer["provider"],
-            "tier": offer["instance_type"], "gpu_model": offer["gpu_id"],
+            "tier": offer["instance_type"], "gpu_id": offer["gpu_id"],
             "gpu_count": offer["gpu_count"], "price_per_hour_usd": offer["price_per_hour_usd"],
             "billing_granularity_s": tier.billing_granularity_s,
             "minimum_charge_s": tier.min_charge_s, "idle_charged": tier.charges_idle,
@@ -182,7 +182,7 @@ def breakeven_answer(
                 dedicated_offer_id=None,
                 dedicated_provider=None,
                 dedicated_instance_type=None,
-                dedicated_gpu_model=None,
+                dedicated_gpu_id=None,
                 dedicated_gpu_count=None,
                 dedicated_price_per_hour_usd=None,
                 dedicated_gpu_seconds_per_request=None,
@@ -206,7 +206,7 @@ def breakeven_answer(
             serverless_monthly_usd=result.serverless_monthly_usd,
             dedicated_offer_id=d_offer["offer_id"], dedicated_provider=d_offer["provider"],
             dedicated_instance_type=d_offer["instance_type"],
-            dedicated_gpu_model=d_offer["gpu_id"], dedicated_gpu_count=d_offer["gpu_count"],
+            dedicated_gpu_id=d_offer["gpu_id"], dedicated_gpu_count=d_offer["gpu_count"],
             dedicated_price_per_hour_usd=d_offer["price_per_hour_usd"],
             dedicated_gpu_seconds_per_request=round(match["seconds"], 6),
             dedicated_replicas=match["replicas"], dedicated_monthly_usd=match["monthly"],
@@ -224,7 +224,7 @@ def breakeven_answer(
         o = cheapest_overall["offer"]
         cheapest = {
             "offer_id": o["offer_id"], "provider": o["provider"],
-            "instance_type": o["instance_type"], "gpu_model": o["gpu_id"],
+            "instance_type": o["instance_type"], "gpu_id": o["gpu_id"],
             "gpu_count": o["gpu_count"], "pricing": o["pricing"],
             "price_per_hour_usd": o["price_per_hour_usd"],
             "gpu_seconds_per_request": round(cheapest_overall["seconds"], 6),

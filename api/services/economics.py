@@ -116,7 +116,7 @@ def _with_confidence(est: Estimator, item: Row, cost_key: str | None) -> Row:
     requested precision and output length; ``cost_key`` names the item's USD per million total
     tokens (None for a hardware answer, which has no price and so no cost band)."""
     band = confidence_fields(
-        est.gpus[item["gpu_model"]],
+        est.gpus[item["gpu_id"]],
         item["precision_requested"],
         item["output_tokens"],
         item["output_tokens_per_s"],

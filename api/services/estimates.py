@@ -18,9 +18,9 @@ from warehouse import economics
 from warehouse.estimates import Estimator, estimate_rows, gpu_from_row, precision_for, whole_gpus
 from warehouse.facts import model_from_row
 
-# Keys of one /estimates item, in order (token_estimates columns, gpu_id served as gpu_model).
+# Keys of one /estimates item, in order (token_estimates columns).
 ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
-    "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_model",
+    "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_id",
     "gpu_count", "model_id", "input_tokens", "output_tokens", "precision_requested",
     "weight_precision", "compute_precision", "kv_precision", "precision_native",
     "fallback_reason", "gpus_used", "tensor_parallel", "data_parallel", "batch_per_replica",
@@ -77,16 +77,7 @@ def ranked_estimates(
     fitting = [r for r in rows if r["fits"]]
     fitting.sort(key=lambda r: (r["usd_per_million_total_tokens"], r["offer_id"]))
     return [
-        {
-            k: (
-                r["gpu_id"]
-                if k == "gpu_model"
-                else source[r["offer_id"]]
-                if k == "source_url"
-                else r[k]
-            )
-            for k in ESTIMATE_ITEM_KEYS
-        }
+        {k: source[r["offer_id"]] if k == "source_url" else r[k] for k in ESTIMATE_ITEM_KEYS}
         for r in fitting
     ]
 
@@ -105,7 +96,7 @@ def hardware_estimate(
     resolved = economics.resolve_precision(precision_for(precision, model, gpu), gpu)
     result = est.throughput(model_id, gpu_id, gpus, precision, input_tokens, output_tokens)
     body: dict[str, Any] = {
-        "model_id": model_id, "gpu_model": gpu_id, "gpus": gpus, "input_tokens": input_tokens,
+        "model_id": model_id, "gpu_id": gpu_id, "gpus": gpus, "input_tokens": input_tokens,
         "output_tokens": output_tokens, "precision_requested": resolved.requested,
         "weight_precision": resolved.weight_precision,
         "compute_precision": resolved.compute_precision, "kv_precision": resolved.kv_precision,
@@ -182,7 +173,7 @@ def fit_answer(
         cheapest = min(able, key=lambda o: (o["price_per_hour_usd"], o["offer_id"]), default=None)
         b, p = result.breakdown, result.precision
         gpus_out.append({
-            "gpu_model": gpu_id, "fits": result.fits, "min_gpus": result.min_gpus,
+            "gpu_id": gpu_id, "fits": result.fits, "min_gpus": result.min_gpus,
             "precision_requested": p.requested, "weight_precision": p.weight_precision,
             "compute_precision": p.compute_precision, "kv_precision": p.kv_precision,
             "precision_native": p.native, "fallback_reason": p.fallback_reason,
@@ -201,7 +192,7 @@ def fit_answer(
                 "region": o["region"],
                 "pricing": o["pricing"],
                 "serverless": o["serverless"],
-                "gpu_model": gpu_id,
+                "gpu_id": gpu_id,
                 "gpu_count": o["gpu_count"],
                 "min_gpus": result.min_gpus,
                 "price_per_hour_usd": o["price_per_hour_usd"],
@@ -209,7 +200,7 @@ def fit_answer(
             }
             for o in able
         )
-    gpus_out.sort(key=lambda g: (g["min_gpus"] is None, g["min_gpus"] or 0, g["gpu_model"]))
+    gpus_out.sort(key=lambda g: (g["min_gpus"] is None, g["min_gpus"] or 0, g["gpu_id"]))
     serving.sort(key=lambda o: (o["price_per_hour_usd"], o["offer_id"]))
     return {"gpus": gpus_out, "offers": serving}
 

@@ -180,13 +180,13 @@ def test_fit_405b_fp8_needs_eight_h100s(client):
         concurrency=1,
         limit=1000,
     )
-    h100 = next(g for g in body["gpus"] if g["gpu_model"] == "h100-sxm")
+    h100 = next(g for g in body["gpus"] if g["gpu_id"] == "h100-sxm")
     assert h100["min_gpus"] == 8 and h100["precision_native"]
     assert h100["weights_gb"] == pytest.approx(405.9)
     assert h100["required_gb"] <= h100["capacity_gb"] == 640
-    a100 = next(g for g in body["gpus"] if g["gpu_model"] == "a100-80gb-sxm")
+    a100 = next(g for g in body["gpus"] if g["gpu_id"] == "a100-80gb-sxm")
     assert not a100["precision_native"] and "W8A16" in a100["fallback_reason"]
-    h100_offers = [o for o in body["offers"] if o["gpu_model"] == "h100-sxm"]
+    h100_offers = [o for o in body["offers"] if o["gpu_id"] == "h100-sxm"]
     assert h100_offers and all(o["gpu_count"] >= 8 for o in h100_offers)
     assert len(h100_offers) == h100["offers_that_fit"]
     prices = [o["price_per_hour_usd"] for o in body["offers"]]
@@ -196,8 +196,8 @@ def test_fit_405b_fp8_needs_eight_h100s(client):
 def test_fit_grows_with_concurrency(client):
     one = _get(client, "/fit", model="llama-3.1-8b", context=32768, concurrency=1)
     many = _get(client, "/fit", model="llama-3.1-8b", context=32768, concurrency=64)
-    l4 = {g["gpu_model"]: g for g in one["gpus"]}["l4"]
-    l4_many = {g["gpu_model"]: g for g in many["gpus"]}["l4"]
+    l4 = {g["gpu_id"]: g for g in one["gpus"]}["l4"]
+    l4_many = {g["gpu_id"]: g for g in many["gpus"]}["l4"]
     assert l4_many["kv_cache_gb"] == pytest.approx(64 * l4["kv_cache_gb"], rel=1e-3)
     assert (l4_many["min_gpus"] or 99) > l4["min_gpus"]
 
@@ -227,7 +227,7 @@ def test_breakeven_by_hand_for_a_per_second_tier(client):
         Decimal(2000) * per_s * 730 / 24
     ).quantize(Decimal("0.000001"))
     dedicated = Decimal(str(flex["dedicated_price_per_hour_usd"]))
-    assert flex["dedicated_gpu_model"] == "h100-sxm" and flex["dedicated_gpu_count"] == 1
+    assert flex["dedicated_gpu_id"] == "h100-sxm" and flex["dedicated_gpu_count"] == 1
     assert Decimal(str(flex["dedicated_monthly_usd"])) == (dedicated * 730).quantize(
         Decimal("0.000001")
     )
@@ -421,14 +421,12 @@ def test_cheapest_per_gpu_keeps_one_offer_per_provider_gpu_and_pricing(client):
     ]
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for item in full:
-        groups[(item["gpu_model"] or "name:" + item["gpu_name_provider"], item["pricing"])].append(
+        groups[(item["gpu_id"] or "name:" + item["gpu_name_provider"], item["pricing"])].append(
             item
         )
     assert len(full) > 100 and len(grouped) == len(groups) < len(full) / 3
     for item in grouped:
-        members = groups[
-            (item["gpu_model"] or "name:" + item["gpu_name_provider"], item["pricing"])
-        ]
+        members = groups[(item["gpu_id"] or "name:" + item["gpu_name_provider"], item["pricing"])]
         assert item["offers_in_group"] == len(members)
         assert item["price_per_gpu_hour_usd"] == min(m["price_per_gpu_hour_usd"] for m in members)
     assert sum(i["offers_in_group"] for i in grouped) == len(full)
