@@ -418,8 +418,8 @@ def test_matrix_cell_is_the_cheapest_offer_the_api_gives(server, page, tmp_path)
     # the matrix's own CSV has the same rows
     table = page.js("[...document.querySelectorAll('#matrix tbody tr')].map(tr => tr.dataset.gpu)")
     exported = _download(page.browser, page, "matrix-csv", tmp_path / "downloads")
-    assert [r["gpu_model"] for r in exported] == table
-    h100 = next(r for r in exported if r["gpu_model"] == "h100-sxm")
+    assert [r["gpu_id"] for r in exported] == table
+    h100 = next(r for r in exported if r["gpu_id"] == "h100-sxm")
     assert float(h100[cheapest["provider"]]) == pytest.approx(cheapest["price_per_gpu_hour_usd"])
     page.screenshot("#matrix-section", tmp_path / "web-matrix.png")
 
@@ -463,7 +463,7 @@ def test_model_picker_lists_only_offers_with_enough_memory(server, page, tmp_pat
     assert len(rows) == fit["offers_total"] > 0
     assert {r["id"] for r in rows} == {o["offer_id"] for o in fit["offers"]}
     # enough memory: every listed offer's GPUs hold what the model needs at 8k context...
-    needs = {g["gpu_model"]: g for g in fit["gpus"]}
+    needs = {g["gpu_id"]: g for g in fit["gpus"]}
     instances = {
         i["id"]: i for i in _get(server, "/instances", limit=1000, serverless="false")["items"]
     }
@@ -473,8 +473,8 @@ def test_model_picker_lists_only_offers_with_enough_memory(server, page, tmp_pat
         if row["id"] in instances:
             offer = instances[row["id"]]
             assert offer["vram_gb_total"] == pytest.approx(memory, abs=0.05)
-            assert needs[offer["gpu_model"]]["fits"]
-            assert offer["gpu_count"] >= needs[offer["gpu_model"]]["min_gpus"]
+            assert needs[offer["gpu_id"]]["fits"]
+            assert offer["gpu_count"] >= needs[offer["gpu_id"]]["min_gpus"]
     # ...and the offers whose memory cannot hold the weights are not listed
     small = [i for i in instances.values() if i["vram_gb_total"] and i["vram_gb_total"] < 70]
     assert small and not {i["id"] for i in small} & {r["id"] for r in rows}
@@ -541,7 +541,7 @@ def test_cheapest_per_gpu_toggle_and_csv_of_what_is_shown(server, page, tmp_path
     api = _get(server, "/instances", gpu=["h100", "a100", "l40s"], serverless="false", limit=1000)
     for gpu, row in zip(gpus, rows, strict=True):
         best = min(
-            (i for i in api["items"] if i["gpu_model"] == gpu),
+            (i for i in api["items"] if i["gpu_id"] == gpu),
             key=lambda i: (i["price_per_gpu_hour_usd"], i["id"]),
         )
         assert (row[0], row[1], row[7]) == (
