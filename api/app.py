@@ -27,6 +27,7 @@ from api.encoding import encode
 from api.fastpath import ResponseCache
 from api.limits import limit_query_length
 from api.params import enum_values, query_name, reject_unknown_parameters
+from api.schemas import NumberSchemaPlugin
 from api.store import (
     RESPONSE_CACHE_BYTES,
     RESPONSE_CACHE_BYTES_ENV,
@@ -147,6 +148,7 @@ def create_app(
             responses.middleware,
         ],
         compression_config=COMPRESSION,
+        plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
         exception_handlers={
             ValidationException: _validation_error,

@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
-from api.schemas import ProviderStatus
+from api.schemas import Number, ProviderStatus, Schema
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -23,15 +23,15 @@ def _d(text: str) -> msgspec.Meta:
 # --- GET /providers/{slug}, GET /serverless ---------------------------------------------------
 
 
-class ProviderFacts(msgspec.Struct):
+class ProviderFacts(Schema):
     provider: str
     name: str
     kind: Annotated[str, _d("cloud, marketplace or serverless")]
     billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
-    billing_granularity_s: Annotated[float | None, _d("Metering step, seconds")]
-    minimum_charge_s: Annotated[float | None, _d("Minimum billed duration per start, seconds")]
-    egress_usd_per_gb: Annotated[float | None, _d("Internet egress, first paid tier, USD per GB")]
-    block_storage_usd_per_gb_month: Annotated[float | None, _d("Block storage, USD per GB-month")]
+    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration per start, seconds")]
+    egress_usd_per_gb: Annotated[Number | None, _d("Internet egress, first paid tier, USD per GB")]
+    block_storage_usd_per_gb_month: Annotated[Number | None, _d("Block storage, USD per GB-month")]
     spot_available: bool | None
     interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
     facts_as_of: date
@@ -39,28 +39,28 @@ class ProviderFacts(msgspec.Struct):
     notes: str | None
 
 
-class ServerlessTier(msgspec.Struct):
+class ServerlessTier(Schema):
     id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
     platform: str
     tier: str
     gpu_id: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
-    gpu_count: float
-    price: Annotated[float, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
+    gpu_count: Number
+    price: Annotated[Number, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
     currency: str
     price_unit: Annotated[str, _d("second or hour (the platform's own unit)")]
-    price_per_hour_usd: Annotated[float, _d("USD per hour for the whole tier")]
+    price_per_hour_usd: Annotated[Number, _d("USD per hour for the whole tier")]
     always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
     price_source: Annotated[str, _d("curated (seed) or scrape")]
     observed_at: datetime
     source_url: str
 
 
-class ServerlessPlatform(msgspec.Struct):
+class ServerlessPlatform(Schema):
     platform: str
     name: str
     deployment: Annotated[str, _d("container, managed_endpoint or function")]
-    billing_granularity_s: Annotated[float | None, _d("Metering step, seconds")]
-    minimum_charge_s: Annotated[float | None, _d("Minimum billed duration, seconds")]
+    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration, seconds")]
     scale_to_zero: bool | None
     idle_charged: Annotated[str | None, _d("true, false or partial (a bounded keep-warm window)")]
     min_replicas_supported: bool | None
@@ -76,12 +76,12 @@ class ServerlessPlatform(msgspec.Struct):
     tiers: list[ServerlessTier]
 
 
-class ServerlessList(msgspec.Struct):
+class ServerlessList(Schema):
     items: list[ServerlessPlatform]
     as_of: datetime
 
 
-class ProviderDetail(msgspec.Struct):
+class ProviderDetail(Schema):
     provider: str
     status: Annotated[ProviderStatus | None, _d("Scrape freshness; null for a curated-only slug")]
     facts: Annotated[ProviderFacts | None, _d("Curated billing facts; null when none are seeded")]
@@ -94,13 +94,13 @@ class ProviderDetail(msgspec.Struct):
 # --- GET /models ------------------------------------------------------------------------------
 
 
-class Model(msgspec.Struct):
+class Model(Schema):
     model_id: Annotated[str, _d("Id to pass as `model` to /estimates, /fit and /breakeven")]
     name: str
     hf_repo: str
     architecture: Annotated[str, _d("dense or moe")]
-    params_total_b: Annotated[float, _d("Total parameters, billions")]
-    params_active_b: Annotated[float, _d("Parameters active per token, billions")]
+    params_total_b: Annotated[Number, _d("Total parameters, billions")]
+    params_active_b: Annotated[Number, _d("Parameters active per token, billions")]
     layers: int
     hidden_size: int
     attention_heads: int
@@ -116,7 +116,7 @@ class Model(msgspec.Struct):
     source_url: str
 
 
-class ModelList(msgspec.Struct):
+class ModelList(Schema):
     items: list[Model]
     as_of: datetime
 
@@ -124,7 +124,7 @@ class ModelList(msgspec.Struct):
 # --- GET /estimates ---------------------------------------------------------------------------
 
 
-class _Precision(msgspec.Struct):
+class _Precision(Schema):
     precision_requested: Annotated[str, _d("What was asked (standard resolves per GPU)")]
     weight_precision: Annotated[str, _d("Bytes per weight follow this format")]
     compute_precision: Annotated[str, _d("Tensor-core format doing the math")]
@@ -150,9 +150,9 @@ class _Estimated(_Precision):
     ]
     confidence_points: Annotated[int, _d("Published measurements in that regime")]
     output_tokens_per_s_low: Annotated[
-        float, _d("Low end of the band: what the measured throughput was at least, tokens/s")
+        Number, _d("Low end of the band: what the measured throughput was at least, tokens/s")
     ]
-    output_tokens_per_s_high: Annotated[float, _d("High end of the band, tokens/s")]
+    output_tokens_per_s_high: Annotated[Number, _d("High end of the band, tokens/s")]
 
 
 class EstimateItem(_Estimated):
@@ -163,7 +163,7 @@ class EstimateItem(_Estimated):
     pricing: str
     serverless: bool
     gpu_id: Annotated[str, _d("Canonical GPU id")]
-    gpu_count: float
+    gpu_count: Number
     model_id: str
     input_tokens: Annotated[int, _d("Prompt tokens per request")]
     output_tokens: Annotated[int, _d("Generated tokens per request")]
@@ -171,22 +171,22 @@ class EstimateItem(_Estimated):
     tensor_parallel: int
     data_parallel: Annotated[int, _d("Independent replicas in the instance")]
     batch_per_replica: Annotated[int, _d("Sequences decoded together per replica")]
-    output_tokens_per_s: Annotated[float, _d("Generated tokens per second, whole instance")]
-    total_tokens_per_s: Annotated[float, _d("Prompt + generated tokens per second")]
-    price_per_hour_usd: Annotated[float, _d("USD per instance-hour")]
-    usd_per_million_output_tokens: Annotated[float, _d("USD per 10^6 generated tokens")]
-    usd_per_million_total_tokens: Annotated[float, _d("USD per 10^6 prompt + generated tokens")]
+    output_tokens_per_s: Annotated[Number, _d("Generated tokens per second, whole instance")]
+    total_tokens_per_s: Annotated[Number, _d("Prompt + generated tokens per second")]
+    price_per_hour_usd: Annotated[Number, _d("USD per instance-hour")]
+    usd_per_million_output_tokens: Annotated[Number, _d("USD per 10^6 generated tokens")]
+    usd_per_million_total_tokens: Annotated[Number, _d("USD per 10^6 prompt + generated tokens")]
     usd_per_million_total_tokens_low: Annotated[
-        float, _d("Cost at the high end of the throughput band, USD per 10^6 tokens")
+        Number, _d("Cost at the high end of the throughput band, USD per 10^6 tokens")
     ]
     usd_per_million_total_tokens_high: Annotated[
-        float, _d("Cost at the low end of the throughput band, USD per 10^6 tokens")
+        Number, _d("Cost at the low end of the throughput band, USD per 10^6 tokens")
     ]
     observed_at: datetime
     source_url: str
 
 
-class EstimatesPage(msgspec.Struct):
+class EstimatesPage(Schema):
     items: list[EstimateItem]
     total: Annotated[int, _d("Fitting offers before limit")]
     limit: int
@@ -209,10 +209,10 @@ class HardwareEstimate(_Estimated):
     tensor_parallel: int
     data_parallel: int
     batch_per_replica: int
-    output_tokens_per_s: Annotated[float, _d("Generated tokens per second, all GPUs")]
-    total_tokens_per_s: float
-    decode_tokens_per_s_per_sequence: Annotated[float, _d("Decode speed one request sees")]
-    prefill_s_per_request: Annotated[float, _d("Replica seconds spent on one prompt")]
+    output_tokens_per_s: Annotated[Number, _d("Generated tokens per second, all GPUs")]
+    total_tokens_per_s: Number
+    decode_tokens_per_s_per_sequence: Annotated[Number, _d("Decode speed one request sees")]
+    prefill_s_per_request: Annotated[Number, _d("Replica seconds spent on one prompt")]
     as_of: datetime
 
 
@@ -224,18 +224,18 @@ class FitGpu(_Precision):
     fits: bool
     min_gpus: Annotated[int | None, _d("Smallest TP group that holds the model; null = none")]
     gpus_in_breakdown: Annotated[int, _d("Group size the memory figures are for")]
-    weights_gb: float
-    kv_cache_gb: Annotated[float, _d("All `concurrency` sequences of `context` tokens")]
-    overhead_gb: Annotated[float, _d("Reserved 10% + 2 GB workspace per GPU")]
-    required_gb: float
-    capacity_gb: float
+    weights_gb: Number
+    kv_cache_gb: Annotated[Number, _d("All `concurrency` sequences of `context` tokens")]
+    overhead_gb: Annotated[Number, _d("Reserved 10% + 2 GB workspace per GPU")]
+    required_gb: Number
+    capacity_gb: Number
     offers: Annotated[int, _d("Current offers with this GPU")]
     offers_that_fit: Annotated[int, _d("Of those, with at least min_gpus GPUs")]
     cheapest_offer_id: str | None
-    cheapest_price_per_hour_usd: float | None
+    cheapest_price_per_hour_usd: Number | None
 
 
-class FitOffer(msgspec.Struct):
+class FitOffer(Schema):
     offer_id: str
     provider: str
     instance_type: str
@@ -243,13 +243,13 @@ class FitOffer(msgspec.Struct):
     pricing: str
     serverless: bool
     gpu_id: str
-    gpu_count: float
+    gpu_count: Number
     min_gpus: int
-    price_per_hour_usd: float
+    price_per_hour_usd: Number
     source_url: str
 
 
-class FitAnswer(msgspec.Struct):
+class FitAnswer(Schema):
     CSV_LIST: ClassVar[str] = "offers"  # format=csv writes the offers (api.encoding)
 
     model_id: str
@@ -265,37 +265,37 @@ class FitAnswer(msgspec.Struct):
 # --- GET /breakeven ---------------------------------------------------------------------------
 
 
-class BreakevenItem(msgspec.Struct):
+class BreakevenItem(Schema):
     offer_id: str
     platform: str
     tier: str
     gpu_id: str
-    gpu_count: float
-    price_per_hour_usd: Annotated[float, _d("Serverless tier, USD per hour of runtime")]
-    billing_granularity_s: float
-    minimum_charge_s: float
+    gpu_count: Number
+    price_per_hour_usd: Annotated[Number, _d("Serverless tier, USD per hour of runtime")]
+    billing_granularity_s: Number
+    minimum_charge_s: Number
     idle_charged: bool
     scale_to_zero: bool
     assumptions: Annotated[list[str], _d("Defaults used for facts the seeds leave unknown")]
-    gpu_seconds_per_request: Annotated[float, _d("Tier runtime seconds per request")]
-    billed_seconds_per_day: Annotated[float, _d("Incl. rounding, cold starts, idle tail, warm")]
-    serverless_monthly_usd: float
+    gpu_seconds_per_request: Annotated[Number, _d("Tier runtime seconds per request")]
+    billed_seconds_per_day: Annotated[Number, _d("Incl. rounding, cold starts, idle tail, warm")]
+    serverless_monthly_usd: Number
     dedicated_offer_id: str | None
     dedicated_provider: str | None
     dedicated_instance_type: str | None
     dedicated_gpu_id: str | None
-    dedicated_gpu_count: float | None
-    dedicated_price_per_hour_usd: float | None
-    dedicated_gpu_seconds_per_request: float | None
+    dedicated_gpu_count: Number | None
+    dedicated_price_per_hour_usd: Number | None
+    dedicated_gpu_seconds_per_request: Number | None
     dedicated_replicas: int | None
-    dedicated_monthly_usd: Annotated[float | None, _d("Replicas x USD/hour x 730 h")]
-    dedicated_utilization: Annotated[float | None, _d("Busy share of the dedicated replicas")]
+    dedicated_monthly_usd: Annotated[Number | None, _d("Replicas x USD/hour x 730 h")]
+    dedicated_utilization: Annotated[Number | None, _d("Busy share of the dedicated replicas")]
     cheaper: Annotated[str | None, _d("serverless or dedicated; null without a dedicated offer")]
     breakeven_requests_per_day: Annotated[
-        float | None, _d("Load at which this tier costs as much as one dedicated replica")
+        Number | None, _d("Load at which this tier costs as much as one dedicated replica")
     ]
     breakeven_dedicated_utilization: Annotated[
-        float | None,
+        Number | None,
         _d(
             "That load as a busy share of one dedicated replica: above it, "
             "dedicated wins; null = serverless stays cheaper"
@@ -303,38 +303,38 @@ class BreakevenItem(msgspec.Struct):
     ]
 
 
-class CheapestDedicated(msgspec.Struct):
+class CheapestDedicated(Schema):
     offer_id: str
     provider: str
     instance_type: str
     gpu_id: str
-    gpu_count: float
+    gpu_count: Number
     pricing: str
-    price_per_hour_usd: float
-    gpu_seconds_per_request: float
+    price_per_hour_usd: Number
+    gpu_seconds_per_request: Number
     replicas: int
-    monthly_usd: float
+    monthly_usd: Number
     source_url: str
 
 
-class NotFitting(msgspec.Struct):
+class NotFitting(Schema):
     offer_id: str
     reason: str
 
 
-class BreakevenAnswer(msgspec.Struct):
-    requests_per_day: float
+class BreakevenAnswer(Schema):
+    requests_per_day: Number
     model_id: str | None
-    gpu_seconds_per_request: float | None
+    gpu_seconds_per_request: Number | None
     input_tokens: int
     output_tokens: int
     precision: str
     concurrency: int
-    cold_start_s: float
+    cold_start_s: Number
     min_warm_replicas: int
-    idle_timeout_s: float
+    idle_timeout_s: Number
     dedicated_pricing: str
-    hours_per_month: Annotated[float, _d("Hours in the month used for monthly costs")]
+    hours_per_month: Annotated[Number, _d("Hours in the month used for monthly costs")]
     cheapest_dedicated: CheapestDedicated | None
     items: list[BreakevenItem]
     total: int

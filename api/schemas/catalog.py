@@ -1,0 +1,143 @@
+"""GET /gpus, /providers, /health, POST /admin/refresh, and the error body."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+from api.schemas.base import Number, Schema
+
+
+class Gpu(Schema):
+    gpu_id: str
+    name: str
+    vendor: str
+    architecture: str | None
+    vram_gb: Number
+    memory_type: str | None
+    memory_bandwidth_gbps: Number | None
+    fp16_tflops_dense: Number | None
+    bf16_tflops_dense: Number | None
+    fp8_tflops_dense: Number | None
+    int8_tops_dense: Number | None
+    fp4_tflops_dense: Number | None
+    fp8_support: bool
+    bf16_support: bool
+    form_factor: str | None
+    interconnect: str | None
+    interconnect_bandwidth_gbps: Number | None
+    tdp_watts: int | None
+    source_url: str
+
+
+class GpuList(Schema):
+    items: list[Gpu]
+    as_of: datetime
+
+
+class ProviderStatus(Schema):
+    provider: str
+    last_success_at: datetime | None
+    data_observed_at: datetime | None
+    last_failure_at: datetime | None
+    last_error: str | None
+    last_status: str
+    last_attempt_at: datetime | None
+    current_offer_count: int
+    suspect_offer_count: Annotated[
+        int, msgspec.Meta(description="Current offers the plausibility screen marks suspect")
+    ]
+    stale_offer_count: Annotated[
+        int, msgspec.Meta(description="Current offers whose price is older than the threshold")
+    ]
+    vram_mismatch_count: Annotated[
+        int,
+        msgspec.Meta(description="Current offers whose reported memory is >10% off the datasheet"),
+    ]
+    newest_price_observed_at: datetime | None
+    newest_price_age_days: Annotated[
+        Number | None, msgspec.Meta(description="Age in days of the provider's newest served price")
+    ]
+    data_origin: Annotated[
+        str | None,
+        msgspec.Meta(description="live, recorded (replayed capture) or curated; null: no offers"),
+    ]
+    excluded_row_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Rows the newest successful scrape's parser recognised as not offers"
+        ),
+    ]
+    excluded_rows: Annotated[
+        dict[str, int],
+        msgspec.Meta(
+            description="Those rows per reason, e.g. 'contact sales', 'no_gpu'; a row the parser"
+            " does not know is 'unknown_<kind> <name>' (e.g. 'unknown_family g9x')"
+        ),
+    ]
+    skipped_part_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Parts of that scrape's fetch that failed alone (an AWS region, a page of"
+            " a paged API); the rest was published"
+        ),
+    ]
+    skipped_parts: Annotated[
+        dict[str, str],
+        msgspec.Meta(description="Those parts: part (e.g. 'region ap-east-2') -> its error"),
+    ]
+    stale: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "No successful scrape finished within GPUPRICES_STALE_AFTER_HOURS (default 24) hours "
+                "before the snapshot was published"
+            )
+        ),
+    ]
+
+
+class ProviderList(Schema):
+    items: list[ProviderStatus]
+    as_of: datetime
+
+
+class OriginCounts(Schema):
+    offers: int
+    providers: int
+    newest_age_days: Annotated[
+        Number | None, msgspec.Meta(description="Age in days of the newest price of this origin")
+    ]
+    oldest_age_days: Annotated[
+        Number | None, msgspec.Meta(description="Age in days of the oldest price of this origin")
+    ]
+
+
+class Health(Schema):
+    status: Annotated[str, msgspec.Meta(description="ok, or no_snapshot")]
+    snapshot_id: str | None
+    as_of: datetime | None
+    offers: int
+    providers: int
+    by_origin: Annotated[
+        dict[str, OriginCounts],
+        msgspec.Meta(
+            description="Current offers by where they come from: live (fetched), recorded (a"
+            " replayed capture or the recorded offers shipped with gpuprices, at their capture"
+            " date) or curated (seed tiers); per provider: GET /providers"
+        ),
+    ] = msgspec.field(default_factory=dict)
+
+
+class ErrorBody(Schema, omit_defaults=True):  # extra only when there is any
+    status_code: int
+    detail: str
+    extra: list[dict] | None = None
+
+
+class RefreshResult(Schema):
+    swapped: Annotated[bool, msgspec.Meta(description="A newer snapshot was loaded by this call")]
+    snapshot_id: str
+    as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]

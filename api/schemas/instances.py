@@ -1,0 +1,224 @@
+"""GET /instances: one offer (InstanceItem) and a page of them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Annotated, Any
+
+import msgspec
+
+from api.schemas.base import Number, Schema
+
+
+class PriceStatusReason(Schema):
+    code: Annotated[
+        str,
+        msgspec.Meta(
+            description="below_market, above_market, repeated_price, spot_not_below_on_demand, community_above_secure or not_offered"
+        ),
+    ]
+    detail: str
+
+
+class InstanceItem(Schema):
+    id: Annotated[
+        str,
+        msgspec.Meta(
+            description="Stable offer id: same provider, instance type, region and pricing model keep it across runs"
+        ),
+    ]
+    provider: str
+    instance_type: str
+    region: Annotated[str, msgspec.Meta(description="Provider region code, or 'global'")]
+    gpu_id: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Canonical GPU id (see GET /gpus, e.g. h100-sxm); null when the provider's GPU is not in the table"
+        ),
+    ]
+    gpu_name: Annotated[
+        str | None, msgspec.Meta(description="Display name of the canonical GPU (GET /gpus name)")
+    ]
+    gpu_name_provider: Annotated[str, msgspec.Meta(description="The provider's own spelling")]
+    gpu_vendor: str | None
+    gpu_count: Annotated[
+        Number, msgspec.Meta(description="GPUs per instance (fractional for shared GPUs)")
+    ]
+    gpu_candidates: Annotated[
+        list[str] | None,
+        msgspec.Meta(
+            description="A serverless tier that may land on several GPUs: their canonical ids (gpu_id is the weakest, and specs are the guaranteed minimum); null otherwise"
+        ),
+    ]
+    gpu_fraction: Annotated[
+        Number,
+        msgspec.Meta(
+            description="Share of one GPU the offer gives (1 = whole GPUs; 0.125 = a 1/8 vGPU share; MIG profile = its memory share)"
+        ),
+    ]
+    vram_gb_per_gpu: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Datasheet GB of memory of the canonical GPU (GET /gpus); null if the GPU is unknown"
+        ),
+    ]
+    vram_gb_usable: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="GB of GPU memory the user gets per GPU: the datasheet figure, times gpu_fraction for a share of a GPU. min_vram, sort=vram, $/GB and model fit use it"
+        ),
+    ]
+    vram_gb_total: Annotated[
+        Number | None,
+        msgspec.Meta(description="Usable GB of GPU memory per instance (gpu_count x datasheet)"),
+    ]
+    vram_gb_reported: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="GB per whole GPU as the provider reports it (may be MiB read as GB, or include CPU memory); never used for filters"
+        ),
+    ]
+    vram_report_mismatch: Annotated[
+        bool,
+        msgspec.Meta(description="vram_gb_reported is more than 10% away from the datasheet"),
+    ]
+    memory_type: str | None
+    memory_bandwidth_gbps: Annotated[Number | None, msgspec.Meta(description="GB/s per GPU")]
+    fp8: Annotated[
+        bool | None, msgspec.Meta(description="Native FP8 support; null when the GPU is unknown")
+    ]
+    bf16: Annotated[
+        bool | None, msgspec.Meta(description="Native BF16 support; null when the GPU is unknown")
+    ]
+    interconnect: str | None
+    vcpus: Number | None
+    ram_gb: Number | None
+    storage_gb: Number | None
+    pricing: Annotated[
+        str,
+        msgspec.Meta(
+            description="on_demand, spot, reserved, or dynamic (a price the provider re-sets daily)"
+        ),
+    ]
+    reserved_term_months: int | None
+    price: Annotated[
+        Number,
+        msgspec.Meta(
+            description="Price as the provider quotes it, in `currency` per `price_unit` per `price_per`"
+        ),
+    ]
+    currency: str
+    price_unit: Annotated[str, msgspec.Meta(description="second, minute, hour or month")]
+    price_per: Annotated[str, msgspec.Meta(description="instance or gpu")]
+    price_per_hour: Annotated[
+        Number, msgspec.Meta(description="Instance-hour price in `currency` (months = 730 h)")
+    ]
+    usd_per_unit: Annotated[
+        Number, msgspec.Meta(description="Exchange rate used, USD per unit of `currency`")
+    ]
+    fx_rate_date: Annotated[
+        date | None,
+        msgspec.Meta(
+            description="Date of the ECB reference rate used (the last one on or before the observation date); null for USD prices"
+        ),
+    ]
+    price_per_hour_usd: Annotated[Number, msgspec.Meta(description="USD per instance-hour")]
+    price_per_gpu_hour_usd: Annotated[Number, msgspec.Meta(description="USD per GPU-hour")]
+    price_per_vram_gb_hour_usd: Annotated[
+        Number | None, msgspec.Meta(description="USD per GB of VRAM per hour")
+    ]
+    price_status: Annotated[
+        str,
+        msgspec.Meta(
+            description="ok, or suspect: the plausibility screen judged the price not real (listed only with include_suspect=true)"
+        ),
+    ]
+    price_status_reasons: Annotated[
+        list[PriceStatusReason],
+        msgspec.Meta(description="Why the price is suspect; empty when ok"),
+    ]
+    # Billing facts of the provider (seeds/provider_facts.csv; serverless platforms:
+    # seeds/serverless_platforms.csv). null = unknown; GET /providers/{slug} cites the sources.
+    price_source: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "scrape (read off the provider's page or API) or curated (seeds/serverless_tiers.csv, "
+                "dated by observed_at)"
+            )
+        ),
+    ]
+    billing_granularity: Annotated[
+        str | None, msgspec.Meta(description=("Metering step: second, minute, hour or month"))
+    ]
+    billing_granularity_s: Annotated[
+        Number | None, msgspec.Meta(description=("Metering step in seconds (a month = 730 h)"))
+    ]
+    minimum_charge_s: Annotated[
+        Number | None, msgspec.Meta(description=("Minimum billed duration per start, seconds"))
+    ]
+    egress_usd_per_gb: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description=("Internet egress, first paid tier, USD per GB (10^9 bytes); 0 = free")
+        ),
+    ]
+    block_storage_usd_per_gb_month: Annotated[
+        Number | None, msgspec.Meta(description=("Network block storage, USD per GB-month"))
+    ]
+    spot_available: Annotated[
+        bool | None, msgspec.Meta(description=("The provider offers a spot / preemptible tier"))
+    ]
+    offers_in_group: Annotated[
+        int | None,
+        msgspec.Meta(
+            description=(
+                "With cheapest_per_gpu=true: matching offers in this (provider, GPU model, pricing) "
+                "group; null otherwise"
+            )
+        ),
+    ]
+    serverless: bool
+    observed_at: Annotated[
+        datetime,
+        msgspec.Meta(
+            description="When the price was observed (a capture's date, not when it was loaded); at observed_precision"
+        ),
+    ]
+    observed_precision: Annotated[
+        str,
+        msgspec.Meta(
+            description="second (live fetch), minute, day or month: a capture dated only to a month is observed at the month's first instant"
+        ),
+    ]
+    age_days: Annotated[
+        Number, msgspec.Meta(description="Age of the price in days when the snapshot was published")
+    ]
+    stale: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The price is older than GPUPRICES_STALE_AFTER_DAYS (default 30) days, whatever the last scrape did"
+        ),
+    ]
+    data_origin: Annotated[
+        str,
+        msgspec.Meta(
+            description="live (fetched from the provider), recorded (replayed from a dated capture) or curated (a seed row dated by its source)"
+        ),
+    ]
+    source_url: str
+
+
+class InstancesPage(Schema):
+    items: list[InstanceItem]
+    total: Annotated[int, msgspec.Meta(description="Matching offers before limit/offset")]
+    limit: int
+    offset: int
+    as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
+
+
+def instance_item(row: Mapping[str, Any]) -> InstanceItem:
+    """One offer row (``warehouse.queries.INSTANCE_COLUMNS`` plus ``offers_in_group``) as its
+    response schema. Raises ``msgspec.ValidationError`` if the row does not fit it."""
+    return msgspec.convert(row, InstanceItem)
