@@ -1,4 +1,7 @@
-"""Encoding responses: rows are dicts straight from DuckDB; Decimals become JSON numbers.
+"""Encoding responses from their schemas: a handler hands the warehouse rows and figures of an
+answer to :func:`encode_as` with the answer's response schema (``api.schemas``, the msgspec
+Structs the OpenAPI document is generated from); the body is that Struct's encoding, so it has
+exactly the schema's fields, in its order, each of its type.
 
 Every data handler answers through :func:`json_response`. An answer that holds a list (``items``,
 or the list its schema names in ``CSV_LIST``) is served as CSV instead when the request asks for
@@ -16,13 +19,15 @@ import typing
 from datetime import datetime
 from decimal import Decimal
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 from litestar import Response
 from litestar.datastructures import Accept
 from litestar.enums import MediaType
 from litestar.exceptions import ClientException
+
+from api.schemas import InstancesPage
 
 if TYPE_CHECKING:
     from litestar import Litestar, Request
@@ -35,15 +40,34 @@ CSV_MEDIA_TYPE = "text/csv"  # Litestar adds "; charset=utf-8" to text/* types
 _NEGOTIATED = [MediaType.JSON.value, "text/csv"]
 
 
+S = TypeVar("S", bound=msgspec.Struct)
+
+
 def encode(value: Any) -> bytes:
+    """JSON of a value already in its response shape (a schema Struct, or a part of one)."""
     return _ENCODER.encode(value)
 
 
-def page_body(
-    items: list[dict[str, Any]], *, total: int, limit: int, offset: int, as_of: datetime
-) -> bytes:
-    return encode(
-        {"items": items, "total": total, "limit": limit, "offset": offset, "as_of": as_of}
+def as_schema(schema: type[S], value: Any) -> S:
+    """``value`` (an answer as dicts: warehouse rows, figures) as the response schema ``schema``.
+
+    Raises ``msgspec.ValidationError`` when it does not fit: a field missing, one the schema does
+    not have (schemas forbid unknown fields), or a value of another type. That is a bug of the
+    handler, answered 500; a body that disagrees with the documented schema is never served."""
+    return msgspec.convert(value, schema)
+
+
+def encode_as(schema: type[msgspec.Struct], value: Any) -> bytes:
+    """The body of an answer: ``value`` as the response schema ``schema`` (:func:`as_schema`),
+    encoded (Decimals as JSON numbers)."""
+    return _ENCODER.encode(as_schema(schema, value))
+
+
+def page_body(items: list[Any], *, total: int, limit: int, offset: int, as_of: datetime) -> bytes:
+    """GET /instances' body: ``items`` are instance rows (dicts with the InstanceItem fields)."""
+    return encode_as(
+        InstancesPage,
+        {"items": items, "total": total, "limit": limit, "offset": offset, "as_of": as_of},
     )
 
 

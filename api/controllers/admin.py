@@ -12,7 +12,7 @@ import hmac
 from litestar import Controller, Request, Response, post
 from litestar.openapi.datastructures import ResponseSpec
 
-from api.encoding import encode, json_response
+from api.encoding import encode_as, json_response
 from api.schemas import ErrorBody, RefreshResult
 from api.store import Store
 
@@ -42,7 +42,7 @@ def denied(request: Request) -> Response[bytes] | None:
 
 def _refuse(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[bytes]:
     return Response(
-        content=encode({"status_code": status, "detail": detail}),
+        content=encode_as(ErrorBody, {"status_code": status, "detail": detail}),
         status_code=status,
         media_type="application/json",
         headers=headers,
@@ -75,11 +75,12 @@ class AdminController(Controller):
         swapped = store.refresh()
         snapshot = store.get()
         return json_response(
-            encode(
+            encode_as(
+                RefreshResult,
                 {
                     "swapped": swapped,
                     "snapshot_id": snapshot.info.snapshot_id,
                     "as_of": snapshot.as_of,
-                }
+                },
             )
         )

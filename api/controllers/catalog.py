@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
-from api.encoding import encode, json_response
+from api.encoding import encode_as, json_response
 from api.params import ListFormat
 from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
@@ -29,7 +29,9 @@ class GpusController(Controller):
         return json_response(
             snapshot.cached(
                 ("gpus",),
-                lambda: encode({"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}),
+                lambda: encode_as(
+                    GpuList, {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}
+                ),
             ),
             list_format=format_,
         )
@@ -52,7 +54,9 @@ class ProvidersController(Controller):
         return json_response(
             snapshot.cached(
                 ("providers",),
-                lambda: encode({"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}),
+                lambda: encode_as(
+                    ProviderList, {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}
+                ),
             ),
             list_format=format_,
         )
@@ -76,7 +80,8 @@ class HealthController(Controller):
             snapshot = store.get()
         except NoSnapshot:
             return json_response(
-                encode(
+                encode_as(
+                    Health,
                     {
                         "status": "no_snapshot",
                         "snapshot_id": None,
@@ -84,20 +89,21 @@ class HealthController(Controller):
                         "offers": 0,
                         "providers": 0,
                         "by_origin": {},
-                    }
+                    },
                 ),
                 503,
             )
         counts = snapshot.query(HEALTH_SQL)[0]
         by_origin = {row.pop("data_origin"): row for row in snapshot.query(HEALTH_ORIGINS_SQL)}
         return json_response(
-            encode(
+            encode_as(
+                Health,
                 {
                     "status": "ok",
                     "snapshot_id": snapshot.info.snapshot_id,
                     "as_of": snapshot.as_of,
                     **counts,
                     "by_origin": by_origin,
-                }
+                },
             )
         )

@@ -9,7 +9,7 @@ from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from api.encoding import encode, json_response
+from api.encoding import encode_as, json_response
 from api.params import ListFormat
 from api.queries import (
     KNOWN_PROVIDERS_SQL,
@@ -83,7 +83,8 @@ class ProviderDetailController(Controller):
                 raise NotFoundException(
                     f"unknown provider {slug!r}; known: {', '.join(known) or 'see GET /providers'}"
                 )
-            return encode(
+            return encode_as(
+                ProviderDetail,
                 {
                     "provider": slug,
                     "status": status,
@@ -92,7 +93,7 @@ class ProviderDetailController(Controller):
                     if platform
                     else None,
                     "as_of": snapshot.as_of,
-                }
+                },
             )
 
         return json_response(snapshot.cached(("provider", slug), build))
@@ -119,11 +120,12 @@ class ServerlessController(Controller):
             platforms = (
                 snapshot.query(PLATFORMS_SQL) if "serverless_platforms" in snapshot.tables else []
             )
-            return encode(
+            return encode_as(
+                ServerlessList,
                 {
                     "items": _with_tiers(snapshot, platforms) if platforms else [],
                     "as_of": snapshot.as_of,
-                }
+                },
             )
 
         return json_response(snapshot.cached(("serverless",), build), list_format=format_)

@@ -24,7 +24,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
-from api.encoding import encode, json_response
+from api.encoding import encode_as, json_response
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
 from api.schemas import CatalogHistory, MarketHistory, OfferHistory, PriceChangesPage
@@ -86,7 +86,9 @@ class HistoryController(Controller):
                 for k in ("provider", "instance_type", "region", "pricing", "reserved_term_months")
             }
             items = [{k: v for k, v in r.items() if k not in meta} for r in rows]
-            return encode({"id": offer_id, **meta, "items": items, "as_of": snapshot.as_of})
+            return encode_as(
+                OfferHistory, {"id": offer_id, **meta, "items": items, "as_of": snapshot.as_of}
+            )
 
         body = snapshot.cached(("offer_history", offer_id), build)
         if not body:
@@ -166,7 +168,8 @@ class HistoryController(Controller):
                 MARKET_HISTORY_SQL,
                 market_history_params(family, pricing, bucket, first, last, snapshot.as_of),
             )
-            return encode(
+            return encode_as(
+                MarketHistory,
                 {
                     "gpu": family,
                     "gpu_level": snapshot.query(GPU_LEVEL_SQL, [family])[0]["gpu_level"],
@@ -176,7 +179,7 @@ class HistoryController(Controller):
                     "to": last,
                     "items": items,
                     "as_of": snapshot.as_of,
-                }
+                },
             )
 
         return json_response(snapshot.cached(key, build), list_format=format_)
@@ -233,7 +236,8 @@ class HistoryController(Controller):
         def build() -> bytes:
             prefix = gpu_prefix_pattern(term)  # None: a canonical id, that GPU only
             items = snapshot.query(CATALOG_HISTORY_SQL, [from_, last, term, prefix])
-            return encode(
+            return encode_as(
+                CatalogHistory,
                 {
                     "gpu": term,
                     "gpu_level": "model" if prefix is None else "family",
@@ -241,7 +245,7 @@ class HistoryController(Controller):
                     "to": last,
                     "items": items,
                     "as_of": snapshot.as_of,
-                }
+                },
             )
 
         return json_response(snapshot.cached(key, build), list_format=format_)
@@ -299,7 +303,8 @@ class HistoryController(Controller):
             page_sql, count_sql, params = changes_sql(start, filters["provider"], filters["gpu"])
             items = snapshot.query(page_sql, [*params, limit, offset])
             total = snapshot.query(count_sql, params)[0]["n"]
-            return encode(
+            return encode_as(
+                PriceChangesPage,
                 {
                     "items": items,
                     "total": total,
@@ -307,7 +312,7 @@ class HistoryController(Controller):
                     "offset": offset,
                     "since": start,
                     "as_of": snapshot.as_of,
-                }
+                },
             )
 
         return json_response(snapshot.cached(key, build), list_format=format_)
