@@ -49,12 +49,13 @@ def encode(value: Any) -> bytes:
 
 
 def as_schema(schema: type[S], value: Any) -> S:
-    """``value`` (an answer as dicts: warehouse rows, figures) as the response schema ``schema``.
+    """``value`` (an answer as dicts of warehouse rows and figures, or an object with the
+    schema's fields as attributes, e.g. a result dataclass) as the response schema ``schema``.
 
     Raises ``msgspec.ValidationError`` when it does not fit: a field missing, one the schema does
     not have (schemas forbid unknown fields), or a value of another type. That is a bug of the
     handler, answered 500; a body that disagrees with the documented schema is never served."""
-    return msgspec.convert(value, schema)
+    return msgspec.convert(value, schema, from_attributes=True)
 
 
 def encode_as(schema: type[msgspec.Struct], value: Any) -> bytes:

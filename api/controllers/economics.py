@@ -15,7 +15,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 
-from api.encoding import encode, json_response
+from api.encoding import encode_as, json_response
 from api.params import ListFormat
 from api.params_economics import BreakevenParams, EstimatesParams, FitParams
 from api.schemas import ErrorBody
@@ -47,7 +47,7 @@ class EconomicsController(Controller):
     )
     def list_models(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         service = EconomicsService(store.get())
-        body = service.snapshot.cached(("models",), lambda: encode(service.models()))
+        body = service.snapshot.cached(("models",), lambda: encode_as(ModelList, service.models()))
         return json_response(body, list_format=format_)
 
     @get(
@@ -89,10 +89,12 @@ class EconomicsController(Controller):
             key = ("hardware", params.model, params.precision, params.input_tokens,
                    params.output_tokens, gpu_id, params.gpus)  # fmt: skip
             body = service.snapshot.cached(
-                key, lambda: encode(service.hardware(params, gpu_id).body())
+                key, lambda: encode_as(HardwareEstimate, service.hardware(params, gpu_id).body())
             )
             return json_response(body)
-        body = service.snapshot.cached(params.key(), lambda: encode(service.estimates(params)))
+        body = service.snapshot.cached(
+            params.key(), lambda: encode_as(EstimatesPage, service.estimates(params))
+        )
         return json_response(body, list_format=format_)
 
     @get(
@@ -116,7 +118,9 @@ class EconomicsController(Controller):
         self, store: Store, params: NamedDependency[FitParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
-        body = service.snapshot.cached(params.key(), lambda: encode(service.fit(params)))
+        body = service.snapshot.cached(
+            params.key(), lambda: encode_as(FitAnswer, service.fit(params))
+        )
         return json_response(body, list_format=format_)
 
     @get(
@@ -146,5 +150,7 @@ class EconomicsController(Controller):
         self, store: Store, params: NamedDependency[BreakevenParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
-        body = service.snapshot.cached(params.key(), lambda: encode(service.breakeven(params)))
+        body = service.snapshot.cached(
+            params.key(), lambda: encode_as(BreakevenAnswer, service.breakeven(params))
+        )
         return json_response(body, list_format=format_)
