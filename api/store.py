@@ -28,6 +28,7 @@ import duckdb
 from litestar.di import NamedDependency
 
 from api.encoding import encode
+from api.schemas import instance_item
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
 from warehouse.queries import OfferTable
 
@@ -36,25 +37,29 @@ RESPONSE_CACHE_BYTES_ENV = "GPUPRICES_RESPONSE_CACHE_BYTES"
 
 
 class EncodedOffers:
-    """A snapshot's current offers: the OfferTable and each item's JSON bytes without its
-    closing ``,"offers_in_group":null}`` (so a group count can be spliced in)."""
+    """A snapshot's current offers: the OfferTable and each item encoded as its schema
+    (``api.schemas.instance_item``), cut around its ``offers_in_group`` value (so a group count
+    can be spliced in)."""
 
-    _TAIL = b',"offers_in_group":null}'
+    _GROUP = b'"offers_in_group":'
+    _NULL = _GROUP + b"null"
 
     def __init__(self, table: OfferTable) -> None:
         self.table = table
         self.heads: list[bytes] = []
+        self.tails: list[bytes] = []
         for item in table.items:
-            body = encode(item)
-            if not body.endswith(self._TAIL):  # the schema keeps offers_in_group last
+            head, found, tail = encode(instance_item(item)).partition(self._NULL)
+            if not found or self._GROUP in tail:  # a key appears once: quotes in text are escaped
                 raise ValueError(f"unexpected encoding of offer {item.get('id')!r}")
-            self.heads.append(body[: -len(self._TAIL)])
+            self.heads.append(head + self._GROUP)
+            self.tails.append(tail)
 
     def items_json(self, rows: list[int], groups: list[int | None]) -> bytes:
-        """The JSON array of these rows, as encoding their dicts would give it."""
-        heads = self.heads
+        """The JSON array of these rows, as encoding their InstanceItems would give it."""
+        heads, tails = self.heads, self.tails
         parts = [
-            heads[i] + (self._TAIL if g is None else b',"offers_in_group":%d}' % g)
+            heads[i] + (b"null" if g is None else b"%d" % g) + tails[i]
             for i, g in zip(rows, groups, strict=True)
         ]
         return b"[" + b",".join(parts) + b"]"
