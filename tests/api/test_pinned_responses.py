@@ -2,7 +2,9 @@
 across every data endpoint, on the session's replay of every capture, compared with
 ``pinned_responses.json``.
 
-Refactors of the read side (issue 13) must leave these answers as they are. The few values that
+Refactors of the read side (issue 13) must leave these answers as they are, and every JSON answer
+must match the response schema the app's OpenAPI document gives its status (``jsonschema_rs``,
+OpenAPI 3.1 schemas being JSON Schema 2020-12). The few values that
 depend on when the replay ran (``as_of``, ``snapshot_id``, ``since``, scrape times, ``*age_days``)
 are replaced by placeholders; everything else is compared exactly, CSV column order included
 (JSON objects compare by keys, not by key order). Regenerate after an intended change with
@@ -16,9 +18,11 @@ import csv
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from litestar.testing import TestClient
 
@@ -80,8 +84,19 @@ def _scrub(value: Any, key: str = "") -> Any:
     return value
 
 
+def _operation(document: dict[str, Any], query: str) -> dict[str, Any]:
+    """The document's GET operation whose path template matches ``query``'s path."""
+    path = query.split("?")[0]
+    for template, item in document["paths"].items():
+        if re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path):
+            return item["get"]
+    raise AssertionError(f"no operation in the OpenAPI document for {path}")
+
+
 def _answer(client: TestClient, query: str) -> dict[str, Any]:
     response = client.get(query)
+    if response.headers.get("content-type", "").startswith("application/json"):
+        _check_against_document(client, query, response.status_code, response.json())
     media_type = response.headers.get("content-type", "").split(";")[0]
     body: Any
     if media_type == "text/csv":
@@ -97,6 +112,22 @@ def _answer(client: TestClient, query: str) -> dict[str, Any]:
     else:
         body = _scrub(response.json())
     return {"status": response.status_code, "media_type": media_type, "body": body}
+
+
+_DOCUMENTS: dict[int, dict[str, Any]] = {}
+
+
+def _check_against_document(client: TestClient, query: str, status: int, body: Any) -> None:
+    """A JSON answer must match the schema the app's own OpenAPI document gives its status."""
+    document = _DOCUMENTS.get(id(client))
+    if document is None:
+        document = _DOCUMENTS[id(client)] = client.get("/schema/openapi.json").json()
+    responses = _operation(document, query)["responses"]
+    assert str(status) in responses, f"{query}: status {status} is not documented"
+    schema = responses[str(status)]["content"]["application/json"]["schema"]
+    validator = jsonschema_rs.Draft202012Validator({**document, **schema})
+    errors = [f"{e.instance_path}: {e.message}" for e in validator.iter_errors(body)]
+    assert not errors, f"{query}: the answer does not match the document: {errors[:5]}"
 
 
 @pytest.fixture(scope="module")
