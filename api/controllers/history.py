@@ -27,7 +27,13 @@ from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
-from api.schemas import CatalogHistory, MarketHistory, OfferHistory, PriceChangesPage
+from api.schemas import (
+    CatalogHistory,
+    ErrorBody,
+    MarketHistory,
+    OfferHistory,
+    PriceChangesPage,
+)
 from api.store import Store
 from warehouse.history_queries import (
     GPU_LEVEL_SQL,
@@ -66,7 +72,10 @@ class HistoryController(Controller):
         "starts when the price, currency, GPU or GPU count changes; a gap means the offer was "
         "not listed. 404 if the id is unknown.",
         sync_to_thread=True,
-        responses={200: ResponseSpec(data_container=OfferHistory, description="The intervals")},
+        responses={
+            200: ResponseSpec(data_container=OfferHistory, description="The intervals"),
+            404: ResponseSpec(data_container=ErrorBody, description="No offer with this id"),
+        },
     )
     def offer_history(
         self,
