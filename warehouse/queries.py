@@ -109,8 +109,9 @@ INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
     key for name in INSTANCE_SORTS for key in (name, f"-{name}")
 )
 
-# The items' columns: the API's InstanceItem fields, in order (api/schemas.py), all selected from
-# current_offers. offers_in_group is last (the cheapest_per_gpu count; null otherwise).
+# The items' columns: the API's InstanceItem fields (api/schemas/instances.py; bodies follow the
+# schema's order), all selected from current_offers. offers_in_group is last (the
+# cheapest_per_gpu count; null otherwise).
 INSTANCE_COLUMNS = """
     offer_id as id, provider, instance_type, region, gpu_id, gpu_name,
     gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
