@@ -177,7 +177,8 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
         unknown_gpus = (
             dict(
                 con.execute(
-                    "select provider, string_agg(distinct gpu_name_provider, ', ' order by gpu_name_provider)"
+                    "select provider,"
+                    " string_agg(distinct gpu_name_provider, ', ' order by gpu_name_provider)"
                     " from current_offers where gpu_id is null group by provider"
                 ).fetchall()
             )
