@@ -159,7 +159,9 @@ class HistoryController(Controller):
     ) -> Response[bytes]:
         snapshot = store.get()
         last = to or snapshot.as_of.astimezone(UTC).date()
-        first = from_ or last - timedelta(days=DEFAULT_RANGE_DAYS)
+        default_range = timedelta(days=DEFAULT_RANGE_DAYS)
+        # the default range stops at the calendar's first day (to=0001-01-02 was an OverflowError)
+        first = from_ or (last - default_range if last - date.min > default_range else date.min)
         if first > last:
             raise ClientException(f"from ({first}) is after to ({last})")
         if (last - first).days + 1 > MAX_RANGE_DAYS[bucket]:

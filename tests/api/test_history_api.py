@@ -219,6 +219,14 @@ def test_unknown_offer_is_404(client):
     assert "0000000000000000" in response.json()["detail"]
 
 
+def test_history_to_the_calendars_second_day_is_an_answer_not_a_500(client):
+    # schemathesis: /history?to=0001-01-02 took the default 'from' 90 days before the year 1
+    response = client.get("/history", params={"gpu": "h100-sxm", "to": "0001-01-02"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["from"], body["to"], body["items"]) == ("0001-01-01", "0001-01-02", [])
+
+
 def test_market_history_by_day_takes_one_price_per_provider(client):
     body = _ok(client, "/history", gpu="h100-sxm", **{"from": "2026-01-09", "to": "2026-01-11"})
     by_day = {i["start"]: i for i in body["items"]}
