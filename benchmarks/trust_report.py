@@ -25,9 +25,10 @@ sys.path.insert(0, str(REPO))
 from litestar.testing import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
-from pipelines.cli_exports import current_snapshot  # noqa: E402
+from pipelines.cli_snapshot import current_snapshot  # noqa: E402
 from warehouse.paths import Paths  # noqa: E402
 from warehouse.publish import load_into_memory  # noqa: E402
+from warehouse.settings import Settings  # noqa: E402
 
 SNAPSHOTS = REPO.parent / "shared" / "snapshots"
 SORTS = ("price", "price_per_gpu", "price_per_vram_gb", "vram")
@@ -55,7 +56,7 @@ def main() -> int:
     parser.add_argument("--existing", action="store_true", help="report on $GPUPRICES_HOME")
     args = parser.parse_args()
     if args.existing:
-        paths = Paths.from_env()
+        paths = Settings.load().paths()
     else:
         import dagster as dg
 
@@ -64,7 +65,7 @@ def main() -> int:
         paths = Paths(Path(tempfile.mkdtemp(prefix="trust-report-")))
         os.environ["GPUPRICES_HOME"] = str(paths.home)
         run_ingest(paths, replay_dir=SNAPSHOTS, instance=dg.DagsterInstance.ephemeral())
-    info = current_snapshot(paths)
+    info = current_snapshot(Settings.load(home=paths.home))
     if isinstance(info, str):
         print(f"error: {info}", file=sys.stderr)
         return 1

@@ -7,8 +7,7 @@ run publishes no new snapshot when the current one already holds the imports.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,15 +18,16 @@ from warehouse.derive import rebuild
 from warehouse.importers import ImportResult, import_all
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, current, publish
+from warehouse.settings import env_var
 
-HISTORY_DIR_ENV = "GPUPRICES_HISTORY_DIR"
+HISTORY_DIR_ENV = env_var("history_dir")
 DEFAULT_HISTORY_DIR = Path("../shared/history")
 
 
-def history_dir(value: str | None = None, env: Mapping[str, str] = os.environ) -> Path:
-    """The datasets folder: ``value``, else ``$GPUPRICES_HISTORY_DIR``, else ../shared/history
-    (relative to the working directory)."""
-    return Path(value or env.get(HISTORY_DIR_ENV) or DEFAULT_HISTORY_DIR).expanduser().resolve()
+def history_dir(value: str | Path | None = None) -> Path:
+    """The datasets folder: ``value`` (the caller's option, else ``$GPUPRICES_HISTORY_DIR``),
+    else ../shared/history (relative to the working directory)."""
+    return Path(value or DEFAULT_HISTORY_DIR).expanduser().resolve()
 
 
 @dataclass

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from pipelines import cli_exports, cli_history, cli_query, cli_sql
-from warehouse.paths import HOME_ENV, Paths
+from pipelines.cli_snapshot import load_settings
+from warehouse.paths import Paths
 from warehouse.publish import SNAPSHOT_STORAGE_VERSION
+from warehouse.settings import Settings, env_var
 
 # ingest's exit codes (README "Exit codes"): 0 every provider ok; 1 a provider failed (its last
 # good or recorded data is served, the snapshot was published); 2 bad arguments; 3 nothing
@@ -23,6 +25,7 @@ EXIT_PROVIDER_FAILED = 1
 EXIT_NOTHING_PUBLISHED = 3
 REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")  # uvicorn's
+HOME_ENV = env_var("home")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,6 +55,14 @@ def _log_level(text: str) -> str:
     return level
 
 
+def _export_home(settings: Settings) -> Paths:
+    """The home the command resolved, exported as ``$GPUPRICES_HOME``: what the Dagster
+    resource's ``dg.EnvVar``, uvicorn's app factory and child processes read."""
+    paths = settings.paths()
+    os.environ[HOME_ENV] = str(paths.home)
+    return paths
+
+
 def _prepare_dagster_home(paths: Paths) -> Path:
     """DAGSTER_HOME under $GPUPRICES_HOME, holding our dagster.yaml (telemetry disabled)."""
     paths.dagster_home.mkdir(parents=True, exist_ok=True)
@@ -65,7 +76,6 @@ def _prepare_dagster_home(paths: Paths) -> Path:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from pipelines.execution import parallelism_from_env
     from pipelines.progress import IngestProgress
     from pipelines.run import run_ingest
     from scrapers.registry import PROVIDERS
@@ -78,30 +88,29 @@ def _ingest(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    replay = args.replay or os.environ.get("GPUPRICES_REPLAY_DIR") or None
+    settings = load_settings()
+    if settings is None:
+        return 2
+    replay = args.replay or settings.replay_dir
     if replay is not None and not Path(replay).is_dir():
         print(f"error: replay directory {replay} does not exist", file=sys.stderr)
         return 2
-    paths = Paths.from_env()
-    os.environ[HOME_ENV] = str(paths.home)
+    paths = _export_home(settings)
     _prepare_dagster_home(paths)
-    fallback = args.fallback_replay or os.environ.get("GPUPRICES_FALLBACK_REPLAY_DIR") or None
+    recorded_fallback = settings.recorded_fallback and not args.no_recorded_fallback
+    fallback = args.fallback_replay or settings.fallback_replay_dir
     if fallback is not None and not Path(fallback).is_dir():
         # a fresh clone without the captures beside it: the live fetches still run, and a
         # provider that fails falls back to the recorded offers that ship with the project
         print(
             f"note: no captures at {fallback}; a provider whose live fetch fails serves the "
             "recorded offers shipped with gpuprices (dated)"
-            if not args.no_recorded_fallback
+            if recorded_fallback
             else f"note: no captures at {fallback}",
             file=sys.stderr,
         )
         fallback = None
-    try:
-        parallel = args.parallel if args.parallel is not None else parallelism_from_env()
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    parallel = args.parallel if args.parallel is not None else settings.parallelism()
     slugs = args.provider or sorted(PROVIDERS)
     # Progress lines only on a terminal (and not under -v, whose run log would interleave).
     progress = IngestProgress(slugs)
@@ -111,7 +120,7 @@ def _ingest(args: argparse.Namespace) -> int:
             paths,
             replay_dir=Path(replay).resolve() if replay else None,
             fallback_replay_dir=Path(fallback).resolve() if fallback else None,
-            recorded_fallback=not args.no_recorded_fallback,
+            recorded_fallback=recorded_fallback,
             providers=args.provider or None,
             verbose=args.verbose,
             parallel=parallel,
@@ -135,8 +144,10 @@ def _ingest(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    paths = Paths.from_env()
-    os.environ[HOME_ENV] = str(paths.home)
+    settings = load_settings()
+    if settings is None:
+        return 2
+    _export_home(settings)
     uvicorn.run(
         "api.app:create_app",
         factory=True,
@@ -165,8 +176,10 @@ def dagster_dev_command(args: argparse.Namespace) -> list[str]:
 def _dagster_dev(args: argparse.Namespace) -> int:
     """``dagster dev`` on a ready DAGSTER_HOME: created under $GPUPRICES_HOME on first use,
     holding the project's dagster.yaml (telemetry off), so a fresh home needs no setup."""
-    paths = Paths.from_env()
-    os.environ[HOME_ENV] = str(paths.home)
+    settings = load_settings()
+    if settings is None:
+        return 2
+    paths = _export_home(settings)
     home = _prepare_dagster_home(paths)
     print(f"DAGSTER_HOME={home}; GPUPRICES_HOME={paths.home}", file=sys.stderr)
     command = dagster_dev_command(args)

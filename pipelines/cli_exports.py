@@ -1,9 +1,10 @@
-"""``gpuprices export --format gpuhunt|skypilot DIR``: catalogs other tools read.
+"""``gpuprices export --format gpuhunt|skypilot|csv|parquet``: files other tools read.
 
 Reads the current published snapshot (``$GPUPRICES_HOME/published``, or
-``$GPUPRICES_SNAPSHOT_URL`` when set) and writes ``pipelines.exports`` formats into DIR. How they
-read in the real tools, and the layout rules: docs/interop.md (checked by
-benchmarks/interop_check.py).
+``$GPUPRICES_SNAPSHOT_URL`` when set). ``gpuhunt`` and ``skypilot`` write ``pipelines.exports``
+catalogs into DIR (how they read in the real tools, and the layout rules: docs/interop.md,
+checked by benchmarks/interop_check.py); ``csv`` and ``parquet`` copy tables of the snapshot
+(``pipelines.export_tables``).
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from pipelines.cli_history import TABLE_FORMATS, add_table_export_arguments, run_table_export
+from pipelines.cli_snapshot import current_snapshot
+from pipelines.export_tables import DEFAULT_OUT, EXPORT_SETS, TABLE_FORMATS, export_tables
 from pipelines.exports import FORMATS, export
-from warehouse import remote
-from warehouse.paths import Paths
-from warehouse.publish import SnapshotError, SnapshotInfo
 
 FORMAT_HELP = {
     "csv": "tables of the snapshot as CSV: --what current|history|all, --out DIR",
@@ -26,15 +25,17 @@ FORMAT_HELP = {
 }
 
 
-def current_snapshot(paths: Paths) -> SnapshotInfo | str:
-    """The snapshot readers use, or a one-line reason there is none."""
-    try:
-        info = remote.locate(paths)
-    except SnapshotError as exc:
-        return str(exc)
-    if info is None:
-        return "no snapshot published yet: run `gpuprices ingest` first"
-    return info
+def run_table_export(args: argparse.Namespace) -> int:
+    """``gpuprices export --format csv|parquet [--out DIR] [--what ...]``."""
+    found = current_snapshot()
+    if isinstance(found, str):
+        print(f"error: {found}", file=sys.stderr)
+        return 1
+    out = Path(args.out or args.dir or DEFAULT_OUT)
+    for path, rows in export_tables(found, args.format, out, args.what):
+        print(f"{path}  {rows} rows")
+    print(f"exported {args.what} ({args.format}) from snapshot {found.snapshot_id} to {out}")
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def run_export(args: argparse.Namespace) -> int:
     if not args.dir:
         print(f"error: --format {args.format} needs the output directory DIR", file=sys.stderr)
         return 2
-    found = current_snapshot(Paths.from_env())
+    found = current_snapshot()
     if isinstance(found, str):
         print(f"error: {found}", file=sys.stderr)
         return 1
@@ -56,6 +57,19 @@ def run_export(args: argparse.Namespace) -> int:
         f"to {report.out_dir}"
     )
     return 0
+
+
+def add_table_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--out``/``--what`` options ``export`` takes for the csv and parquet formats."""
+    parser.add_argument(
+        "--out", metavar="DIR", help=f"csv/parquet: output directory (default: ./{DEFAULT_OUT})"
+    )
+    parser.add_argument(
+        "--what",
+        choices=sorted(EXPORT_SETS),
+        default="all",
+        help="csv/parquet: current offers, price history, or both (default)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -19,9 +19,8 @@ import duckdb
 from rich.text import Text
 
 from pipelines import cli_output
-from pipelines.cli_exports import current_snapshot
 from pipelines.cli_output import Column
-from warehouse.paths import Paths
+from pipelines.cli_snapshot import current_snapshot
 from warehouse.publish import SnapshotInfo, load_into_memory
 from warehouse.queries import (
     INSTANCE_SORTS,
@@ -91,7 +90,7 @@ def _num(value: Decimal | float | None) -> str:
 
 
 def _open() -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | None:
-    found = current_snapshot(Paths.from_env())
+    found = current_snapshot()
     if isinstance(found, str):
         cli_output.error(found)
         return None

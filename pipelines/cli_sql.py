@@ -19,9 +19,8 @@ import duckdb
 from rich.text import Text
 
 from pipelines import cli_output
-from pipelines.cli_exports import current_snapshot
 from pipelines.cli_output import Column
-from warehouse.paths import Paths
+from pipelines.cli_snapshot import current_snapshot
 from warehouse.publish import SnapshotInfo
 
 EXIT_BAD_QUERY = 1
@@ -88,7 +87,7 @@ def _main(args: argparse.Namespace) -> int:
     if not sql.strip():
         cli_output.error("the query is empty")
         return 2
-    found = current_snapshot(Paths.from_env())
+    found = current_snapshot()
     if isinstance(found, str):
         cli_output.error(found)
         return 1

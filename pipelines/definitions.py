@@ -22,5 +22,6 @@ defs = dg.Definitions(
     jobs=[ingest_job, publish_job, backfill_job],
     schedules=[ingest_schedule],
     sensors=[publish_after_ingest, publish_after_partial_ingest, publish_after_backfill],
-    resources={"gpuprices": GpupricesResource()},
+    # the home every entry point exports; the other settings: see pipelines.defs.resources
+    resources={"gpuprices": GpupricesResource(home=dg.EnvVar("GPUPRICES_HOME"))},
 )

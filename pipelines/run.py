@@ -63,17 +63,17 @@ def _run_config(
     verbose: bool,
     recorded_fallback: bool = True,
 ) -> dict:
+    # what the caller resolved; every other field of the resource comes from its settings
+    resource: dict[str, str | bool] = {
+        "home": str(paths.home),
+        "recorded_fallback": recorded_fallback,
+    }
+    if replay_dir:
+        resource["replay_dir"] = str(replay_dir)
+    if fallback_replay_dir:
+        resource["fallback_replay_dir"] = str(fallback_replay_dir)
     return {
-        "resources": {
-            "gpuprices": {
-                "config": {
-                    "home": str(paths.home),
-                    "replay_dir": str(replay_dir) if replay_dir else "",
-                    "fallback_replay_dir": str(fallback_replay_dir) if fallback_replay_dir else "",
-                    "recorded_fallback": "1" if recorded_fallback else "0",
-                }
-            }
-        },
+        "resources": {"gpuprices": {"config": resource}},
         "loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}},
     }
 

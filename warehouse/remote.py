@@ -136,10 +136,10 @@ def cache_dir(paths: Paths, env: Mapping[str, str] = os.environ) -> Path:
     return Path(value).expanduser() if value else paths.home / "snapshot-cache"
 
 
-def locate(paths: Paths, env: Mapping[str, str] = os.environ) -> SnapshotInfo | None:
-    """The snapshot a reader should use: from ``$GPUPRICES_SNAPSHOT_URL`` when set, else the
-    local ``$GPUPRICES_HOME/published``. None if nothing was published. Raises SnapshotError."""
-    url = env.get(SNAPSHOT_URL_ENV)
-    if url:
-        return RemoteSnapshots(url, cache_dir(paths, env)).current()
+def locate(paths: Paths, *, snapshot_url: str | None, cache_dir: Path) -> SnapshotInfo | None:
+    """The snapshot a reader should use: from ``snapshot_url`` (``$GPUPRICES_SNAPSHOT_URL``)
+    through the local ``cache_dir`` when set, else the local ``$GPUPRICES_HOME/published``.
+    None if nothing was published. Raises SnapshotError."""
+    if snapshot_url:
+        return RemoteSnapshots(snapshot_url, cache_dir).current()
     return current(paths.published)

@@ -44,9 +44,8 @@ class BackfillConfig(dg.Config):
 def history_backfill(
     context: dg.AssetExecutionContext, config: BackfillConfig, gpuprices: GpupricesResource
 ) -> dg.MaterializeResult:
-    results = import_history(
-        gpuprices.paths(), history_dir(config.history_dir or None), config.datasets or None
-    )
+    folder = history_dir(config.history_dir or gpuprices.settings().history_dir)
+    results = import_history(gpuprices.paths(), folder, config.datasets or None)
     for result in results:
         context.log.info(result.summary())
     empty = [r.dataset for r in results if sum(r.rows_written.values()) == 0]

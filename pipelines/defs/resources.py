@@ -1,85 +1,113 @@
 """Dagster resources: where the data lives and how providers are fetched.
 
-Both are configured from the environment when the run starts (never at import time):
-``GPUPRICES_HOME`` (default ``~/.local/share/gpuprices``) and ``GPUPRICES_REPLAY_DIR``
-(unset = fetch the live sites), ``GPUPRICES_FALLBACK_REPLAY_DIR`` (replay a provider's
-captures when its live fetch fails), ``GPUPRICES_RECORDED_FALLBACK`` (``0`` turns off loading
-the recorded offers that ship with the project when a live fetch fails and no captures stand
-in), ``GPUPRICES_PUBLISH_URL`` (also publish snapshots to this
-fsspec URL, e.g. object storage for API replicas elsewhere). Provider tokens are read from
-each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time, stripped of surrounding
-whitespace, and never logged or archived.
+``GpupricesResource`` carries the pipeline's settings (``warehouse.settings.Settings``, README
+"Settings"). ``pipelines.definitions`` wires ``home`` to ``dg.EnvVar("GPUPRICES_HOME")``, the
+variable every entry point sets (``gpuprices ingest`` and ``gpuprices dagster-dev`` export the
+home they resolved); a deployment pins any other field the same way
+(``publish_url=dg.EnvVar("GPUPRICES_PUBLISH_URL")``) or in a run's config. A field left unset
+(None) takes its ``GPUPRICES_*`` variable, or the default, through ``Settings`` when the resource
+is first used in a run, never at import. A bad value fails the run with one line naming the
+variable.
 
-Bounds on hostile input (docs/reliability.md, "Hostile input"), read by ``pipelines.ingest`` when a
-provider's ingest starts: ``GPUPRICES_MAX_RESPONSE_MB`` (decoded MB per response, default 64),
-``GPUPRICES_REQUEST_DEADLINE_S`` (wall clock per exchange, 60), ``GPUPRICES_PROVIDER_DEADLINE_S``
-(all of one provider's requests, 300), ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (20000),
-``GPUPRICES_CLOCK_SKEW_S`` (300), and the raw-archive retention ``GPUPRICES_RAW_KEEP_SCRAPES``
-(20 per provider), ``GPUPRICES_RAW_KEEP_DAYS`` (30) and ``GPUPRICES_RAW_MAX_MB`` (1024).
+Provider tokens are read from each provider's own variable (e.g. ``RUNPOD_API_KEY``) at fetch time
+(``pipelines.ingest.token_for``), stripped of surrounding whitespace, and never logged or
+archived.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
 
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
+from warehouse.settings import Settings, env_var
 
-REPLAY_ENV = "GPUPRICES_REPLAY_DIR"
-FALLBACK_REPLAY_ENV = "GPUPRICES_FALLBACK_REPLAY_DIR"
-RECORDED_FALLBACK_ENV = "GPUPRICES_RECORDED_FALLBACK"
-PUBLISH_URL_ENV = "GPUPRICES_PUBLISH_URL"  # same name as warehouse.remote.PUBLISH_URL_ENV
+_UNSET = "; unset = ${var}, else its default (README 'Settings')"
+
+
+def _field(description: str, name: str) -> Any:
+    return Field(default=None, description=description + _UNSET.replace("{var}", env_var(name)))
 
 
 class GpupricesResource(dg.ConfigurableResource):
-    """Settings shared by every asset. Empty fields fall back to the environment at run time."""
+    """The pipeline's settings. Unset fields come from ``GPUPRICES_*`` when a run starts."""
 
-    home: str = Field(default="", description="Data directory; default $GPUPRICES_HOME")
-    replay_dir: str = Field(
-        default="", description="Replay recorded responses from this directory, not the live sites"
+    home: str | None = _field("Data directory", "home")
+    replay_dir: str | None = _field(
+        "Replay recorded responses from this directory, not the live sites", "replay_dir"
+    )
+    fallback_replay_dir: str | None = _field(
+        "After a live fetch fails, replay this directory's captures for that provider",
+        "fallback_replay_dir",
+    )
+    recorded_fallback: bool | None = _field(
+        "After a live fetch fails and no captures stand in, load the recorded offers that ship "
+        "with the project (scrapers/recorded/offers.csv, dated)",
+        "recorded_fallback",
+    )
+    publish_url: str | None = _field(
+        "Also publish snapshots to this fsspec URL (s3://bucket/prefix, file:///dir)",
+        "publish_url",
+    )
+    history_dir: str | None = _field("Folder of the public history datasets", "history_dir")
+    max_response_mb: float | None = _field(
+        "Largest decoded response body, megabytes", "max_response_mb"
+    )
+    request_deadline_s: float | None = _field(
+        "Wall clock per HTTP exchange, seconds", "request_deadline_s"
+    )
+    provider_deadline_s: float | None = _field(
+        "Wall clock for all of one provider's requests, seconds", "provider_deadline_s"
+    )
+    max_offers_per_scrape: int | None = _field(
+        "Most offers one scrape may hold", "max_offers_per_scrape"
+    )
+    clock_skew_s: float | None = _field(
+        "How far in the future an observation may be dated, seconds", "clock_skew_s"
+    )
+    price_jump_factor: str | None = _field(
+        "Price ratio (> 1, a decimal) that quarantines a scrape", "price_jump_factor"
+    )
+    raw_keep_scrapes: int | None = _field(
+        "Newest scrapes per provider whose raw bodies are kept", "raw_keep_scrapes"
+    )
+    raw_keep_days: float | None = _field(
+        "Raw bodies of scrapes started this recently are kept, days", "raw_keep_days"
+    )
+    raw_max_mb: float | None = _field("Cap on the raw archive, megabytes", "raw_max_mb")
+    stale_after_days: float | None = _field(
+        "An offer observed longer ago than this is stale, days", "stale_after_days"
+    )
+    stale_after_hours: float | None = _field(
+        "A provider not refreshed for this long is stale, hours", "stale_after_hours"
     )
 
-    fallback_replay_dir: str = Field(
-        default="",
-        description="After a live fetch fails, replay this directory's captures for that provider",
-    )
-
-    recorded_fallback: str = Field(
-        default="",
-        description="'1' / '0': after a live fetch fails and no captures stand in, load the "
-        "recorded offers that ship with the project (scrapers/recorded/offers.csv, dated); "
-        "default $GPUPRICES_RECORDED_FALLBACK, else on",
-    )
-
-    publish_url: str = Field(
-        default="",
-        description="Also publish snapshots to this fsspec URL (s3://bucket/prefix, file:///dir); "
-        "default $GPUPRICES_PUBLISH_URL, unset = local only",
-    )
+    def settings(self) -> Settings:
+        """``Settings`` with this resource's fields (an empty string counts as unset) over the
+        environment. Raises ``warehouse.settings.SettingError``."""
+        given = {name: getattr(self, name) for name in type(self).model_fields}
+        return Settings.load(**{k: v for k, v in given.items() if v != ""})
 
     def paths(self) -> Paths:
-        if self.home:
-            return Paths(Path(self.home).expanduser().resolve())
-        return Paths.from_env()
+        return self.settings().paths()
 
     def replay(self) -> Path | None:
-        value = self.replay_dir or os.environ.get(REPLAY_ENV, "")
-        return Path(value).expanduser().resolve() if value else None
+        value = self.settings().replay_dir
+        return value.expanduser().resolve() if value else None
 
     def fallback_replay(self) -> Path | None:
-        value = self.fallback_replay_dir or os.environ.get(FALLBACK_REPLAY_ENV, "")
-        return Path(value).expanduser().resolve() if value else None
+        value = self.settings().fallback_replay_dir
+        return value.expanduser().resolve() if value else None
 
     def recorded_fallback_enabled(self) -> bool:
-        value = self.recorded_fallback or os.environ.get(RECORDED_FALLBACK_ENV, "") or "1"
-        return value.strip().lower() not in ("0", "false", "no", "off")
+        return self.settings().recorded_fallback
 
     def remote_publish_url(self) -> str | None:
-        return self.publish_url or os.environ.get(PUBLISH_URL_ENV) or None
+        return self.settings().publish_url or None
 
     def warehouse(self) -> Warehouse:
         return Warehouse(self.paths().warehouse)

@@ -1,0 +1,64 @@
+"""``gpuprices export --format csv|parquet``: tables of a published snapshot as files.
+
+Copies tables of the current published snapshot (never the warehouse, so it works while the
+pipeline runs); the table names only ever come from ``EXPORT_SETS``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from warehouse.publish import SnapshotInfo
+
+TABLE_FORMATS = ("csv", "parquet")
+# --what -> tables of the snapshot (identifiers only ever come from here)
+EXPORT_SETS: dict[str, tuple[str, ...]] = {
+    "current": ("current_offers",),
+    "history": (
+        "offer_history",
+        "daily_provider_prices",
+        "market_summaries",
+        "market_summary_providers",
+        "imported_daily_prices",
+    ),
+}
+EXPORT_SETS["all"] = EXPORT_SETS["current"] + EXPORT_SETS["history"]
+DEFAULT_OUT = Path("export")
+
+
+def export_tables(
+    snapshot: SnapshotInfo, fmt: str, out_dir: Path, what: str = "all"
+) -> list[tuple[Path, int]]:
+    """Write each table of ``EXPORT_SETS[what]`` to ``out_dir/<table>.<fmt>``.
+
+    Times are written in UTC; CSV files have a header row. Returns (file, rows) per table.
+    Raises KeyError for an unknown ``what`` or ``fmt``, duckdb.Error if the snapshot is
+    unreadable. Each file is written to a temporary name and renamed when complete.
+    """
+    if fmt not in TABLE_FORMATS:
+        raise KeyError(f"unknown table format {fmt!r}")
+    tables = EXPORT_SETS[what]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    options = "format parquet, compression zstd" if fmt == "parquet" else "format csv, header"
+    written = []
+    con = duckdb.connect(str(snapshot.path), read_only=True)
+    try:
+        con.execute("set timezone = 'UTC'")
+        present = {
+            r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()
+        }
+        for table in tables:
+            if table not in present:
+                continue  # a snapshot published before the table existed
+            target = out_dir / f"{table}.{fmt}"
+            tmp = out_dir / f".{table}.{fmt}.tmp"
+            literal = str(tmp).replace("'", "''")
+            con.execute(f"copy (select * from {table}) to '{literal}' ({options})")
+            tmp.replace(target)
+            rows = con.execute(f"select count(*) from {table}").fetchall()[0][0]
+            written.append((target, int(rows)))
+    finally:
+        con.close()
+    return written
