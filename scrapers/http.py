@@ -43,6 +43,7 @@ import httpx
 import tenacity
 
 from scrapers.base import FetchError, RawResponse
+from scrapers.replay import CAPTURED_AT_HEADER, ReplayTransport  # only it may date a response
 
 USER_AGENT = (
     "gpuprices/0.1 (+https://github.com/gpuprices/gpuprices; open-source GPU price tracker)"
@@ -55,9 +56,6 @@ RETRY_AFTER_CAP_S = 120.0
 MIN_INTERVAL_PER_HOST_S = 1.0
 MAX_CONCURRENT_PER_HOST = 1  # one exchange at a time per host, per process
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
-# Set by the replay transport only (scrapers.replay): a live server's copy is dropped, so no
-# server can date its own observation.
-CAPTURED_AT_HEADER = "x-gpuprices-captured-at"
 # Fetch limits (defaults of ``FetchLimits``). The largest real capture under ../shared/snapshots
 # is 1.8 MB (OVH's catalog); 64 MB of decoded body leaves 35x headroom for the full live pages.
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -438,8 +436,6 @@ class _PoliteClient(httpx.Client):
 
 
 def _is_replay(transport: httpx.BaseTransport | None) -> bool:
-    from scrapers.replay import ReplayTransport  # here: scrapers.replay imports this module
-
     return isinstance(transport, ReplayTransport)
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import httpx
 
-from scrapers.http import CAPTURED_AT_HEADER
-
+# The capture time a replayed response carries; scrapers.http believes it only from this
+# module's transport (a live server's copy is dropped).
+CAPTURED_AT_HEADER = "x-gpuprices-captured-at"
 # Replayed requests never leave the process; a placeholder stands in for a provider's token so
 # that fetch code which requires one runs unchanged (real tokens are never handed to replay).
 REPLAY_TOKEN = "replay-placeholder-token"
