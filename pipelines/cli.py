@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import NoReturn
 
-from pipelines import cli_exports, cli_history, cli_query, cli_sql
+from pipelines import cli_exports, cli_history, cli_query, cli_sql, cli_status
 from pipelines.cli_snapshot import load_settings
 from warehouse.paths import Paths
 from warehouse.publish import SNAPSHOT_STORAGE_VERSION
@@ -284,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_exports.register(sub)
     cli_query.register(sub)
+    cli_status.register(sub)
     cli_history.register(sub)
     cli_sql.register(sub)
     return parser

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import sys
 
+import duckdb
+
+from pipelines import cli_output
 from warehouse import remote
-from warehouse.publish import SnapshotError, SnapshotInfo
+from warehouse.publish import SnapshotError, SnapshotInfo, load_into_memory
 from warehouse.settings import SettingError, Settings
 
 
@@ -36,3 +39,12 @@ def load_settings() -> Settings | None:
     except SettingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
+
+
+def open_snapshot() -> tuple[SnapshotInfo, duckdb.DuckDBPyConnection] | None:
+    """The current snapshot loaded into memory, or None after printing why there is none."""
+    found = current_snapshot()
+    if isinstance(found, str):
+        cli_output.error(found)
+        return None
+    return found, load_into_memory(found)

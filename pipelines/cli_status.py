@@ -1,0 +1,137 @@
+"""``gpuprices status``: per-provider freshness, last error and offer counts of the current
+published snapshot (the rows of GET /providers), printed through ``pipelines.cli_output``: a
+table that fits 80 columns on a terminal, CSV when piped, or ``--format csv|tsv|json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.text import Text
+
+from pipelines import cli_output
+from pipelines.cli_output import Column
+from pipelines.cli_snapshot import open_snapshot
+from warehouse.queries import PROVIDERS_SQL
+
+MAX_ERROR_LIST_CHARS = 240  # `status` lists errors below its table, wrapped, up to this long
+# CSV/TSV columns of `status` (--wide: every field of GET /providers)
+STATUS_FIELDS = (
+    "provider",
+    "last_status",
+    "last_attempt_at",
+    "last_success_at",
+    "last_failure_at",
+    "data_observed_at",
+    "data_origin",
+    "newest_price_age_days",
+    "current_offer_count",
+    "suspect_offer_count",
+    "stale_offer_count",
+    "excluded_row_count",
+    "skipped_part_count",
+    "last_error",
+)
+
+
+def _since(when: datetime | None, now: datetime) -> str:
+    if when is None:
+        return "never"
+    hours = (now - when).total_seconds() / 3600
+    return f"{hours:.0f} h ago" if hours < 48 else f"{hours / 24:.0f} d ago"
+
+
+def _last_error(row: dict[str, Any], limit: int | None) -> Text:
+    """The last error, dimmed and marked ``(resolved)`` when a success came after it."""
+    error = " ".join((row["last_error"] or "").split())
+    if limit is not None and len(error) > limit:
+        error = error[:limit] + "…"
+    resolved = (
+        error
+        and row["last_failure_at"]
+        and row["last_success_at"]
+        and row["last_success_at"] > row["last_failure_at"]
+    )
+    return Text(f"(resolved) {error}", style="dim") if resolved else Text(error)
+
+
+def _status_columns(now: datetime) -> tuple[Column, ...]:
+    def status(row: dict[str, Any]) -> Text:
+        text = row["last_status"] or "never run"
+        return Text(text, style="red" if text == "failed" else "")
+
+    def observed(row: dict[str, Any]) -> str:
+        when = row["data_observed_at"]
+        return f"{when:%Y-%m-%d}" if when else "never"
+
+    def count(key: str) -> Callable[[dict[str, Any]], str]:
+        return lambda row: str(row[key] if row[key] is not None else "")
+
+    return (
+        Column("provider", lambda r: r["provider"]),
+        Column("last run", status),
+        Column("data from", observed),
+        Column("origin", lambda r: r["data_origin"] or ""),
+        Column("last success", lambda r: _since(r["last_success_at"], now)),
+        Column("offers", count("current_offer_count"), "right"),
+        Column("suspect", count("suspect_offer_count"), "right"),
+        Column("stale", count("stale_offer_count"), "right"),
+        Column("excluded", count("excluded_row_count"), "right", narrow=False),
+        Column("parts skipped", count("skipped_part_count"), "right", narrow=False),
+        Column("last error", lambda r: _last_error(r, None), narrow=False, wrap=True),
+    )
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Print one row per provider: last status, data age, last error, current offers."""
+    opened = open_snapshot()
+    if opened is None:
+        return 1
+    info, con = opened
+    try:
+        result = con.execute(PROVIDERS_SQL)
+        fields = [d[0] for d in result.description or []]
+        rows = [dict(zip(fields, row, strict=True)) for row in result.fetchall()]
+    finally:
+        con.close()
+    fmt = cli_output.resolve_format(args.format)
+    if fmt == "json":
+        cli_output.print_json({"snapshot_id": info.snapshot_id, "as_of": info.as_of, "items": rows})
+    elif fmt in ("csv", "tsv"):
+        cli_output.write_delimited(rows, fields if args.wide else STATUS_FIELDS, fmt)
+    else:
+        now = datetime.now(UTC)
+        cli_output.print_table(
+            rows,
+            _status_columns(now),
+            wide=args.wide,
+            title=f"snapshot {info.snapshot_id}, published {_since(info.as_of, now)}",
+            caption=None
+            if args.wide
+            else "data from: when the served prices were observed. --wide: excluded rows, "
+            "skipped parts, whole errors",
+        )
+        if not args.wide:
+            # at 80 columns an error column would be a few letters wide: one line each below
+            errors = [(r["provider"], _last_error(r, MAX_ERROR_LIST_CHARS)) for r in rows]
+            cli_output.print_lines(
+                [Text.assemble(f"{slug}: ", text) for slug, text in errors if text.plain],
+                title="last errors:",
+            )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``status`` to the ``gpuprices`` parser."""
+    status = sub.add_parser(
+        "status",
+        help="per-provider freshness, last error, offer counts",
+        description="One row per provider of the published snapshot: its last run, when its "
+        "served prices were observed and where they came from (live, recorded, curated), "
+        "its current, suspect and stale offers, and its last error.",
+    )
+    cli_output.add_format_arguments(status, json_body="GET /providers' body")
+    status.set_defaults(func=run_status)
