@@ -37,6 +37,15 @@ DEFAULT_PROVIDER_DEADLINE_S = 300.0
 DEFAULT_RELOAD_INTERVAL_S = 1.0
 DEFAULT_REMOTE_RELOAD_INTERVAL_S = 15.0
 DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+# The warehouse's functions take these values as parameters and default to these figures.
+DEFAULT_MAX_OFFERS_PER_SCRAPE = 20_000
+DEFAULT_CLOCK_SKEW_S = 300.0
+DEFAULT_PRICE_JUMP_FACTOR = Decimal(10)
+DEFAULT_RAW_KEEP_SCRAPES = 20
+DEFAULT_RAW_KEEP_DAYS = 30.0
+DEFAULT_RAW_MAX_MB = 1024.0
+DEFAULT_STALE_AFTER_DAYS = 30.0
+DEFAULT_STALE_AFTER_HOURS = 24.0
 
 
 class SettingError(ValueError):
@@ -142,17 +151,17 @@ class Settings(BaseSettings):
         **_FINITE,
     )
     max_offers_per_scrape: int = _setting(
-        20_000, "Most offers one scrape may hold (count)", "pipeline", gt=0
+        DEFAULT_MAX_OFFERS_PER_SCRAPE, "Most offers one scrape may hold (count)", "pipeline", gt=0
     )
     clock_skew_s: float = _setting(
-        300.0,
+        DEFAULT_CLOCK_SKEW_S,
         "How far in the future an observation may be dated, seconds",
         "pipeline",
         ge=0,
         **_FINITE,
     )
     price_jump_factor: Decimal = _setting(
-        Decimal(10),
+        DEFAULT_PRICE_JUMP_FACTOR,
         "A price this many times (or 1/this of) its previous value quarantines the scrape "
         "(ratio, > 1)",
         "pipeline",
@@ -162,17 +171,20 @@ class Settings(BaseSettings):
 
     # raw-archive retention (warehouse.retention)
     raw_keep_scrapes: int = _setting(
-        20, "Newest scrapes per provider whose raw bodies are kept (count)", "pipeline", gt=0
+        DEFAULT_RAW_KEEP_SCRAPES,
+        "Newest scrapes per provider whose raw bodies are kept (count)",
+        "pipeline",
+        gt=0,
     )
     raw_keep_days: float = _setting(
-        30.0,
+        DEFAULT_RAW_KEEP_DAYS,
         "Raw bodies of scrapes started this recently are kept, days",
         "pipeline",
         gt=0,
         **_FINITE,
     )
     raw_max_mb: float = _setting(
-        1024.0,
+        DEFAULT_RAW_MAX_MB,
         "Cap on the raw archive (compressed, on disk), megabytes",
         "pipeline",
         gt=0,
@@ -181,14 +193,14 @@ class Settings(BaseSettings):
 
     # freshness
     stale_after_days: float = _setting(
-        30.0,
+        DEFAULT_STALE_AFTER_DAYS,
         "An offer whose price was observed longer ago than this is stale, days",
         "pipeline",
         ge=0,
         **_FINITE,
     )
     stale_after_hours: float = _setting(
-        24.0,
+        DEFAULT_STALE_AFTER_HOURS,
         "A provider whose last successful scrape finished longer ago than this is stale, hours",
         "pipeline",
         ge=0,
@@ -273,11 +285,11 @@ class Settings(BaseSettings):
             return None
         return self.max_concurrent or os.cpu_count() or 2
 
-    def reload_interval(self) -> float:
-        """Seconds between checks for a newer snapshot."""
+    def reload_interval(self, *, remote: bool) -> float:
+        """Seconds between checks for a newer snapshot (``remote``: at a snapshot URL)."""
         if self.reload_interval_s is not None:
             return self.reload_interval_s
-        return DEFAULT_REMOTE_RELOAD_INTERVAL_S if self.snapshot_url else DEFAULT_RELOAD_INTERVAL_S
+        return DEFAULT_REMOTE_RELOAD_INTERVAL_S if remote else DEFAULT_RELOAD_INTERVAL_S
 
     def snapshot_cache_dir(self) -> Path:
         if self.snapshot_cache is not None:
