@@ -18,7 +18,7 @@ from warehouse.derive import rebuild
 from warehouse.importers import ImportResult, import_all
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, current, publish
-from warehouse.settings import env_var
+from warehouse.settings import Settings, env_var
 
 HISTORY_DIR_ENV = env_var("history_dir")
 DEFAULT_HISTORY_DIR = Path("../shared/history")
@@ -103,13 +103,15 @@ def run_backfill(
     datasets: Sequence[str] | None = None,
     *,
     publish_snapshot: bool = True,
+    settings: Settings | None = None,
 ) -> BackfillReport:
     """Import, then rebuild the derived tables and publish a snapshot holding the history.
 
     No snapshot is published when no import wrote anything and the current snapshot already
     holds these imports (a re-run with unchanged files): there is nothing new to serve.
     Raises what ``import_history`` raises; warehouse.publish.SnapshotError if the current
-    snapshot pointer is unreadable.
+    snapshot pointer is unreadable. ``settings`` give the staleness thresholds (default: the
+    defaults).
     """
     report = BackfillReport(import_history(paths, folder, datasets))
     if not publish_snapshot:
@@ -130,6 +132,13 @@ def run_backfill(
             )
             return report
     with Warehouse(paths.warehouse).connect() as con:
-        rebuild(con)
+        if settings is None:
+            rebuild(con)
+        else:
+            rebuild(
+                con,
+                stale_after_hours=settings.stale_after_hours,
+                stale_after_days=settings.stale_after_days,
+            )
         report.snapshot = publish(con, paths.published)
     return report

@@ -25,7 +25,11 @@ def _backfill(args: argparse.Namespace) -> int:
         return 2
     try:
         report = run_backfill(
-            settings.paths(), folder, args.dataset, publish_snapshot=not args.no_publish
+            settings.paths(),
+            folder,
+            args.dataset,
+            publish_snapshot=not args.no_publish,
+            settings=settings,
         )
     except (KeyError, DatasetError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)

@@ -9,7 +9,8 @@ import duckdb
 
 from warehouse import plausibility
 from warehouse.history import maintain
-from warehouse.quality import offer_stale_after_days, stale_before
+from warehouse.quality import stale_before
+from warehouse.settings import DEFAULT_STALE_AFTER_DAYS, DEFAULT_STALE_AFTER_HOURS
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -28,20 +29,25 @@ def rebuild(
     names: tuple[str, ...] = MODEL_ORDER,
     *,
     now: datetime | None = None,
+    stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS,
+    stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
 ) -> dict[str, int]:
     """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
 
     Freshness is judged at ``now`` (default: the current time): the models read the snapshot
-    instant (``as_of``) and the staleness settings (``warehouse.quality``, read per call) from
-    session variables. After ``current_offers`` is built, the plausibility screen runs over the
-    whole current market (``warehouse.plausibility``); its verdicts are stored in
-    ``price_screens`` and ``current_offers`` is rebuilt once to carry them.
+    instant (``as_of``) and the staleness settings (``stale_after_hours`` for a provider,
+    ``stale_after_days`` for an offer: ``GPUPRICES_STALE_AFTER_*``) from session variables.
+    After ``current_offers`` is built, the plausibility screen runs over the whole current
+    market (``warehouse.plausibility``); its verdicts are stored in ``price_screens`` and
+    ``current_offers`` is rebuilt once to carry them.
     """
     now = now or datetime.now(UTC)
     counts: dict[str, int] = {}
-    con.execute("set variable stale_before = ?::timestamptz", [stale_before(now)])
+    con.execute(
+        "set variable stale_before = ?::timestamptz", [stale_before(now, stale_after_hours)]
+    )
     con.execute("set variable as_of = ?::timestamptz", [now])
-    con.execute("set variable stale_after_days = ?::double", [offer_stale_after_days()])
+    con.execute("set variable stale_after_days = ?::double", [stale_after_days])
     con.execute("begin transaction")
     try:
         for name in names:
@@ -55,5 +61,5 @@ def rebuild(
         con.execute("rollback")
         raise
     # History follows the models: the daily rollup, observation retention, the analysis views.
-    counts.update(maintain(con, now=now))
+    counts.update(maintain(con, now=now, stale_after_days=stale_after_days))
     return counts

@@ -32,6 +32,7 @@ from typing import Any
 import duckdb
 
 from warehouse.analysis import create_views
+from warehouse.settings import DEFAULT_STALE_AFTER_DAYS
 
 SCRAPE_SOURCE = "scrape"
 IMPORT_PREFIX = "import:"
@@ -268,7 +269,7 @@ def refresh_rollup(
     *,
     now: datetime | None = None,
     full: bool = False,
-    stale_after_days: float | None = None,
+    stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
 ) -> RollupRefresh:
     """Bring ``daily_provider_prices`` up to date (inside the caller's transaction).
 
@@ -277,14 +278,8 @@ def refresh_rollup(
     whose plausibility verdict was written since, and the last refreshed day (open intervals
     have grown into it since). Everything when ``full``, never refreshed, or built with another
     staleness threshold. Open intervals count as valid until ``now`` (default: the wall clock,
-    UTC). ``stale_after_days`` defaults to ``warehouse.quality.offer_stale_after_days()``
-    (``GPUPRICES_STALE_AFTER_DAYS``, read per call; raises ``SettingError`` when invalid).
+    UTC). ``stale_after_days``: ``GPUPRICES_STALE_AFTER_DAYS`` (the caller's settings; default 30).
     """
-    if stale_after_days is None:
-        # imported here: warehouse.quality imports this module
-        from warehouse.quality import offer_stale_after_days
-
-        stale_after_days = offer_stale_after_days()
     now = now or datetime.now(UTC)
     today = _utc_day(now)
     dirty_from, refreshed_through, refreshed_at, built_with = con.execute(
@@ -351,14 +346,19 @@ def prune_observations(con: duckdb.DuckDBPyConnection, keep_days: int | None = N
     return int(deleted or 0)
 
 
-def maintain(con: duckdb.DuckDBPyConnection, *, now: datetime | None = None) -> dict[str, int]:
+def maintain(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    now: datetime | None = None,
+    stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
+) -> dict[str, int]:
     """After an ingestion: refresh the daily rollup, apply retention, (re)create the views.
 
     One transaction; returns row counts for the asset metadata.
     """
     con.execute("begin transaction")
     try:
-        refresh = refresh_rollup(con, now=now)
+        refresh = refresh_rollup(con, now=now, stale_after_days=stale_after_days)
         pruned = prune_observations(con)
         views = create_views(con)
         con.execute("commit")

@@ -48,8 +48,13 @@ def seeds(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     ],
 )
 def current_offers(gpuprices: GpupricesResource) -> dg.MaterializeResult:
+    settings = gpuprices.settings()
     with gpuprices.warehouse().connect() as con:
-        counts = rebuild(con)
+        counts = rebuild(
+            con,
+            stale_after_hours=settings.stale_after_hours,
+            stale_after_days=settings.stale_after_days,
+        )
     return dg.MaterializeResult(
         metadata={f"rows_{k}": v for k, v in counts.items()},
         check_results=[

@@ -20,6 +20,7 @@ from warehouse.derive import rebuild
 from warehouse.paths import Paths
 from warehouse.publish import publish
 from warehouse.quality import STALE_AFTER_ENV
+from warehouse.settings import Settings
 
 LAMBDA_PRICE = "$2.99"  # printed once in Lambda's newest capture: 8x H100 SXM, per GPU-hour
 JUMPED_PRICE = "$299.00"
@@ -116,6 +117,6 @@ def test_last_good_data_is_flagged_stale_after_the_threshold(
 
     monkeypatch.setenv(STALE_AFTER_ENV, "48")  # read at run time, not import time
     with Warehouse(paths.warehouse).connect() as con:
-        rebuild(con, now=later)
+        rebuild(con, now=later, stale_after_hours=Settings.load().stale_after_hours)
         stale = dict(con.execute("select provider, stale from provider_status").fetchall())
     assert stale == {"lambda": False, "aws": False}

@@ -185,15 +185,16 @@ def test_offer_staleness_threshold_is_read_at_run_time(replayed_home, tmp_path, 
     from warehouse.derive import rebuild
     from warehouse.paths import Paths
     from warehouse.quality import OFFER_STALE_AFTER_ENV
+    from warehouse.settings import Settings
 
     paths = Paths(tmp_path / "home")
     shutil.copytree(replayed_home[0].home, paths.home)
     with Warehouse(paths.warehouse).connect() as con:
         monkeypatch.setenv(OFFER_STALE_AFTER_ENV, "100000")
-        rebuild(con)
+        rebuild(con, stale_after_days=Settings.load().stale_after_days)
         assert con.execute("select count(*) from current_offers where stale").fetchone() == (0,)
         monkeypatch.setenv(OFFER_STALE_AFTER_ENV, "0")
-        rebuild(con)
+        rebuild(con, stale_after_days=Settings.load().stale_after_days)
         assert con.execute("select bool_and(stale) from current_offers").fetchone() == (True,)
 
 

@@ -22,6 +22,7 @@ from warehouse.history import (
     refresh_rollup,
 )
 from warehouse.quality import OFFER_STALE_AFTER_ENV
+from warehouse.settings import Settings
 
 DAY1 = date(2026, 3, 2)
 GPU = "h100-sxm"
@@ -105,7 +106,7 @@ def mark_suspect(con, scrape_id: str, offer_id: str, *, at: datetime | None = No
 
 
 def refresh(
-    con, until_day: int, *, full: bool = False, stale_after_days: float | None = STALE_AFTER_DAYS
+    con, until_day: int, *, full: bool = False, stale_after_days: float = STALE_AFTER_DAYS
 ) -> None:
     """The rollup and the views as after an ingestion whose clock reads the end of a day."""
     end = _noon(until_day) + timedelta(hours=11)
@@ -265,7 +266,7 @@ def test_the_threshold_is_read_from_the_environment(con, monkeypatch):
     assert len(daily(con)) == 20
     monkeypatch.setenv(OFFER_STALE_AFTER_ENV, "10")
     # a changed threshold rebuilds every day, even on an incremental refresh
-    refresh(con, 20, stale_after_days=None)
+    refresh(con, 20, stale_after_days=Settings.load().stale_after_days)
     assert max(daily(con)) == _day(11)
 
 
