@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from litestar import Litestar, Request, Response
@@ -28,19 +27,11 @@ from api.fastpath import ResponseCache
 from api.limits import limit_query_length
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.schemas import NumberSchemaPlugin
-from api.store import (
-    RESPONSE_CACHE_BYTES,
-    RESPONSE_CACHE_BYTES_ENV,
-    NoSnapshot,
-    SnapshotStore,
-)
+from api.store import NoSnapshot, SnapshotStore
 from warehouse import remote
-from warehouse.paths import Paths
+from warehouse.settings import Settings, env_var
 
-CORS_ENV = "GPUPRICES_CORS_ORIGINS"  # comma-separated origins; unset = no CORS headers
-RELOAD_ENV = "GPUPRICES_RELOAD_INTERVAL_S"
-# Reading CURRENT from object storage costs a request; replicas poll it less often by default.
-REMOTE_RELOAD_INTERVAL_S = 15.0
+CORS_ENV = env_var("cors_origins")  # comma-separated origins; unset = no CORS headers
 # gzip for clients that send Accept-Encoding: gzip; level 6: most of 9's gain at a third the CPU
 COMPRESSION = CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6)
 
@@ -98,22 +89,27 @@ def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
 
 
 def create_app(
-    published_dir: Path | None = None, reload_interval_s: float | None = None
+    published_dir: Path | None = None,
+    reload_interval_s: float | None = None,
+    settings: Settings | None = None,
 ) -> Litestar:
     """The API over the newest published snapshot under ``$GPUPRICES_HOME/published``, or the
-    one ``$GPUPRICES_SNAPSHOT_URL`` (an fsspec URL) names when that is set."""
-    paths = Paths.from_env()
-    directory = published_dir or paths.published
-    url = os.environ.get(remote.SNAPSHOT_URL_ENV) if published_dir is None else None
+    one ``$GPUPRICES_SNAPSHOT_URL`` (an fsspec URL) names when that is set.
+
+    ``settings`` default: ``Settings.load()`` (the environment, README "Settings"; a bad value
+    raises ``warehouse.settings.SettingError``, one line naming the variable)."""
+    settings = settings or Settings.load()
+    directory = published_dir or settings.paths().published
+    url = settings.snapshot_url if published_dir is None else None
     interval = (
         reload_interval_s
         if reload_interval_s is not None
-        else float(os.environ.get(RELOAD_ENV, REMOTE_RELOAD_INTERVAL_S if url else "1.0"))
+        else settings.reload_interval(remote=bool(url))
     )
-    cache_bytes = int(os.environ.get(RESPONSE_CACHE_BYTES_ENV, RESPONSE_CACHE_BYTES))
+    cache_bytes = settings.response_cache_bytes
     if url:
         # Replicas elsewhere: read snapshots from $GPUPRICES_SNAPSHOT_URL via a local cache.
-        source = remote.RemoteSnapshots(url, remote.cache_dir(paths))
+        source = remote.RemoteSnapshots(url, settings.snapshot_cache_dir())
         store = SnapshotStore(
             source.cache_dir,
             reload_interval_s=interval,
@@ -123,7 +119,7 @@ def create_app(
         )
     else:
         store = SnapshotStore(directory, reload_interval_s=interval, cache_bytes=cache_bytes)
-    origins = [o.strip() for o in os.environ.get(CORS_ENV, "").split(",") if o.strip()]
+    origins = list(settings.cors_origins)
     responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
     app = Litestar(
         route_handlers=[
@@ -184,7 +180,7 @@ def create_app(
             {
                 "store": store,
                 "response_cache": responses,
-                ADMIN_TOKEN_STATE: os.environ.get(ADMIN_TOKEN_ENV, ""),
+                ADMIN_TOKEN_STATE: settings.admin_token_value(),
             }
         ),
     )
