@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 
 from tests.conftest import REPO, SNAPSHOTS, TEMP_HOME_VARS, dagster_home
-from warehouse.paths import Paths
+from warehouse.settings import Settings
 
 # The Dagster runs the suite makes: the project's ingest job on the persistent instance at
 # $DAGSTER_HOME (what `gpuprices ingest` uses, telemetry off in our dagster.yaml) and an
@@ -77,8 +77,8 @@ def test_the_session_points_every_home_into_a_temporary_root(temp_homes, tmp_pat
         assert Path(os.environ[name]).resolve().is_relative_to(root), name
     # where Dagster's telemetry goes when DAGSTER_HOME is unset or ignored, and our default
     assert Path(os.path.expanduser("~/.dagster")).resolve().is_relative_to(root)
-    assert Paths.from_env().home.is_relative_to(root)
-    assert Paths.from_env({}).home.is_relative_to(root)  # XDG_DATA_HOME / HOME default
+    assert Settings.load().paths().home.is_relative_to(root)
+    assert Settings.load({}).paths().home.is_relative_to(root)  # HOME default
 
 
 def test_a_local_temp_instance_logs_telemetry_only_inside_the_temporary_root(

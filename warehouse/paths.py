@@ -1,31 +1,19 @@
-"""Where gpuprices keeps its data: everything lives under ``$GPUPRICES_HOME``.
+"""Where gpuprices keeps its data: everything lives under one home directory.
 
-Default: ``$XDG_DATA_HOME/gpuprices`` (``~/.local/share/gpuprices``).
+``warehouse.settings.Settings.paths()`` says which (``$GPUPRICES_HOME``, default
+``$XDG_DATA_HOME/gpuprices``, i.e. ``~/.local/share/gpuprices``); this module reads no
+environment.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-HOME_ENV = "GPUPRICES_HOME"
-
-
-def default_home(env: Mapping[str, str] = os.environ) -> Path:
-    data = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "gpuprices"
 
 
 @dataclass(frozen=True)
 class Paths:
     home: Path
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> Paths:
-        value = env.get(HOME_ENV)
-        return cls(Path(value).expanduser().resolve() if value else default_home(env))
 
     @property
     def warehouse(self) -> Path:

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from fsspec.implementations.local import LocalFileSystem
 from warehouse.paths import Paths
 from warehouse.publish import POINTER, SnapshotError, SnapshotInfo, current
 
+# The variables (warehouse.settings) whose values callers pass in
 PUBLISH_URL_ENV = "GPUPRICES_PUBLISH_URL"  # pipeline: also publish snapshots here
 SNAPSHOT_URL_ENV = "GPUPRICES_SNAPSHOT_URL"  # API / CLI: read snapshots from here
 CACHE_DIR_ENV = "GPUPRICES_SNAPSHOT_CACHE"  # where downloaded snapshots are kept
@@ -129,11 +129,6 @@ class RemoteSnapshots:
         for old in cached[:-KEEP_CACHED_SNAPSHOTS]:
             if old != local:
                 old.unlink(missing_ok=True)
-
-
-def cache_dir(paths: Paths, env: Mapping[str, str] = os.environ) -> Path:
-    value = env.get(CACHE_DIR_ENV)
-    return Path(value).expanduser() if value else paths.home / "snapshot-cache"
 
 
 def locate(paths: Paths, *, snapshot_url: str | None, cache_dir: Path) -> SnapshotInfo | None:
