@@ -3,10 +3,10 @@
 In-process (default): every provider step runs one after another in this process.
 Multiprocess: Dagster's multiprocess executor runs up to N provider steps at once, each in its
 own process (``gpuprices ingest --parallel N``, or ``GPUPRICES_EXECUTOR=multiprocess`` with
-``GPUPRICES_MAX_CONCURRENT=N``). Fetches overlap; loads still serialize on the warehouse file
-lock (``warehouse.db.Warehouse``), which is what DuckDB's one-writer rule requires anyway. The
-multiprocess executor needs a persistent Dagster instance (``DAGSTER_HOME``): child processes
-report their events through its storage.
+``GPUPRICES_MAX_CONCURRENT=N``: ``warehouse.settings.Settings.parallelism``). Fetches overlap;
+loads still serialize on the warehouse file lock (``warehouse.db.Warehouse``), which is what
+DuckDB's one-writer rule requires anyway. The multiprocess executor needs a persistent Dagster
+instance (``DAGSTER_HOME``): child processes report their events through its storage.
 
 Either way the run's events can be followed while it runs (``on_event``): a thread polls the
 instance's event log for the run, which works the same for in-process and child-process steps.
@@ -15,7 +15,6 @@ instance's event log for the run, which works the same for in-process and child-
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -24,8 +23,6 @@ from typing import Any
 
 import dagster as dg
 
-EXECUTOR_ENV = "GPUPRICES_EXECUTOR"  # "in_process" (default) or "multiprocess"
-MAX_CONCURRENT_ENV = "GPUPRICES_MAX_CONCURRENT"  # steps at once under "multiprocess"
 INVOCATION_TAG = "gpuprices/invocation"
 POLL_INTERVAL_S = 0.2
 # Imported once by the forkserver, inherited by every worker. The storage modules are what a
@@ -39,23 +36,6 @@ PRELOAD_MODULES = (
 )
 
 EventCallback = Callable[[dg.EventLogEntry], None]
-
-
-def parallelism_from_env(env: Mapping[str, str] = os.environ) -> int | None:
-    """Steps to run at once as configured by the environment; None = in-process.
-
-    Raises ValueError for an unknown executor name or a non-positive concurrency.
-    """
-    executor = env.get(EXECUTOR_ENV, "in_process").strip() or "in_process"
-    if executor == "in_process":
-        return None
-    if executor != "multiprocess":
-        raise ValueError(f"{EXECUTOR_ENV} must be in_process or multiprocess, not {executor!r}")
-    value = env.get(MAX_CONCURRENT_ENV, "").strip()
-    n = int(value) if value else (os.cpu_count() or 2)
-    if n < 1:
-        raise ValueError(f"{MAX_CONCURRENT_ENV} must be at least 1, not {n}")
-    return n
 
 
 def multiprocess_config(max_concurrent: int) -> dict[str, Any]:

@@ -4,13 +4,14 @@ Plain functions, so the Dagster assets stay thin and tests can drive them direct
 session (a live fetch, or the replay of one capture) is one scrape; a failing scrape records
 its error and leaves the provider's last good data current.
 
-Bounds (issue 15), read from the environment when a provider's ingest starts: the fetch limits
-of ``scrapers.http.FetchLimits`` (``GPUPRICES_MAX_RESPONSE_MB``, ``GPUPRICES_REQUEST_DEADLINE_S``,
-``GPUPRICES_PROVIDER_DEADLINE_S``), the offers per scrape and the clock skew of
-``warehouse.quality``, and the raw-archive retention of ``warehouse.retention``, applied after
-every provider. Tokens are stripped of surrounding whitespace when read (a Windows env file's
-``\r``); one with a control or non-ASCII character inside fails with a line naming the variable,
-never its value.
+Bounds (issue 15), from the settings a provider's ingest is given (``warehouse.settings``, the
+Dagster resource's): the fetch limits of ``scrapers.http.FetchLimits``
+(``GPUPRICES_MAX_RESPONSE_MB``, ``GPUPRICES_REQUEST_DEADLINE_S``,
+``GPUPRICES_PROVIDER_DEADLINE_S``), the offers per scrape, the clock skew and the price-jump
+factor of ``warehouse.quality``, and the raw-archive retention of ``warehouse.retention``,
+applied after every provider. Tokens are stripped of surrounding whitespace when read (a Windows
+env file's ``\r``); one with a control or non-ASCII character inside fails with a line naming the
+variable, never its value.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from warehouse.load import (
 )
 from warehouse.paths import Paths
 from warehouse.recovery import recover
+from warehouse.settings import Settings
 
 MAX_RESPONSE_MB_ENV = "GPUPRICES_MAX_RESPONSE_MB"
 REQUEST_DEADLINE_ENV = "GPUPRICES_REQUEST_DEADLINE_S"
@@ -182,11 +184,13 @@ def run_session(
     run_id: str | None,
     throttle: scraper_http.HostThrottle | None = None,
     limits: scraper_http.FetchLimits | None = None,
+    settings: Settings | None = None,
 ) -> ScrapeOutcome:
     """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults.
 
     ``limits`` bound the fetch (default ``FetchLimits()``: response size, request and provider
-    deadlines); a response they refuse fails the scrape and is never archived."""
+    deadlines); a response they refuse fails the scrape and is never archived. ``settings``
+    (default: the defaults) bound what the scrape may claim (``_load``)."""
     recorder = _Recorder()
     client = scraper_http.make_client(
         session.transport, throttle=throttle, on_response=recorder, limits=limits
@@ -246,6 +250,7 @@ def run_session(
             lambda: provider.parse_report(responses),
             skipped,
             scrub,
+            settings or Settings.load({}),
         )
 
 
@@ -258,22 +263,30 @@ def _load(
     parse: Callable[[], tuple[list[Offer], Counter[str]]],
     skipped: dict[str, str],
     scrub: _Scrubber,
+    settings: Settings,
 ) -> ScrapeOutcome:
     """Parse, validate, screen and commit one started scrape (its row is 'running').
 
     Refused before anything of it is stored: a scrape observed in the future, and one with more
     offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (checked right after parsing)."""
-    refused = quality.future_observation(observed_at)
+    skew = settings.clock_skew_s
+    refused = quality.future_observation(
+        observed_at, quality.latest_plausible_observation(clock_skew_s=skew)
+    )
     if refused is not None:
         return _rejected(con, provider, session, sid, refused, observed_at)
     try:
         offers, excluded = parse()
-        refused = quality.too_many_offers(len(offers))
+        refused = quality.too_many_offers(len(offers), settings.max_offers_per_scrape)
         if refused is not None:
             count = len(offers)
             del offers  # the records of an oversized scrape go before anything else is built
             return _rejected(con, provider, session, sid, refused, observed_at, count)
-        rows, validation = prepare(con, [o.model_dump() for o in offers])
+        rows, validation = prepare(
+            con,
+            [o.model_dump() for o in offers],
+            latest_observed_at=quality.latest_plausible_observation(clock_skew_s=skew),
+        )
     except Exception as exc:
         return _failed(con, provider, session, sid, exc, scrub)
     if not validation.ok:
@@ -290,7 +303,7 @@ def _load(
         )
     # A 10x move against the current price is a parser or unit bug far more often than a
     # real change: hold the whole scrape back (see warehouse.quality).
-    factor = quality.price_jump_factor()
+    factor = settings.price_jump_factor
     jumps = quality.price_jumps(con, provider.slug, rows, factor)
     if jumps:
         error = quality.quarantine(
@@ -360,7 +373,13 @@ def _start(
     )
 
 
-def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None) -> ScrapeOutcome:
+def run_recorded(
+    provider: Provider,
+    *,
+    warehouse: Warehouse,
+    run_id: str | None,
+    settings: Settings | None = None,
+) -> ScrapeOutcome:
     """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
     one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
     same rows again is 'unchanged'."""
@@ -388,6 +407,7 @@ def run_recorded(provider: Provider, *, warehouse: Warehouse, run_id: str | None
             lambda: (recorded.offers(provider.slug), Counter()),
             {},
             _Scrubber(None, []),
+            settings or Settings.load({}),
         )
 
 
@@ -455,21 +475,14 @@ def token_for(provider: Provider, env: Mapping[str, str] = os.environ) -> str | 
     return token
 
 
-def fetch_limits(env: Mapping[str, str] = os.environ) -> scraper_http.FetchLimits:
+def fetch_limits(settings: Settings) -> scraper_http.FetchLimits:
     """``FetchLimits`` from ``GPUPRICES_MAX_RESPONSE_MB`` (decoded MB per response, default 64),
     ``GPUPRICES_REQUEST_DEADLINE_S`` (default 60) and ``GPUPRICES_PROVIDER_DEADLINE_S`` (default
-    300); ``warehouse.quality.SettingError`` when one is not a positive number."""
-    mb = quality.positive_setting(
-        env, MAX_RESPONSE_MB_ENV, scraper_http.MAX_RESPONSE_BYTES / 1024 / 1024, "megabytes"
-    )
+    300)."""
     return scraper_http.FetchLimits(
-        max_response_bytes=max(1, int(mb * 1024 * 1024)),
-        request_deadline_s=quality.positive_setting(
-            env, REQUEST_DEADLINE_ENV, scraper_http.REQUEST_DEADLINE_S, "seconds"
-        ),
-        provider_deadline_s=quality.positive_setting(
-            env, PROVIDER_DEADLINE_ENV, scraper_http.PROVIDER_DEADLINE_S, "seconds"
-        ),
+        max_response_bytes=max(1, int(settings.max_response_mb * 1024 * 1024)),
+        request_deadline_s=settings.request_deadline_s,
+        provider_deadline_s=settings.provider_deadline_s,
     )
 
 
@@ -515,6 +528,7 @@ def scrape_provider(
     transport: httpx.BaseTransport | None = None,
     on_outcome: Callable[[ScrapeOutcome], None] | None = None,
     recorded_fallback: bool = False,
+    settings: Settings | None = None,
 ) -> list[ScrapeOutcome]:
     """Every session of one provider, in order. Returns one outcome per session.
 
@@ -524,12 +538,22 @@ def scrape_provider(
     with the project. The failure stays recorded (and fails the asset); the recorded data,
     labelled with its capture dates, is served until a live fetch succeeds (a live scrape is
     newer, so it wins).
+
+    ``settings`` (the Dagster resource's) bound the scrapes; a direct caller without them gets
+    the process environment's with ``env``'s variables over it. ``env`` holds the provider's
+    token variable. Raises ``SettingError`` for a bad setting.
     """
+    settings = settings if settings is not None else Settings.load({**os.environ, **env})
     warehouse = Warehouse(paths.warehouse)
-    limits = fetch_limits(env)
+    limits = fetch_limits(settings)
     with warehouse.connect() as con:
         # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
-        recover(con, paths.raw)
+        recover(
+            con,
+            paths.raw,
+            max_offers=settings.max_offers_per_scrape,
+            clock_skew_s=settings.clock_skew_s,
+        )
     outcomes: list[ScrapeOutcome] = []
     throttle = scraper_http.HostThrottle() if replay_dir is None else None
     sessions = sessions_for(provider.slug, replay_dir, transport)
@@ -556,6 +580,7 @@ def scrape_provider(
                 run_id=run_id,
                 throttle=throttle,
                 limits=limits,
+                settings=settings,
             )
         outcomes.append(outcome)
         if on_outcome is not None:
@@ -567,7 +592,7 @@ def scrape_provider(
         else []
     )
     if live_failed and not fallback_sessions and recorded_fallback:
-        outcome = run_recorded(provider, warehouse=warehouse, run_id=run_id)
+        outcome = run_recorded(provider, warehouse=warehouse, run_id=run_id, settings=settings)
         outcome.fallback = True
         outcomes.append(outcome)
         if on_outcome is not None:
@@ -582,6 +607,7 @@ def scrape_provider(
                 token=replay_token(provider),
                 run_id=run_id,
                 limits=limits,
+                settings=settings,
             )
             outcome.fallback = True
             outcomes.append(outcome)
@@ -589,7 +615,7 @@ def scrape_provider(
                 on_outcome(outcome)
     with warehouse.connect() as con:
         # a bounded raw/ (see warehouse.retention)
-        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.from_env(env))
+        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings))
     return outcomes
 
 

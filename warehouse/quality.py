@@ -28,97 +28,49 @@ Bounds on what one scrape may claim, checked before anything of it is stored (an
   dated in the future (a capture named 2099-...) would stay the provider's newest, and so its
   current data, until that date.
 
-All settings are read when a run starts, never at import.
+The values are parameters (defaults: ``warehouse.settings``); the pipeline passes what its
+settings say.
 """
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from statistics import median
 from typing import Any
 
 import duckdb
 
 from warehouse.history import SCRAPE_SOURCE
+from warehouse.settings import (
+    DEFAULT_CLOCK_SKEW_S,
+    DEFAULT_MAX_OFFERS_PER_SCRAPE,
+    DEFAULT_PRICE_JUMP_FACTOR,
+    DEFAULT_STALE_AFTER_HOURS,
+)
 
 PRICE_JUMP_FACTOR_ENV = "GPUPRICES_PRICE_JUMP_FACTOR"
-DEFAULT_PRICE_JUMP_FACTOR = Decimal(10)
 STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_HOURS"
-DEFAULT_STALE_AFTER_HOURS = 24.0
 OFFER_STALE_AFTER_ENV = "GPUPRICES_STALE_AFTER_DAYS"
-DEFAULT_OFFER_STALE_AFTER_DAYS = 30.0
 MAX_OFFERS_ENV = "GPUPRICES_MAX_OFFERS_PER_SCRAPE"
-DEFAULT_MAX_OFFERS_PER_SCRAPE = 20_000
 CLOCK_SKEW_ENV = "GPUPRICES_CLOCK_SKEW_S"
-DEFAULT_CLOCK_SKEW_S = 300.0
 _RATIO_CAP = Decimal("999999999999")  # fits decimal(18, 6)
 
 
-class SettingError(ValueError):
-    pass
-
-
-def price_jump_factor(env: Mapping[str, str] = os.environ) -> Decimal:
-    """The quarantine factor (> 1) from ``GPUPRICES_PRICE_JUMP_FACTOR``, default 10."""
-    raw = env.get(PRICE_JUMP_FACTOR_ENV, "").strip()
-    if not raw:
-        return DEFAULT_PRICE_JUMP_FACTOR
-    try:
-        factor = Decimal(raw)
-    except InvalidOperation:
-        raise SettingError(f"{PRICE_JUMP_FACTOR_ENV}={raw!r} is not a number") from None
-    if not factor.is_finite() or factor <= 1:
-        raise SettingError(f"{PRICE_JUMP_FACTOR_ENV}={raw!r} must be a number greater than 1")
-    return factor
-
-
-def _non_negative_setting(env: Mapping[str, str], name: str, default: float, unit: str) -> float:
-    """A finite number >= 0 from ``env[name]`` (``unit`` names it in errors), else ``default``."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingError(f"{name}={raw!r} is not a number of {unit}") from None
-    if not value >= 0 or value == float("inf"):
-        raise SettingError(f"{name}={raw!r} must be a finite number >= 0")
-    return value
-
-
-def positive_setting(env: Mapping[str, str], name: str, default: float, unit: str) -> float:
-    """A finite number > 0 from ``env[name]`` (``unit`` names it in errors), else ``default``."""
-    value = _non_negative_setting(env, name, default, unit)
-    if value <= 0:
-        raise SettingError(f"{name}={env.get(name, '').strip()!r} must be a number > 0")
-    return value
-
-
-def max_offers_per_scrape(env: Mapping[str, str] = os.environ) -> int:
-    """The most offers one scrape may hold (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``, default 20000)."""
-    value = positive_setting(env, MAX_OFFERS_ENV, DEFAULT_MAX_OFFERS_PER_SCRAPE, "offers")
-    if value != int(value):
-        raise SettingError(f"{MAX_OFFERS_ENV}={value!r} must be a whole number")
-    return int(value)
-
-
 def latest_plausible_observation(
-    now: datetime | None = None, env: Mapping[str, str] = os.environ
+    now: datetime | None = None, clock_skew_s: float = DEFAULT_CLOCK_SKEW_S
 ) -> datetime:
-    """The latest observation time accepted: now plus ``GPUPRICES_CLOCK_SKEW_S`` (default 300 s;
-    clocks of servers and of this machine disagree by a little, never by days)."""
-    skew = _non_negative_setting(env, CLOCK_SKEW_ENV, DEFAULT_CLOCK_SKEW_S, "seconds")
-    return (now or datetime.now(UTC)) + timedelta(seconds=skew)
+    """The latest observation time accepted: now plus ``clock_skew_s`` (``GPUPRICES_CLOCK_SKEW_S``,
+    default 300 s; clocks of servers and of this machine disagree by a little, never by days)."""
+    return (now or datetime.now(UTC)) + timedelta(seconds=clock_skew_s)
 
 
-def too_many_offers(count: int, limit: int | None = None) -> str | None:
-    """The one-line reason a scrape of ``count`` offers is refused, or None."""
-    limit = max_offers_per_scrape() if limit is None else limit
+def too_many_offers(count: int, limit: int = DEFAULT_MAX_OFFERS_PER_SCRAPE) -> str | None:
+    """The one-line reason a scrape of ``count`` offers is refused (more than ``limit``,
+    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE``), or None."""
     if count <= limit:
         return None
     return (
@@ -128,7 +80,8 @@ def too_many_offers(count: int, limit: int | None = None) -> str | None:
 
 
 def future_observation(observed_at: datetime, latest: datetime | None = None) -> str | None:
-    """The one-line reason a scrape observed at ``observed_at`` is refused, or None."""
+    """The one-line reason a scrape observed at ``observed_at`` is refused, or None (``latest``
+    default: ``latest_plausible_observation()`` with the default skew)."""
     latest = latest_plausible_observation() if latest is None else latest
     if observed_at <= latest:
         return None
@@ -138,20 +91,11 @@ def future_observation(observed_at: datetime, latest: datetime | None = None) ->
     )
 
 
-def stale_after_hours(env: Mapping[str, str] = os.environ) -> float:
-    """Hours after its last successful scrape finished that a provider counts as stale."""
-    return _non_negative_setting(env, STALE_AFTER_ENV, DEFAULT_STALE_AFTER_HOURS, "hours")
-
-
-def offer_stale_after_days(env: Mapping[str, str] = os.environ) -> float:
-    """Days after its ``observed_at`` that an offer's price counts as stale (default 30)."""
-    return _non_negative_setting(env, OFFER_STALE_AFTER_ENV, DEFAULT_OFFER_STALE_AFTER_DAYS, "days")
-
-
-def stale_before(now: datetime | None = None, hours: float | None = None) -> datetime:
-    """The cut-off: a provider whose last success finished before this instant is stale."""
+def stale_before(now: datetime | None = None, hours: float = DEFAULT_STALE_AFTER_HOURS) -> datetime:
+    """The cut-off: a provider whose last success finished before this instant (``hours``,
+    ``GPUPRICES_STALE_AFTER_HOURS``, before ``now``) is stale."""
     now = now or datetime.now(UTC)
-    return now - timedelta(hours=stale_after_hours() if hours is None else hours)
+    return now - timedelta(hours=hours)
 
 
 @dataclass(frozen=True)
@@ -200,7 +144,7 @@ def price_jumps(
     recorded capture, same-GPU offers of one provider spread by at most ~3x, well inside 10x.
     A provider's first scrape has no reference and never jumps. Reads only.
     """
-    factor = factor if factor is not None else price_jump_factor()
+    factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     current: dict[str, tuple[Any, ...]] = {}
     per_gpu_hour: dict[tuple[str, str], list[Decimal]] = defaultdict(list)
     for offer_id, price, currency, usd, scrape_id, gpu_id, gpu_count, pricing in con.execute(
@@ -284,7 +228,7 @@ def quarantine(
     factor: Decimal | None = None,
 ) -> str:
     """Record ``jumps`` in ``quarantined_offers`` and return the scrape's one-line error."""
-    factor = factor if factor is not None else price_jump_factor()
+    factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     now = datetime.now(UTC)
     con.execute("begin transaction")
     try:

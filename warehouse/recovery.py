@@ -34,12 +34,8 @@ from pathlib import Path
 import duckdb
 
 from warehouse.history import SCRAPE_SOURCE, mark_dirty
-from warehouse.quality import (
-    CLOCK_SKEW_ENV,
-    MAX_OFFERS_ENV,
-    latest_plausible_observation,
-    max_offers_per_scrape,
-)
+from warehouse.quality import CLOCK_SKEW_ENV, MAX_OFFERS_ENV, latest_plausible_observation
+from warehouse.settings import DEFAULT_CLOCK_SKEW_S, DEFAULT_MAX_OFFERS_PER_SCRAPE
 
 INTERRUPTED = "interrupted: the ingest process stopped before this scrape was committed"
 
@@ -57,10 +53,12 @@ def recover(
     raw_dir: Path,
     *,
     now: datetime | None = None,
-    max_offers: int | None = None,
+    max_offers: int = DEFAULT_MAX_OFFERS_PER_SCRAPE,
+    clock_skew_s: float = DEFAULT_CLOCK_SKEW_S,
 ) -> Recovered:
     """Mark scrapes left ``running`` as failed, delete orphaned raw-archive temp files, and
-    quarantine stored scrapes that are too large or dated in the future."""
+    quarantine stored scrapes that are too large or dated in the future (the bounds:
+    ``quarantine_poisoned``)."""
     now = now or datetime.now(UTC)
     row = con.execute(
         "update scrapes set status = 'failed', error = ?, finished_at = ? where status = 'running'",
@@ -71,19 +69,26 @@ def recover(
         for tmp in raw_dir.glob("*/*.tmp*"):
             tmp.unlink(missing_ok=True)
             removed += 1
-    quarantined = quarantine_poisoned(con, now=now, max_offers=max_offers)
+    quarantined = quarantine_poisoned(
+        con, now=now, max_offers=max_offers, clock_skew_s=clock_skew_s
+    )
     return Recovered(int(row[0]) if row else 0, removed, quarantined)
 
 
 def quarantine_poisoned(
-    con: duckdb.DuckDBPyConnection, *, now: datetime | None = None, max_offers: int | None = None
+    con: duckdb.DuckDBPyConnection,
+    *,
+    now: datetime | None = None,
+    max_offers: int = DEFAULT_MAX_OFFERS_PER_SCRAPE,
+    clock_skew_s: float = DEFAULT_CLOCK_SKEW_S,
 ) -> dict[str, str]:
-    """Quarantine every successful scrape with more than ``max_offers`` offers (default
-    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE``) or observed after now plus the allowed clock skew.
-    Returns scrape id -> reason. Each scrape is undone in its own transaction."""
+    """Quarantine every successful scrape with more than ``max_offers`` offers
+    (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``) or observed after now plus ``clock_skew_s``
+    (``GPUPRICES_CLOCK_SKEW_S``). Returns scrape id -> reason. Each scrape is undone in its
+    own transaction."""
     now = now or datetime.now(UTC)
-    limit = max_offers_per_scrape() if max_offers is None else max_offers
-    latest = latest_plausible_observation(now)
+    limit = max_offers
+    latest = latest_plausible_observation(now, clock_skew_s)
     poisoned = con.execute(
         "select scrape_id, provider, observed_at, offer_count from scrapes"
         " where status = 'success' and (offer_count > ? or observed_at > ?)"

@@ -25,22 +25,25 @@ archived and its scrape recorded under one lock hold, so nothing is half-recorde
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
 
-from warehouse.quality import SettingError, positive_setting
+from warehouse.settings import (
+    DEFAULT_RAW_KEEP_DAYS,
+    DEFAULT_RAW_KEEP_SCRAPES,
+    DEFAULT_RAW_MAX_MB,
+    Settings,
+)
 
 KEEP_SCRAPES_ENV = "GPUPRICES_RAW_KEEP_SCRAPES"
-DEFAULT_KEEP_SCRAPES = 20
+DEFAULT_KEEP_SCRAPES = DEFAULT_RAW_KEEP_SCRAPES
 KEEP_DAYS_ENV = "GPUPRICES_RAW_KEEP_DAYS"
-DEFAULT_KEEP_DAYS = 30.0
+DEFAULT_KEEP_DAYS = DEFAULT_RAW_KEEP_DAYS
 MAX_MB_ENV = "GPUPRICES_RAW_MAX_MB"
-DEFAULT_MAX_MB = 1024.0
+DEFAULT_MAX_MB = DEFAULT_RAW_MAX_MB
 
 
 @dataclass(frozen=True)
@@ -50,15 +53,13 @@ class RawRetention:
     max_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> RawRetention:
-        """The policy from the environment (see the module docstring); ``SettingError`` when a
-        value is not a positive number."""
-        keep = positive_setting(env, KEEP_SCRAPES_ENV, DEFAULT_KEEP_SCRAPES, "scrapes")
-        if keep != int(keep):
-            raise SettingError(f"{KEEP_SCRAPES_ENV}={keep!r} must be a whole number")
-        days = positive_setting(env, KEEP_DAYS_ENV, DEFAULT_KEEP_DAYS, "days")
-        mb = positive_setting(env, MAX_MB_ENV, DEFAULT_MAX_MB, "megabytes")
-        return cls(int(keep), days, int(mb * 1024 * 1024))
+    def of(cls, settings: Settings) -> RawRetention:
+        """The policy ``settings`` state (``GPUPRICES_RAW_*``, see the module docstring)."""
+        return cls(
+            settings.raw_keep_scrapes,
+            settings.raw_keep_days,
+            int(settings.raw_max_mb * 1024 * 1024),
+        )
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,8 @@ def prune_raw(
     policy: RawRetention | None = None,
     now: datetime | None = None,
 ) -> RawPruned:
-    """Apply the retention policy (default ``RawRetention.from_env()``) to ``raw_dir``."""
-    policy = policy or RawRetention.from_env()
+    """Apply the retention policy (default ``RawRetention()``, the defaults) to ``raw_dir``."""
+    policy = policy or RawRetention()
     now = now or datetime.now(UTC)
     if not raw_dir.is_dir():
         return RawPruned(0, 0, 0, 0)

@@ -172,6 +172,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 fallback_replay_dir=gpuprices.fallback_replay(),
                 recorded_fallback=gpuprices.recorded_fallback_enabled(),
                 run_id=context.run.run_id,
+                settings=gpuprices.settings(),
                 on_outcome=lambda o: context.log.info(
                     f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"
                     + (f" ({o.error})" if o.error else "")

@@ -7,11 +7,11 @@ import dagster as dg
 import pytest
 
 from pipelines.cli import main
-from pipelines.execution import parallelism_from_env
 from pipelines.run import run_ingest
 from tests.conftest import SNAPSHOTS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
+from warehouse.settings import Settings
 
 PROVIDERS = ["lambda", "datacrunch", "modal", "nebius"]
 CURRENT = "select * from current_offers order by offer_id"
@@ -87,21 +87,18 @@ def test_multiprocess_needs_a_persistent_instance(tmp_path):
 
 
 def test_executor_from_environment():
-    assert parallelism_from_env({}) is None
-    assert parallelism_from_env({"GPUPRICES_EXECUTOR": "in_process"}) is None
-    assert (
-        parallelism_from_env(
-            {"GPUPRICES_EXECUTOR": "multiprocess", "GPUPRICES_MAX_CONCURRENT": "4"}
-        )
-        == 4
-    )
-    assert parallelism_from_env({"GPUPRICES_EXECUTOR": "multiprocess"}) >= 1
-    with pytest.raises(ValueError, match="in_process or multiprocess"):
-        parallelism_from_env({"GPUPRICES_EXECUTOR": "celery"})
-    with pytest.raises(ValueError, match="at least 1"):
-        parallelism_from_env(
-            {"GPUPRICES_EXECUTOR": "multiprocess", "GPUPRICES_MAX_CONCURRENT": "0"}
-        )
+    # read by warehouse.settings (pydantic's wording of the errors)
+    def parallelism(env):
+        return Settings.load(env).parallelism()
+
+    assert parallelism({}) is None
+    assert parallelism({"GPUPRICES_EXECUTOR": "in_process"}) is None
+    assert parallelism({"GPUPRICES_EXECUTOR": "multiprocess", "GPUPRICES_MAX_CONCURRENT": "4"}) == 4
+    assert (parallelism({"GPUPRICES_EXECUTOR": "multiprocess"}) or 0) >= 1
+    with pytest.raises(ValueError, match="'in_process' or 'multiprocess'"):
+        parallelism({"GPUPRICES_EXECUTOR": "celery"})
+    with pytest.raises(ValueError, match="GPUPRICES_MAX_CONCURRENT='0'"):
+        parallelism({"GPUPRICES_EXECUTOR": "multiprocess", "GPUPRICES_MAX_CONCURRENT": "0"})
 
 
 def test_cli_rejects_an_unknown_executor(monkeypatch, tmp_path, capsys):

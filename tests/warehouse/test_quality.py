@@ -12,14 +12,12 @@ from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.quality import (
     PRICE_JUMP_FACTOR_ENV,
     STALE_AFTER_ENV,
-    SettingError,
-    price_jump_factor,
     price_jumps,
     quarantine,
-    stale_after_hours,
     stale_before,
 )
 from warehouse.recovery import INTERRUPTED, recover
+from warehouse.settings import SettingError, Settings
 
 T0 = datetime(2026, 1, 9, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, tzinfo=UTC)
@@ -120,22 +118,28 @@ def test_quarantine_records_old_and_new_values(con) -> None:
 
 
 def test_settings_are_read_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the settings are read when an entry point builds them (warehouse.settings), and the
+    # warehouse takes them as parameters
     monkeypatch.delenv(PRICE_JUMP_FACTOR_ENV, raising=False)
     monkeypatch.delenv(STALE_AFTER_ENV, raising=False)
-    assert price_jump_factor() == 10 and stale_after_hours() == 24
+    s = Settings.load()
+    assert s.price_jump_factor == 10 and s.stale_after_hours == 24
     monkeypatch.setenv(PRICE_JUMP_FACTOR_ENV, "50")
     monkeypatch.setenv(STALE_AFTER_ENV, "6")
-    assert price_jump_factor() == 50 and stale_after_hours() == 6
+    s = Settings.load()
+    assert s.price_jump_factor == 50 and s.stale_after_hours == 6
     now = datetime(2026, 3, 1, tzinfo=UTC)
-    assert stale_before(now) == now - timedelta(hours=6)
+    assert stale_before(now, s.stale_after_hours) == now - timedelta(hours=6)
+    assert stale_before(now) == now - timedelta(hours=24)  # the default
     for bad in ("1", "0.5", "x", "nan"):
         monkeypatch.setenv(PRICE_JUMP_FACTOR_ENV, bad)
         with pytest.raises(SettingError, match=PRICE_JUMP_FACTOR_ENV):
-            price_jump_factor()
+            Settings.load()
+    monkeypatch.delenv(PRICE_JUMP_FACTOR_ENV)
     for bad in ("-1", "soon", "inf"):
         monkeypatch.setenv(STALE_AFTER_ENV, bad)
         with pytest.raises(SettingError, match=STALE_AFTER_ENV):
-            stale_after_hours()
+            Settings.load()
 
 
 def test_recover_marks_running_scrapes_failed_and_removes_temp_files(con, tmp_path) -> None:
