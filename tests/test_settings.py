@@ -38,7 +38,7 @@ def test_every_variable_named_in_code_and_docs_is_a_setting() -> None:
     named = {
         (m, path.relative_to(REPO).as_posix())
         for path in files
-        for m in re.findall(r"GPUPRICES_[A-Z_]*[A-Z]", path.read_text(encoding="utf-8"))
+        for m in re.findall(r"GPUPRICES_[A-Z_]*[A-Z](?![A-Z_*])", path.read_text("utf-8"))
     }
     unknown = sorted((m, where) for m, where in named if m not in VARIABLES | TEST_ONLY)
     assert not unknown
@@ -129,3 +129,17 @@ def test_cli_stops_on_a_bad_setting_with_one_line(monkeypatch, capsys) -> None:
     err = capsys.readouterr().err
     assert err.startswith("error: GPUPRICES_RESPONSE_CACHE_BYTES='lots': ")
     assert err.count("\n") == 1
+
+
+def test_nothing_below_the_entry_points_reads_the_environment() -> None:
+    """The warehouse and the API read no variable; in pipelines only the CLI (which exports the
+    home it resolved) and the provider tokens at fetch time (``pipelines.ingest.token_for``)."""
+    allowed = {"pipelines/cli.py", "pipelines/ingest.py"}
+    found = []
+    for package in ("warehouse", "api", "pipelines", "scrapers"):
+        for path in (REPO / package).rglob("*.py"):
+            where = path.relative_to(REPO).as_posix()
+            text = path.read_text(encoding="utf-8")
+            if re.search(r"os\.environ|getenv\(|environ\.get\(", text) and where not in allowed:
+                found.append(where)
+    assert not found
