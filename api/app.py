@@ -23,7 +23,6 @@ from api.controllers.instances import InstancesController
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
 from api.encoding import encode
-from api.fastpath import ResponseCache
 from api.limits import limit_query_length
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.schemas import NumberSchemaPlugin
@@ -120,7 +119,6 @@ def create_app(
     else:
         store = SnapshotStore(directory, reload_interval_s=interval, cache_bytes=cache_bytes)
     origins = list(settings.cors_origins)
-    responses = ResponseCache(store)  # repeated reads skip parsing, validation and handlers
     app = Litestar(
         route_handlers=[
             InstancesController,
@@ -135,14 +133,9 @@ def create_app(
             AdminController,
             HistoryController,
         ],
-        # outermost first: nothing answers before the query is checked, and the 304 and the
-        # response cache only ever stand in for a 200
-        middleware=[
-            limit_query_length,
-            reject_unknown_parameters,
-            conditional_get(store),
-            responses.middleware,
-        ],
+        # outermost first: nothing answers before the query is checked, and a 304 only ever
+        # stands in for a 200
+        middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
         compression_config=COMPRESSION,
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
@@ -179,7 +172,6 @@ def create_app(
         state=State(
             {
                 "store": store,
-                "response_cache": responses,
                 ADMIN_TOKEN_STATE: settings.admin_token_value(),
             }
         ),

@@ -8,7 +8,7 @@ or the list its schema names in ``CSV_LIST``) is served as CSV instead when the 
 it (``format=csv``, or an Accept header that prefers ``text/csv``): one row per list item, one
 column per item field in the order of the response schema, nested values JSON-encoded. The
 conversion runs when Litestar turns the response into ASGI messages, so compression and the
-response cache (``api.fastpath``) see the CSV bytes.
+response cache (``api.cache``) see the CSV bytes.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Strict: :func:`reject_unknown_parameters` (ASGI middleware, after routing) compa
 the query string with the ones the matched route handler declares, read from the same Litestar
 kwargs model that parses them, and answers 400 naming the unknown ones and listing the valid
 ones (``min_vrm=80`` used to return every offer). It covers every documented endpoint at once
-and runs before the response cache (``api.fastpath``), so a cached answer never skips it.
+and runs before any handler, so a cached answer (``api.cache``) never skips it.
 Handlers left out of the OpenAPI schema (the comparison page, whose query string is its own
 form state, and the schema viewer) are not checked. :func:`enum_values` gives the valid values
 of an enum parameter for the 400 of a bad value.

@@ -7,18 +7,17 @@ response is consistent with exactly one snapshot.
 
 At load, ``current_offers`` is also read into a ``warehouse.queries.OfferTable`` with every row
 pre-encoded (``Snapshot.offers``): GET /instances answers any query from it without SQL or a
-cache. The one response cache (``Snapshot.cached``) holds the other endpoints' encoded 200
-answers, keyed by their normalised parameters, per snapshot (a swap drops it), bounded in bytes
-(``$GPUPRICES_RESPONSE_CACHE_BYTES``, default ``RESPONSE_CACHE_BYTES``; 0 turns it off); an
-empty body (a handler's "not found") is never kept.
+cache. The one response cache (``Snapshot.cached``, ``api.cache.ResponseCache``) holds the
+other endpoints' encoded 200 answers, keyed by their normalised parameters, per snapshot (a swap
+drops it), bounded in bytes keys included (``$GPUPRICES_RESPONSE_CACHE_BYTES``, default
+``RESPONSE_CACHE_BYTES``; 0 turns it off).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -27,13 +26,13 @@ from typing import Any
 import duckdb
 from litestar.di import NamedDependency
 
+from api.cache import RESPONSE_CACHE_BYTES, RESPONSE_CACHE_BYTES_ENV, ResponseCache
 from api.encoding import encode
 from api.schemas import instance_item
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
 from warehouse.queries import OfferTable
 
-RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
-RESPONSE_CACHE_BYTES_ENV = "GPUPRICES_RESPONSE_CACHE_BYTES"
+__all__ = ["RESPONSE_CACHE_BYTES", "RESPONSE_CACHE_BYTES_ENV"]  # api.app reads them from here
 
 
 class EncodedOffers:
@@ -76,9 +75,7 @@ class Snapshot:
     tables: frozenset[str]
     offers: EncodedOffers | None = None
     cache_bytes: int = RESPONSE_CACHE_BYTES
-    _cache: OrderedDict[Any, bytes] = field(default_factory=OrderedDict)
-    _cached_bytes: int = 0
-    _cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    responses: ResponseCache = field(init=False)
     _local: threading.local = field(default_factory=threading.local)
 
     @property
@@ -99,31 +96,17 @@ class Snapshot:
         columns = [d[0] for d in result.description or []]
         return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
 
-    def cached(self, key: Any, build: Callable[[], bytes]) -> bytes:
+    def __post_init__(self) -> None:
+        self.responses = ResponseCache(self.cache_bytes)  # one per snapshot: a swap drops it
+
+    def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """``build()``'s bytes, kept under ``key`` (hashable, normalised by the caller) for
-        this snapshot. Least recently used out first beyond ``cache_bytes``; a body larger
-        than the bound, or empty (a "not found"), is not kept. ``build`` raising (a 4xx) keeps
-        nothing."""
-        with self._cache_lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                return hit
-        body = build()
-        if not body or len(body) > self.cache_bytes:
-            return body
-        with self._cache_lock:
-            if key not in self._cache:
-                self._cache[key] = body
-                self._cached_bytes += len(body)
-            while self._cached_bytes > self.cache_bytes:
-                _, dropped = self._cache.popitem(last=False)
-                self._cached_bytes -= len(dropped)
-        return body
+        this snapshot: see :meth:`api.cache.ResponseCache.get_or_build`."""
+        return self.responses.get_or_build(key, build)
 
     @property
     def cached_bytes(self) -> int:
-        return self._cached_bytes
+        return self.responses.bytes
 
 
 class SnapshotStore:
