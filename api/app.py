@@ -19,7 +19,7 @@ from api.controllers.catalog import GpusController, HealthController, ProvidersC
 from api.controllers.economics import EconomicsController
 from api.controllers.facts import ProviderDetailController, ServerlessController
 from api.controllers.history import HistoryController
-from api.controllers.instances import InstancesController
+from api.controllers.instances import InstancesController, instances_fast_route
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
 from api.encoding import encode
@@ -133,9 +133,14 @@ def create_app(
             AdminController,
             HistoryController,
         ],
-        # outermost first: nothing answers before the query is checked, and a 304 only ever
-        # stands in for a 200
-        middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
+        # outermost first: nothing answers before the query is checked, a 304 only ever
+        # stands in for a 200, and the GET /instances fast route gets its validators added
+        middleware=[
+            limit_query_length,
+            reject_unknown_parameters,
+            conditional_get(store),
+            instances_fast_route(store),
+        ],
         compression_config=COMPRESSION,
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},

@@ -6,8 +6,8 @@ into an in-memory DuckDB, and swaps it in when the pointer changes (checked at m
 response is consistent with exactly one snapshot.
 
 At load, ``current_offers`` is also read into a ``warehouse.queries.OfferTable`` with every row
-pre-encoded (``Snapshot.offers``): GET /instances answers any query from it without SQL or a
-cache. The one response cache (``Snapshot.cached``, ``api.cache.ResponseCache``) holds the
+pre-encoded (``Snapshot.offers``, ``api.offers``): GET /instances answers any query from it
+without SQL or a cache. The one response cache (``Snapshot.cached``, ``api.cache``) holds the
 other endpoints' encoded 200 answers, keyed by their normalised parameters, per snapshot (a swap
 drops it), bounded in bytes keys included (``$GPUPRICES_RESPONSE_CACHE_BYTES``, default
 ``RESPONSE_CACHE_BYTES``; 0 turns it off).
@@ -27,41 +27,11 @@ import duckdb
 from litestar.di import NamedDependency
 
 from api.cache import RESPONSE_CACHE_BYTES, RESPONSE_CACHE_BYTES_ENV, ResponseCache
-from api.encoding import encode
-from api.schemas import instance_item
+from api.offers import EncodedOffers
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
 from warehouse.queries import OfferTable
 
 __all__ = ["RESPONSE_CACHE_BYTES", "RESPONSE_CACHE_BYTES_ENV"]  # api.app reads them from here
-
-
-class EncodedOffers:
-    """A snapshot's current offers: the OfferTable and each item encoded as its schema
-    (``api.schemas.instance_item``), cut around its ``offers_in_group`` value (so a group count
-    can be spliced in)."""
-
-    _GROUP = b'"offers_in_group":'
-    _NULL = _GROUP + b"null"
-
-    def __init__(self, table: OfferTable) -> None:
-        self.table = table
-        self.heads: list[bytes] = []
-        self.tails: list[bytes] = []
-        for item in table.items:
-            head, found, tail = encode(instance_item(item)).partition(self._NULL)
-            if not found or self._GROUP in tail:  # a key appears once: quotes in text are escaped
-                raise ValueError(f"unexpected encoding of offer {item.get('id')!r}")
-            self.heads.append(head + self._GROUP)
-            self.tails.append(tail)
-
-    def items_json(self, rows: list[int], groups: list[int | None]) -> bytes:
-        """The JSON array of these rows, as encoding their InstanceItems would give it."""
-        heads, tails = self.heads, self.tails
-        parts = [
-            heads[i] + (b"null" if g is None else b"%d" % g) + tails[i]
-            for i, g in zip(rows, groups, strict=True)
-        ]
-        return b"[" + b",".join(parts) + b"]"
 
 
 class NoSnapshot(RuntimeError):

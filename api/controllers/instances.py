@@ -1,28 +1,55 @@
-"""GET /instances: the current comparison, filtered, sorted and paged."""
+"""GET /instances: the current comparison, filtered, sorted and paged.
+
+Two ways in, one answer. :class:`InstancesController` is the documented Litestar handler: it
+parses and validates every parameter and answers every request the fast route leaves to it
+(errors, CSV, gzip, anything unusual). :func:`instances_fast_route` (ASGI middleware, innermost
+of ``api.app``'s, so the 414, the unknown-parameter 400, the ETag/304 layer and CORS still run)
+answers the common request without Litestar's parameter parsing, dependency injection and
+response machinery: a query string it can read exactly as Litestar would (:func:`parse_query`:
+known names, plain numbers within the documented bounds, ``true``/``false``, valid enum values,
+no repeats of a single-valued name), with ``OfferFilter.build``'s own checks, JSON wanted and no
+gzip. It returns the same bytes and headers as the handler (``tests/api/test_instances_pinned.py``
+pins both against the answers before it existed).
+
+Off the event loop: a table larger than ``INLINE_ROWS`` offers is queried in a worker thread
+(``anyio.to_thread``), so a burst of large queries never holds the loop, and ``/health`` and
+other requests are still answered between them; a small table answers inline (a thread hop
+costs more than the query). No response cache: an in-memory query costs less than a cache of
+every query would.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl
 
+import anyio.to_thread
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
+from litestar.types import ASGIApp, Receive, Scope, Send
 
-from api.encoding import encode, json_response, page_body
+from api.encoding import encode, json_response, page_body, wants_csv
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
-from api.store import Snapshot, Store
+from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
+    FILTER_FIELDS,
     GPU_DOC,
     INSTANCE_SORT_KEYS,
     MAX_LIMIT,
+    PRICING_MODELS,
     PROVIDER_DOC,
     FilterError,
     OfferFilter,
     OfferQuery,
     query_offers_sql,
 )
+
+INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
+MAX_OFFSET = 1_000_000
 
 Sort = Literal[
     "price",
@@ -49,15 +76,162 @@ def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
         )
     found = offers.table.page(query)
     return b"".join(
-        (
+        [
             b'{"items":',
-            offers.items_json(found.rows, found.groups),
+            *offers.item_parts(found.rows, found.groups),
             b',"total":%d,"limit":%d,"offset":%d,"as_of":'
             % (found.total, query.limit, query.offset),
             encode(snapshot.as_of),
             b"}",
-        )
+        ]
     )
+
+
+async def answer(snapshot: Snapshot, query: OfferQuery) -> bytes:
+    """:func:`instances_body`, in a worker thread when the table is large (see module doc)."""
+    offers = snapshot.offers
+    if offers is not None and len(offers.table) <= INLINE_ROWS:
+        return instances_body(snapshot, query)
+    return await anyio.to_thread.run_sync(instances_body, snapshot, query)
+
+
+# --- the fast route -----------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
+_INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
+_FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
+_FLOATS += ("max_age_days",)
+_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "cheapest_per_gpu")
+_LISTS = ("gpu", "provider", "region", "pricing")
+_PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
+_JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
+
+
+def parse_query(query_string: bytes) -> OfferQuery | None:
+    """The OfferQuery of ``query_string`` when it is read here exactly as Litestar's validation
+    reads it; None for anything else (an error, ``format=csv``, an unusual spelling): the
+    handler then answers, with its own 400s. Never raises."""
+    if not _PLAIN.fullmatch(query_string):
+        return None
+    try:
+        pairs = parse_qsl(query_string.decode("ascii"), keep_blank_values=True, errors="strict")
+    except ValueError:
+        return None
+    scalars: dict[str, Any] = {}
+    lists: dict[str, list[str]] = {}
+    page: dict[str, Any] = {}
+    for name, value in pairs:
+        if not value or "=" in value:
+            return None
+        if name in _LISTS:
+            values = lists.setdefault(name, [])
+            values.append(value)
+            if len(values) > MAX_LIST_VALUES or (name == "pricing" and value not in PRICING_MODELS):
+                return None
+            continue
+        if name in scalars or name in page:
+            return None  # a repeat of a single-valued parameter: Litestar's answer
+        if name in _FLOATS:
+            if not _NUMBER.fullmatch(value):
+                return None
+            number, spec = float(value), FILTER_FIELDS[name]
+            if (spec.ge is not None and number < spec.ge) or (
+                spec.le is not None and number > spec.le
+            ):
+                return None
+            scalars[name] = number
+        elif name in _FLAGS:
+            if value not in ("true", "false"):
+                return None
+            (page if name == "cheapest_per_gpu" else scalars)[name] = value == "true"
+        elif name in ("limit", "offset"):
+            if not _INTEGER.fullmatch(value):
+                return None
+            page[name] = int(value)
+        elif name == "sort":
+            if value not in INSTANCE_SORT_KEYS:
+                return None
+            page[name] = value
+        elif name == "format":
+            if value != "json":
+                return None
+            page[name] = value
+        else:
+            return None
+    limit, offset = page.get("limit", 100), page.get("offset", 0)
+    if not 1 <= limit <= MAX_LIMIT or offset > MAX_OFFSET:
+        return None
+    try:
+        return OfferQuery(
+            OfferFilter.build(**lists, **scalars),
+            sort=page.get("sort", "price"),
+            limit=limit,
+            offset=offset,
+            cheapest_per_gpu=page.get("cheapest_per_gpu", False),
+        )
+    except FilterError:
+        return None
+
+
+def _wants_plain_json(scope: Scope, explicit_json: bool) -> bool:
+    """No gzip accepted (Litestar's compression answers those) and JSON wanted."""
+    accept = b""
+    for name, value in scope.get("headers", ()):
+        lowered = name.lower()
+        if lowered == b"accept-encoding" and b"gzip" in value.lower():
+            return False
+        if lowered == b"accept":
+            accept = value
+    if explicit_json or accept in _JSON_ACCEPTS:
+        return True
+    return not wants_csv(accept.decode("latin-1"))
+
+
+def instances_fast_route(store: SnapshotStore):
+    """Litestar middleware factory answering plain GET /instances queries (see module doc)."""
+
+    def factory(app: ASGIApp) -> ASGIApp:
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            if (
+                scope["type"] != "http"
+                or scope.get("method") != "GET"
+                or scope.get("path", "").rstrip("/") != "/instances"
+            ):
+                await app(scope, receive, send)
+                return
+            query = parse_query(scope.get("query_string", b""))
+            if query is None or not _wants_plain_json(
+                scope, b"format=json" in scope.get("query_string", b"")
+            ):
+                await app(scope, receive, send)
+                return
+            try:
+                snapshot = store.get()
+            except NoSnapshot:
+                await app(scope, receive, send)
+                return
+            if snapshot.offers is None:
+                await app(scope, receive, send)
+                return
+            body = await answer(snapshot, query)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", b"%d" % len(body)),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+
+        return middleware
+
+    return factory
+
+
+# --- the documented handler ---------------------------------------------------------------------
 
 
 class InstancesController(Controller):
@@ -76,10 +250,9 @@ class InstancesController(Controller):
         "cheapest_per_gpu=true keeps one row per (provider, GPU model, pricing model), the "
         "cheapest per GPU-hour, with offers_in_group counting the offers it stands for, so the "
         "cheapest of each GPU model is easy to compare across providers.",
-        sync_to_thread=False,
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
-    def list_instances(
+    async def list_instances(
         self,
         request: Request,
         store: Store,
@@ -125,7 +298,7 @@ class InstancesController(Controller):
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
         ] = 100,
-        offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+        offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
@@ -154,8 +327,7 @@ class InstancesController(Controller):
             )
         except FilterError as exc:
             raise ClientException(str(exc)) from None
-        # no response cache: an in-memory query costs less than a cache of every query would
-        return json_response(instances_body(snapshot, query), list_format=format_)
+        return json_response(await answer(snapshot, query), list_format=format_)
 
 
 assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree

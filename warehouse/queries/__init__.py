@@ -1,0 +1,78 @@
+"""The read side of current offers, outside ``api`` (the CLI and the API both use it).
+
+- ``filters``: ``OfferFilter``, the one definition of every offer filter (name, unit, bounds,
+  normalisation, bound SQL), and ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
+- ``sql``: the page and count queries over any connection holding ``current_offers`` (a
+  snapshot file, the warehouse), and the provider status queries;
+- ``table``: ``OfferTable``, ``current_offers`` of one snapshot as numpy columns with every
+  sort order precomputed, answering an ``OfferQuery`` exactly as the SQL does, in microseconds.
+
+Derived prices (USD per GPU-hour, per GB-of-VRAM-hour) are columns of
+``warehouse/models/current_offers.sql``; everything here selects them. Callers import from
+``warehouse.queries`` itself.
+"""
+
+from warehouse.queries.filters import (
+    FILTER_FIELDS,
+    GPU_DOC,
+    INSTANCE_SORT_KEYS,
+    INSTANCE_SORTS,
+    MAX_LIMIT,
+    MAX_LIST_VALUES,
+    PRICING_MODELS,
+    PROVIDER_DOC,
+    FilterError,
+    FilterField,
+    OfferFilter,
+    OfferQuery,
+    Where,
+    gpu_clause,
+    gpu_filter,
+    gpu_prefix_pattern,
+    gpu_terms,
+    hyphenated,
+    split_values,
+)
+from warehouse.queries.sql import (
+    INSTANCE_COLUMNS,
+    PROVIDER_STATUS_SQL,
+    PROVIDERS_SQL,
+    cheapest_per_gpu_sql,
+    instances_sql,
+    item_columns,
+    query_offers_sql,
+    rows,
+)
+from warehouse.queries.table import OfferTable, Page
+
+__all__ = [
+    "FILTER_FIELDS",
+    "GPU_DOC",
+    "INSTANCE_COLUMNS",
+    "INSTANCE_SORTS",
+    "INSTANCE_SORT_KEYS",
+    "MAX_LIMIT",
+    "MAX_LIST_VALUES",
+    "PRICING_MODELS",
+    "PROVIDERS_SQL",
+    "PROVIDER_DOC",
+    "PROVIDER_STATUS_SQL",
+    "FilterError",
+    "FilterField",
+    "OfferFilter",
+    "OfferQuery",
+    "OfferTable",
+    "Page",
+    "Where",
+    "cheapest_per_gpu_sql",
+    "gpu_clause",
+    "gpu_filter",
+    "gpu_prefix_pattern",
+    "gpu_terms",
+    "hyphenated",
+    "instances_sql",
+    "item_columns",
+    "query_offers_sql",
+    "rows",
+    "split_values",
+]

@@ -1,0 +1,349 @@
+"""The offer filters: the one definition of every filter of ``GET /instances`` (and
+``gpuprices query``, and the economics endpoints' offer filters): its name, unit, bounds and
+normalisation (:data:`FILTER_FIELDS`, :meth:`OfferFilter.build`) and its SQL over
+``current_offers`` with bound parameters only (:meth:`OfferFilter.where`). ``OfferQuery`` adds
+sort, page and ``cheapest_per_gpu``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from functools import cache
+from typing import Any
+
+from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
+
+MAX_LIST_VALUES = 50
+MAX_LIMIT = 1000
+PRICING_MODELS = ("on_demand", "spot", "reserved", "dynamic")
+
+
+class FilterError(ValueError):
+    """A filter value that cannot be used (the API answers 400 with the message)."""
+
+
+# --- the filters: names, units, bounds --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FilterField:
+    """One offer filter as clients see it: query name, meaning with its unit, bounds."""
+
+    name: str
+    description: str
+    ge: float | None = None
+    le: float | None = None
+
+
+GPU_DOC = (
+    "Canonical GPU id or family, e.g. h100-sxm, h100 or a100-80gb, in any case and punctuation, "
+    "or another spelling of it (RTX4090, A100-80GB, H100-SXM, NVIDIA L40S); an id matches that "
+    "GPU only, a family every GPU whose id starts with it. Repeatable or comma-separated"
+)
+PROVIDER_DOC = "Provider slug, any case (repeatable or comma-separated: lambda,runpod)"
+
+FILTER_FIELDS: dict[str, FilterField] = {
+    f.name: f
+    for f in (
+        FilterField(
+            "min_vram",
+            "Minimum GB of usable VRAM per GPU (vram_gb_usable: a share of a GPU counts with "
+            "the memory it gets)",
+            ge=0,
+            le=10_000,
+        ),
+        FilterField(
+            "min_total_vram", "Minimum GB of usable VRAM per instance (all GPUs)", 0, 100_000
+        ),
+        FilterField("fp8", "Only GPUs with (true) / without (false) native FP8"),
+        FilterField("bf16", "Only GPUs with (true) / without (false) native BF16"),
+        FilterField("gpu", GPU_DOC),
+        FilterField("provider", PROVIDER_DOC),
+        FilterField("pricing", "Pricing model (repeatable)"),
+        FilterField("serverless", "Only serverless tiers (true) or only instances (false)"),
+        FilterField("max_price", "Maximum USD per instance-hour", ge=0),
+        FilterField("max_price_per_gpu", "Maximum USD per GPU-hour", ge=0),
+        FilterField("min_gpus", "Minimum GPUs per instance", ge=0, le=10_000),
+        FilterField("region", "Region code, any case (repeatable or comma-separated)"),
+        FilterField(
+            "max_age_days",
+            "Only prices observed at most this many days before the snapshot",
+            ge=0,
+            le=100_000,
+        ),
+        FilterField(
+            "include_suspect",
+            "Also list prices the plausibility screen marks suspect (price_status, "
+            "price_status_reasons); left out by default",
+        ),
+    )
+}
+
+# sort parameter -> column (allow-list; never interpolate user text into SQL). Each key sorts
+# ascending; "-<key>" sorts the same column descending. Ties: offer id, ascending.
+INSTANCE_SORTS: dict[str, str] = {
+    "price": "price_per_hour_usd",
+    "price_per_gpu": "price_per_gpu_hour_usd",
+    "price_per_vram_gb": "price_per_vram_gb_hour_usd",
+    "vram": "vram_gb_usable",
+}
+INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
+    key for name in INSTANCE_SORTS for key in (name, f"-{name}")
+)
+
+
+# --- value normalisation ----------------------------------------------------------------------
+
+
+def split_values(
+    values: Iterable[str] | None, name: str, *, lower: bool = False
+) -> tuple[str, ...] | None:
+    """Repeated and comma-separated values of one list filter, stripped, deduplicated and
+    sorted; ``None`` when none is given. ``lower`` folds case.
+
+    Raises ``FilterError`` for more than ``MAX_LIST_VALUES`` values."""
+    if not values:
+        return None
+    found = {
+        part.strip().lower() if lower else part.strip() for v in values for part in v.split(",")
+    }
+    found.discard("")
+    if len(found) > MAX_LIST_VALUES:
+        raise FilterError(f"{name}: at most {MAX_LIST_VALUES} values, got {len(found)}")
+    return tuple(sorted(found)) or None
+
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def hyphenated(value: str) -> str:
+    """``"H100 SXM"`` / ``"h100_sxm"`` / ``"H100--SXM"`` -> ``"h100-sxm"``."""
+    return "-".join(_NON_ALNUM.sub(" ", value.lower()).split())
+
+
+def _unambiguous(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """{key: value} without the keys that pair with two different values."""
+    found: dict[str, str | None] = {}
+    for key, value in pairs:
+        found[key] = value if found.get(key, value) == value else None
+    return {k: v for k, v in found.items() if v is not None}
+
+
+@cache
+def _gpu_vocabulary() -> tuple[frozenset[str], frozenset[str], dict[str, str], dict[str, str]]:
+    """(canonical ids, family terms, {compact term: term}, {compact alias: gpu_id}).
+
+    A family term is a run of an id's leading segments (``a100``, ``a100-80gb`` of
+    ``a100-80gb-sxm``): the filter matches the id itself and every id starting with it plus '-'.
+    Compact = without separators, the way gpuhunt and SkyPilot write names (``rtx4090``)."""
+    ids = frozenset(load_gpus())
+    terms = frozenset(
+        "-".join(parts[:n])
+        for gpu_id in ids
+        for parts in [gpu_id.split("-")]
+        for n in range(1, len(parts) + 1)
+    )
+    compact_terms = _unambiguous((t.replace("-", ""), t) for t in terms)
+    compact_aliases = _unambiguous(
+        (spelling.replace(" ", ""), gpu_id)
+        for key, gpu_id in alias_table().items()
+        for spelling in {key, strip_vendor_words(key)}
+    )
+    return ids, terms, compact_terms, compact_aliases
+
+
+@cache
+def gpu_filter(value: str) -> str:
+    """A GPU value as a filter term: a canonical id (``rtx-4090``) or a family (``h100``,
+    ``a100-80gb``), matched as that id or any id starting with it plus '-'.
+
+    Tried in order: the value as an id, then as a family, in any case and punctuation
+    (``H100_SXM`` -> ``h100-sxm``, ``A100-80GB`` -> ``a100-80gb``); any spelling of the alias
+    table (``NVIDIA GeForce RTX 4090``, ``H200-SXM``); an id or family written without
+    separators (``RTX4090``, ``RTX6000Ada``, ``H100NVL``); an alias written without separators
+    (``RTXPRO6000S``, ``GTX1660S``). A value that is none of these is returned hyphenated and
+    matches no offer. Never raises."""
+    ids, terms, compact_terms, compact_aliases = _gpu_vocabulary()
+    term = hyphenated(value)
+    if term in ids or term in terms:
+        return term
+    if (gpu_id := resolve(value)) is not None:
+        return gpu_id
+    compact = term.replace("-", "")
+    for table in (compact_terms, compact_aliases):
+        if compact in table:
+            return table[compact]
+    return term
+
+
+def gpu_terms(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    """GPU values (comma lists and repeats) as sorted filter terms (:func:`gpu_filter`)."""
+    found = split_values(values, "gpu")
+    return tuple(sorted({gpu_filter(v) for v in found})) if found else None
+
+
+def gpu_prefix_pattern(term: str) -> str | None:
+    """The LIKE pattern of a family term's members (``h100`` -> ``h100-%``), or None for a
+    canonical id, which matches itself only (``rtx-3090`` is not ``rtx-3090-ti``)."""
+    if term in load_gpus():
+        return None
+    return term.replace("_", "\\_").replace("%", "\\%") + "-%"
+
+
+# --- bound where clauses ----------------------------------------------------------------------
+
+
+@dataclass
+class Where:
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def sql(self) -> str:
+        return ("where " + " and ".join(self.clauses)) if self.clauses else ""
+
+
+def gpu_clause(w: Where, column: str, terms: Sequence[str]) -> None:
+    """``column`` matches one of the GPU ``terms`` (an id itself; a family also its members)."""
+    ors = []
+    for term in terms:
+        pattern = gpu_prefix_pattern(term)
+        if pattern is None:
+            ors.append(f"{column} = ?")
+            w.params.append(term)
+        else:
+            ors.append(f"({column} = ? or {column} like ? escape '\\')")
+            w.params.extend([term, pattern])
+    w.clauses.append("(" + " or ".join(ors) + ")")
+
+
+def _in(column: str, values: Sequence[Any]) -> str:
+    return f"{column} in ({', '.join('?' for _ in values)})"
+
+
+# --- the filter object ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OfferFilter:
+    """Every offer filter, normalised (see :data:`FILTER_FIELDS` for names and units).
+
+    Memory filters use the memory the user gets (``vram_gb_usable``: a 1/8 share of a 96 GB
+    GPU is 12 GB). Suspect prices (``warehouse.plausibility``) are left out unless
+    ``include_suspect``; ``max_age_days`` bounds the price's own age. List filters hold sorted,
+    deduplicated values: provider and region lowercase, GPU values as filter terms. Build one
+    with :meth:`build` (which normalises); equal filters are equal objects (a cache key)."""
+
+    min_vram: float | None = None  # GB per GPU, usable
+    min_total_vram: float | None = None  # GB per instance, usable
+    fp8: bool | None = None
+    bf16: bool | None = None
+    gpu: tuple[str, ...] | None = None  # filter terms (gpu_filter)
+    provider: tuple[str, ...] | None = None  # slugs, lowercase
+    pricing: tuple[str, ...] | None = None
+    serverless: bool | None = None
+    max_price: float | None = None  # USD per instance-hour
+    max_price_per_gpu: float | None = None  # USD per GPU-hour
+    min_gpus: float | None = None
+    region: tuple[str, ...] | None = None  # lowercase
+    max_age_days: float | None = None  # days before the snapshot
+    include_suspect: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        gpu: Iterable[str] | None = None,
+        provider: Iterable[str] | None = None,
+        pricing: Iterable[str] | None = None,
+        region: Iterable[str] | None = None,
+        include_suspect: bool | None = False,
+        **scalars: Any,
+    ) -> OfferFilter:
+        """A filter from raw values (repeats, comma lists, any case, GPU spellings).
+
+        Numbers must already be within :data:`FILTER_FIELDS`' bounds (the API and the CLI
+        parse them); raises ``FilterError`` for an unknown pricing model or a list with more
+        than ``MAX_LIST_VALUES`` values, ``TypeError`` for an unknown filter name."""
+        prices = split_values(pricing, "pricing")
+        if prices and (bad := sorted(set(prices) - set(PRICING_MODELS))):
+            raise FilterError(
+                f"pricing: unknown value {bad[0]!r}; valid values: {', '.join(PRICING_MODELS)}"
+            )
+        return cls(
+            gpu=gpu_terms(gpu),
+            provider=split_values(provider, "provider", lower=True),
+            pricing=prices,
+            region=split_values(region, "region", lower=True),
+            include_suspect=bool(include_suspect),
+            **scalars,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The set filters only ({name: value}), e.g. for a log line or a cache key."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None and value is not False:
+                out[f.name] = value
+        return out
+
+    def where(self) -> Where:
+        """This filter as a bound where clause over ``current_offers``."""
+        w = Where()
+        if not self.include_suspect:
+            w.add("price_status = 'ok'")
+        if self.max_age_days is not None:
+            w.add("age_days <= ?", self.max_age_days)
+        if self.min_vram is not None:
+            w.add("vram_gb_usable >= ?", self.min_vram)
+        if self.min_total_vram is not None:
+            w.add("vram_gb_total >= ?", self.min_total_vram)
+        if self.fp8 is not None:
+            w.add("fp8 = ?", self.fp8)
+        if self.bf16 is not None:
+            w.add("bf16 = ?", self.bf16)
+        if self.gpu:
+            gpu_clause(w, "gpu_id", self.gpu)
+        if self.provider:
+            w.add(_in("provider", self.provider), *self.provider)
+        if self.pricing:
+            w.add(_in("pricing", self.pricing), *self.pricing)
+        if self.serverless is not None:
+            w.add("serverless = ?", self.serverless)
+        if self.max_price is not None:
+            w.add("price_per_hour_usd <= ?", self.max_price)
+        if self.max_price_per_gpu is not None:
+            w.add("price_per_gpu_hour_usd <= ?", self.max_price_per_gpu)
+        if self.min_gpus is not None:
+            w.add("gpu_count >= ?", self.min_gpus)
+        if self.region:
+            w.add(_in("lower(region)", self.region), *self.region)
+        return w
+
+
+@dataclass(frozen=True, slots=True)
+class OfferQuery:
+    """A page of offers: filter, sort (a key of INSTANCE_SORT_KEYS), page, grouping."""
+
+    filter: OfferFilter = OfferFilter()
+    sort: str = "price"
+    limit: int = 100
+    offset: int = 0
+    cheapest_per_gpu: bool = False
+
+    def __post_init__(self) -> None:
+        if self.sort not in INSTANCE_SORT_KEYS:
+            raise FilterError(
+                f"sort: unknown value {self.sort!r}; valid values: {', '.join(INSTANCE_SORT_KEYS)}"
+            )
+        if not 1 <= self.limit <= MAX_LIMIT or self.offset < 0:
+            raise FilterError(f"limit must be 1..{MAX_LIMIT} and offset >= 0")
+
+    def with_filter(self, **changes: Any) -> OfferQuery:
+        return replace(self, filter=replace(self.filter, **changes))

@@ -1,0 +1,114 @@
+"""SQL of the read side over ``current_offers`` (and ``provider_status``): the page and count
+queries of an :class:`~warehouse.queries.filters.OfferQuery`, bound parameters only, sort
+columns from an allow-list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from warehouse.queries.filters import INSTANCE_SORTS, OfferQuery, Where
+
+# The items' columns: the API's InstanceItem fields (api/schemas/instances.py; bodies follow the
+# schema's order), all selected from current_offers. offers_in_group is last (the
+# cheapest_per_gpu count; null otherwise).
+INSTANCE_COLUMNS = """
+    offer_id as id, provider, instance_type, region, gpu_id, gpu_name,
+    gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
+    vram_gb_per_gpu,
+    vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,
+    memory_type, memory_bandwidth_gbps, fp8, bf16, interconnect, vcpus, ram_gb, storage_gb,
+    pricing, reserved_term_months, price, currency, price_unit, price_per, price_per_hour,
+    usd_per_unit, fx_rate_date, price_per_hour_usd, price_per_gpu_hour_usd,
+    price_per_vram_gb_hour_usd, price_status,
+    from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
+        as price_status_reasons,
+    serverless, observed_at, observed_precision, age_days, stale, data_origin, source_url,
+    price_source, billing_granularity, billing_granularity_s, minimum_charge_s,
+    egress_usd_per_gb, block_storage_usd_per_gb_month, spot_available
+"""
+
+# --- SQL --------------------------------------------------------------------------------------
+
+
+def _order_by(sort: str) -> str:
+    """``price`` -> ``price_per_hour_usd asc nulls last``; ``-price`` -> ``... desc nulls last``.
+    ``sort`` must be one of INSTANCE_SORT_KEYS (KeyError otherwise)."""
+    column = INSTANCE_SORTS[sort.removeprefix("-")]
+    return f"{column} {'desc' if sort.startswith('-') else 'asc'} nulls last"
+
+
+def instances_sql(where: Where, sort: str) -> tuple[str, str]:
+    """(page query, count query). ``sort`` must be one of INSTANCE_SORT_KEYS (``-`` prefix:
+    descending); rows without the value come last either way, ties go by offer id. The page
+    query takes ``where.params`` then limit and offset."""
+    page = (
+        f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
+        f" {where.sql()} order by {_order_by(sort)}, offer_id limit ? offset ?"
+    )
+    count = f"select count(*) as n from current_offers {where.sql()}"
+    return page, count
+
+
+def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
+    """Like ``instances_sql``, but one row per (provider, GPU model, pricing): the offer with the
+    lowest USD per GPU-hour, with ``offers_in_group`` = matching offers in its group. Offers with
+    an unresolved GPU are grouped by the provider's spelling, never merged with other GPUs."""
+    ranked = f"""
+        with matching as (select * from current_offers {where.sql()}),
+        ranked as (
+            select *,
+                count(*) over (
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
+                ) as offers_in_group,
+                row_number() over (
+                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
+                    order by price_per_gpu_hour_usd asc, offer_id
+                ) as group_rank
+            from matching
+        )
+    """
+    page = (
+        f"{ranked} select {INSTANCE_COLUMNS}, offers_in_group from ranked where group_rank = 1"
+        f" order by {_order_by(sort)}, offer_id limit ? offset ?"
+    )
+    count = f"{ranked} select count(*) as n from ranked where group_rank = 1"
+    return page, count
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    result = con.execute(sql, params)
+    columns = [d[0] for d in result.description or []]
+    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def query_offers_sql(
+    con: duckdb.DuckDBPyConnection, query: OfferQuery
+) -> tuple[list[dict[str, Any]], int]:
+    """(page of items, total matching) of ``query``, by SQL over ``con``'s current_offers."""
+    where = query.filter.where()
+    build = cheapest_per_gpu_sql if query.cheapest_per_gpu else instances_sql
+    page_sql, count_sql = build(where, query.sort)
+    items = rows(con, page_sql, [*where.params, query.limit, query.offset])
+    total = rows(con, count_sql, where.params)[0]["n"]
+    return items, total
+
+
+def item_columns(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The items' field names, in order (those of every page query)."""
+    sql = f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
+    return [d[0] for d in con.execute(sql + " limit 0").description or []]
+
+
+# --- providers (GET /providers, `gpuprices status`) -------------------------------------------
+
+# excluded_rows and skipped_parts are stored as JSON text; served as objects
+_PROVIDER_STATUS = (
+    "select * replace ("
+    "from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows,"
+    " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts)"
+    " from provider_status"
+)
+PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"
+PROVIDER_STATUS_SQL = f"{_PROVIDER_STATUS} where provider = ?"

@@ -1,0 +1,221 @@
+"""``current_offers`` of one snapshot as immutable numpy columns, answering an OfferQuery with a
+few vectorised operations: no SQL planning, no Python loop over rows.
+
+Built once per snapshot (:meth:`OfferTable.load`): rows in offer-id order; each filter column
+as an array (numbers as float64 with NaN for null: a comparison with NaN is false, as SQL's
+with null; categories as integer codes, -1 for null); every sort order and its ranks, and the
+cheapest_per_gpu groups, precomputed. A query ANDs boolean masks, then reads its page off the
+precomputed order. :meth:`OfferTable.page` answers exactly as the SQL of
+``warehouse.queries.sql`` does (same rows, order, total, group counts;
+``tests/warehouse/test_queries.py`` compares them on hundreds of random queries).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from warehouse.queries.filters import (
+    INSTANCE_SORT_KEYS,
+    INSTANCE_SORTS,
+    OfferFilter,
+    OfferQuery,
+    gpu_prefix_pattern,
+)
+from warehouse.queries.sql import INSTANCE_COLUMNS, rows
+
+# The columns filters and sorts read, by their warehouse names (not the items' field names).
+_FILTER_SQL = """
+    select offer_id, price_status, fp8, bf16, serverless, gpu_id, provider, pricing,
+        lower(region) as region, gpu_name_provider, age_days, vram_gb_usable, vram_gb_total,
+        price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
+    from current_offers order by offer_id
+"""
+_RANGES = (
+    "age_days",
+    "vram_gb_usable",
+    "vram_gb_total",
+    "price_per_hour_usd",
+    "price_per_gpu_hour_usd",
+    "gpu_count",
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    """Rows of an OfferTable answering one query: their indices in page order, the
+    offers_in_group of each (None unless cheapest_per_gpu) and the total that matched."""
+
+    rows: list[int]
+    groups: list[int | None]
+    total: int
+
+
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _flags(values: Sequence[bool | None]) -> np.ndarray:
+    return np.array([-1 if v is None else int(v) for v in values], dtype=np.int8)
+
+
+class _Codes:
+    """A category column as integer codes (null: -1) and each value's code."""
+
+    def __init__(self, values: Sequence[Any]) -> None:
+        self.code: dict[Any, int] = {}
+        for v in values:
+            if v is not None and v not in self.code:
+                self.code[v] = len(self.code)
+        self.codes = np.array([-1 if v is None else self.code[v] for v in values], dtype=np.int32)
+
+    def any_of(self, values: Sequence[Any]) -> np.ndarray:
+        wanted = [self.code[v] for v in values if v in self.code]
+        if len(wanted) == 1:
+            return self.codes == wanted[0]
+        return np.isin(self.codes, np.array(wanted, dtype=np.int32))
+
+
+def _order(values: np.ndarray, descending: bool) -> np.ndarray:
+    """Row indices by value (nulls last either way), ties by row = by offer id (stable)."""
+    return np.argsort(-values if descending else values, kind="stable").astype(np.int32)
+
+
+class OfferTable:
+    """``current_offers`` of one snapshot in memory, for answering OfferQuery without SQL.
+
+    ``items[i]`` is row i as :func:`warehouse.queries.sql.instances_sql` selects it
+    (``offers_in_group`` None). Immutable once built; safe to share between threads."""
+
+    def __init__(self, items: list[dict[str, Any]], columns: dict[str, list[Any]]) -> None:
+        self.items = items
+        n = self.size = len(items)
+        if columns["offer_id"] != [i["id"] for i in items]:
+            raise ValueError("filter columns and items are not the same rows")
+        self.ok = np.array([s == "ok" for s in columns["price_status"]], dtype=bool)
+        self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
+        self.categories = {
+            name: _Codes(columns[name]) for name in ("gpu_id", "provider", "pricing", "region")
+        }
+        self.ranges = {name: _floats(columns[name]) for name in _RANGES}
+        self.orders: dict[str, np.ndarray] = {}
+        self.ranks: dict[str, np.ndarray] = {}
+        for key in INSTANCE_SORT_KEYS:
+            column = INSTANCE_SORTS[key.removeprefix("-")]
+            order = _order(_floats(columns[column]), key.startswith("-"))
+            rank = np.empty(n, dtype=np.int32)
+            rank[order] = np.arange(n, dtype=np.int32)
+            self.orders[key], self.ranks[key] = order, rank
+        # cheapest_per_gpu: (provider, GPU id or the provider's spelling, pricing) per row;
+        # the group's offer is its first by (USD per GPU-hour asc nulls last, offer id)
+        groups = _Codes(
+            [
+                (
+                    p,
+                    g if g is not None else (None if name is None else "name:" + name),
+                    m,
+                )
+                for p, g, name, m in zip(
+                    columns["provider"],
+                    columns["gpu_id"],
+                    columns["gpu_name_provider"],
+                    columns["pricing"],
+                    strict=True,
+                )
+            ]
+        )
+        self.group = groups.codes
+        self.group_count = len(groups.code)
+        self.by_gpu_price = self.orders["price_per_gpu"]
+        self._gpu_masks: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def load(cls, con: duckdb.DuckDBPyConnection) -> OfferTable:
+        """Every row of ``con``'s current_offers (ordered by id, for a stable row number)."""
+        items = rows(
+            con,
+            f"select {INSTANCE_COLUMNS}, null::integer as offers_in_group from current_offers"
+            " order by offer_id",
+            [],
+        )
+        result = con.execute(_FILTER_SQL)
+        names = [d[0] for d in result.description or []]
+        data = result.fetchall()
+        columns = {name: [r[k] for r in data] for k, name in enumerate(names)}
+        return cls(items, columns)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _gpu_mask(self, term: str) -> np.ndarray:
+        """Rows whose GPU is ``term`` or, for a family term, starts with ``term-``."""
+        found = self._gpu_masks.get(term)
+        if found is None:
+            codes = self.categories["gpu_id"]
+            prefix = term + "-" if gpu_prefix_pattern(term) is not None else None
+            found = codes.any_of(
+                [v for v in codes.code if v == term or (prefix and v.startswith(prefix))]
+            )
+            if len(self._gpu_masks) < 4096:  # terms come from requests: bounded
+                self._gpu_masks[term] = found
+        return found
+
+    def mask(self, f: OfferFilter) -> np.ndarray:
+        """The rows matching ``f``: the rule of :meth:`OfferFilter.where`."""
+        m = np.ones(self.size, dtype=bool) if f.include_suspect else self.ok.copy()
+        for column, bound, minimum in (
+            ("age_days", f.max_age_days, False),
+            ("vram_gb_usable", f.min_vram, True),
+            ("vram_gb_total", f.min_total_vram, True),
+            ("price_per_hour_usd", f.max_price, False),
+            ("price_per_gpu_hour_usd", f.max_price_per_gpu, False),
+            ("gpu_count", f.min_gpus, True),
+        ):
+            if bound is not None:
+                values = self.ranges[column]
+                m &= values >= float(bound) if minimum else values <= float(bound)
+        for column, flag in (("fp8", f.fp8), ("bf16", f.bf16), ("serverless", f.serverless)):
+            if flag is not None:
+                m &= self.flags[column] == int(flag)
+        if f.gpu:
+            any_gpu = self._gpu_mask(f.gpu[0])
+            for term in f.gpu[1:]:
+                any_gpu = any_gpu | self._gpu_mask(term)
+            m &= any_gpu
+        for column, values in (
+            ("provider", f.provider),
+            ("pricing", f.pricing),
+            ("region", f.region),
+        ):
+            if values:
+                m &= self.categories[column].any_of(values)
+        return m
+
+    def page(self, query: OfferQuery) -> Page:
+        m = self.mask(query.filter)
+        end = query.offset + query.limit
+        if not query.cheapest_per_gpu:
+            order = self.orders[query.sort]
+            found = order[m[order]]
+            page = found[query.offset : end].tolist()
+            return Page(page, [None] * len(page), len(found))
+        by_price = self.by_gpu_price[m[self.by_gpu_price]]
+        _, first = np.unique(self.group[by_price], return_index=True)
+        best = by_price[first]
+        ranked = best[np.argsort(self.ranks[query.sort][best], kind="stable")]
+        chosen = ranked[query.offset : end]
+        counts = np.bincount(self.group[m], minlength=self.group_count)
+        return Page(chosen.tolist(), counts[self.group[chosen]].tolist(), len(ranked))
+
+    def query(self, query: OfferQuery) -> tuple[list[dict[str, Any]], int]:
+        """(page of items, total) of ``query``: the same as ``query_offers_sql``."""
+        found = self.page(query)
+        items = [
+            self.items[i] if group is None else {**self.items[i], "offers_in_group": group}
+            for i, group in zip(found.rows, found.groups, strict=True)
+        ]
+        return items, found.total
