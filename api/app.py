@@ -133,13 +133,14 @@ def create_app(
             AdminController,
             HistoryController,
         ],
-        # outermost first: nothing answers before the query is checked, a 304 only ever
-        # stands in for a 200, and the GET /instances fast route gets its validators added
+        # outermost first: nothing answers before the query is checked (the GET /instances
+        # fast route answers only queries whose every name it knows), and a 304 only ever
+        # stands in for a 200
         middleware=[
             limit_query_length,
+            instances_fast_route(store),
             reject_unknown_parameters,
             conditional_get(store),
-            instances_fast_route(store),
         ],
         compression_config=COMPRESSION,
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings

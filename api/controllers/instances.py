@@ -21,6 +21,9 @@ every query would.
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from email.utils import format_datetime
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
 
@@ -31,6 +34,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from api.conditional import CACHE_CONTROL, VARY, etag
 from api.encoding import encode, json_response, page_body, wants_csv
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
@@ -113,15 +117,19 @@ def parse_query(query_string: bytes) -> OfferQuery | None:
     handler then answers, with its own 400s. Never raises."""
     if not _PLAIN.fullmatch(query_string):
         return None
-    try:
-        pairs = parse_qsl(query_string.decode("ascii"), keep_blank_values=True, errors="strict")
-    except ValueError:
-        return None
+    text = query_string.decode("ascii")
+    if "%" in text or "+" in text:
+        try:
+            pairs = parse_qsl(text, keep_blank_values=True, errors="strict")
+        except ValueError:
+            return None
+    else:
+        pairs = [part.partition("=")[::2] for part in text.split("&")] if text else []
     scalars: dict[str, Any] = {}
     lists: dict[str, list[str]] = {}
     page: dict[str, Any] = {}
     for name, value in pairs:
-        if not value or "=" in value:
+        if not name or not value or "=" in value:
             return None
         if name in _LISTS:
             values = lists.setdefault(name, [])
@@ -173,22 +181,33 @@ def parse_query(query_string: bytes) -> OfferQuery | None:
         return None
 
 
-def _wants_plain_json(scope: Scope, explicit_json: bool) -> bool:
-    """No gzip accepted (Litestar's compression answers those) and JSON wanted."""
+def _plain_request(scope: Scope, explicit_json: bool) -> bool:
+    """No gzip accepted (Litestar's compression answers those), JSON wanted, no conditional
+    headers (``api.conditional`` answers those) and no Origin (CORS adds its headers)."""
     accept = b""
     for name, value in scope.get("headers", ()):
         lowered = name.lower()
-        if lowered == b"accept-encoding" and b"gzip" in value.lower():
-            return False
-        if lowered == b"accept":
+        if lowered == b"accept-encoding":
+            if b"gzip" in value.lower():
+                return False
+        elif lowered == b"accept":
             accept = value
+        elif lowered in _HANDLED_ELSEWHERE:
+            return False
     if explicit_json or accept in _JSON_ACCEPTS:
         return True
     return not wants_csv(accept.decode("latin-1"))
 
 
+_HANDLED_ELSEWHERE = frozenset({b"if-none-match", b"if-modified-since", b"origin"})
+
+
 def instances_fast_route(store: SnapshotStore):
-    """Litestar middleware factory answering plain GET /instances queries (see module doc)."""
+    """Litestar middleware factory answering plain GET /instances queries (see module doc).
+
+    It reads the query string itself (every name known, else the unknown-parameter check
+    answers), so it can stand before ``api.params`` and ``api.conditional`` in the middleware
+    list; it adds the same validators as ``api.conditional`` does to a 200."""
 
     def factory(app: ASGIApp) -> ASGIApp:
         async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -199,10 +218,9 @@ def instances_fast_route(store: SnapshotStore):
             ):
                 await app(scope, receive, send)
                 return
-            query = parse_query(scope.get("query_string", b""))
-            if query is None or not _wants_plain_json(
-                scope, b"format=json" in scope.get("query_string", b"")
-            ):
+            raw = scope.get("query_string", b"")
+            query = parse_query(raw)
+            if query is None or not _plain_request(scope, b"format=json" in raw):
                 await app(scope, receive, send)
                 return
             try:
@@ -214,21 +232,29 @@ def instances_fast_route(store: SnapshotStore):
                 await app(scope, receive, send)
                 return
             body = await answer(snapshot, query)
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", b"%d" % len(body)),
-                    ],
-                }
-            )
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+                (b"etag", etag(snapshot, scope)),
+                _last_modified(snapshot.info.snapshot_id, snapshot.as_of),
+                (b"cache-control", CACHE_CONTROL),
+                _VARY,
+            ]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body, "more_body": False})
 
         return middleware
 
     return factory
+
+
+_VARY = (b"vary", ", ".join(VARY).encode())
+
+
+@lru_cache(maxsize=4)
+def _last_modified(snapshot_id: str, as_of: datetime) -> tuple[bytes, bytes]:
+    """The Last-Modified header of a snapshot, as ``api.conditional.validator_headers``."""
+    return (b"last-modified", format_datetime(as_of, usegmt=True).encode())
 
 
 # --- the documented handler ---------------------------------------------------------------------
