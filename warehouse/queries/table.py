@@ -71,12 +71,12 @@ class _Codes:
         for v in values:
             if v is not None and v not in self.code:
                 self.code[v] = len(self.code)
-        self.codes = np.array([-1 if v is None else self.code[v] for v in values], dtype=np.int32)
+        self.codes = np.array([-1 if v is None else self.code[v] for v in values], dtype=np.intp)
 
     def any_of(self, values: Sequence[Any]) -> np.ndarray:
         wanted = [self.code[v] for v in values if v in self.code]
         if len(wanted) > 8:
-            return np.isin(self.codes, np.array(wanted, dtype=np.int32))
+            return np.isin(self.codes, np.array(wanted, dtype=np.intp))
         found = np.zeros(len(self.codes), dtype=bool)
         for code in wanted:  # a few comparisons beat isin's sorting
             found |= self.codes == code
@@ -85,7 +85,7 @@ class _Codes:
 
 def _order(values: np.ndarray, descending: bool) -> np.ndarray:
     """Row indices by value (nulls last either way), ties by row = by offer id (stable)."""
-    return np.argsort(-values if descending else values, kind="stable").astype(np.int32)
+    return np.argsort(-values if descending else values, kind="stable")
 
 
 class OfferTable:
@@ -110,8 +110,8 @@ class OfferTable:
         for key in INSTANCE_SORT_KEYS:
             column = INSTANCE_SORTS[key.removeprefix("-")]
             order = _order(_floats(columns[column]), key.startswith("-"))
-            rank = np.empty(n, dtype=np.int32)
-            rank[order] = np.arange(n, dtype=np.int32)
+            rank = np.empty(n, dtype=np.intp)  # intp everywhere: indexing converts nothing
+            rank[order] = np.arange(n, dtype=np.intp)
             self.orders[key], self.ranks[key] = order, rank
         # cheapest_per_gpu: (provider, GPU id or the provider's spelling, pricing) per row;
         # the group's offer is its first by (USD per GPU-hour asc nulls last, offer id)
@@ -134,6 +134,7 @@ class OfferTable:
         self.group = groups.codes
         self.group_count = len(groups.code)
         self.by_gpu_price = self.orders["price_per_gpu"]
+        self.gpu_price_rank = self.ranks["price_per_gpu"]
         self._gpu_masks: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -206,12 +207,14 @@ class OfferTable:
             found = order[m[order]]
             page = found[query.offset : end].tolist()
             return Page(page, [None] * len(page), len(found))
-        by_price = self.by_gpu_price[m[self.by_gpu_price]]
-        _, first = np.unique(self.group[by_price], return_index=True)
-        best = by_price[first]
+        # each group's offer: its matching row of lowest rank by USD per GPU-hour
+        groups, price_rank = self.group[m], self.gpu_price_rank[m]
+        lowest = np.full(self.group_count, self.size, dtype=np.intp)  # every group has a key
+        np.minimum.at(lowest, groups, price_rank)
+        best = self.by_gpu_price[lowest[lowest < self.size]]
         ranked = best[np.argsort(self.ranks[query.sort][best], kind="stable")]
         chosen = ranked[query.offset : end]
-        counts = np.bincount(self.group[m], minlength=self.group_count)
+        counts = np.bincount(groups, minlength=self.group_count)
         return Page(chosen.tolist(), counts[self.group[chosen]].tolist(), len(ranked))
 
     def query(self, query: OfferQuery) -> tuple[list[dict[str, Any]], int]:
