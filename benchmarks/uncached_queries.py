@@ -134,9 +134,15 @@ def queries(seed: int) -> Iterator[str]:
 
 
 def drive_distinct(
-    base: str, paths: list[str], duration_s: float, connections: int, threads: int
+    base: str,
+    paths: list[str],
+    duration_s: float,
+    connections: int,
+    threads: int,
+    timeout_s: float = 2.0,
 ) -> Load:
-    """wrk over ``paths`` (each once, in order, per thread slice)."""
+    """wrk over ``paths`` (each once, in order, per thread slice); a request unanswered after
+    ``timeout_s`` counts as an error (wrk's own default: 2 s)."""
     with tempfile.TemporaryDirectory(prefix="gpuprices-uncached-") as tmp:
         script, listing = Path(tmp) / "distinct.lua", Path(tmp) / "paths.txt"
         script.write_text(LUA, encoding="utf-8")
@@ -146,7 +152,15 @@ def drive_distinct(
             duration_s,
             connections,
             threads,
-            extra=["-s", str(script), "--", str(listing), str(threads)],
+            extra=[
+                "--timeout",
+                f"{timeout_s:g}s",
+                "-s",
+                str(script),
+                "--",
+                str(listing),
+                str(threads),
+            ],
         )
 
 
@@ -180,7 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return [next(drawn) for _ in range(count)]
 
     def crowd(base: str) -> Load:
-        return drive_distinct(base, fresh(), args.duration, HEALTH_CONNECTIONS, args.threads)
+        # 200 connections queue behind each other: a 10 s wait is slow, not an error
+        return drive_distinct(
+            base, fresh(), args.duration, HEALTH_CONNECTIONS, args.threads, timeout_s=10.0
+        )
 
     with tempfile.TemporaryDirectory(prefix="gpuprices-uncached-") as tmp:
         home = args.home
