@@ -133,15 +133,9 @@ def create_app(
             AdminController,
             HistoryController,
         ],
-        # outermost first: nothing answers before the query is checked (the GET /instances
-        # fast route answers only queries whose every name it knows), and a 304 only ever
+        # outermost first: nothing answers before the query is checked, and a 304 only ever
         # stands in for a 200
-        middleware=[
-            limit_query_length,
-            instances_fast_route(store),
-            reject_unknown_parameters,
-            conditional_get(store),
-        ],
+        middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
         compression_config=COMPRESSION,
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
         dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
@@ -182,5 +176,7 @@ def create_app(
             }
         ),
     )
-    app.asgi_handler = head_as_get(app.asgi_handler)  # HEAD on every GET endpoint
+    # plain GET /instances queries skip Litestar (routing, parameter parsing, handler): the same
+    # bytes; HEAD on every GET endpoint
+    app.asgi_handler = head_as_get(instances_fast_route(store)(app.asgi_handler))
     return app

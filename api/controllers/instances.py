@@ -2,14 +2,17 @@
 
 Two ways in, one answer. :class:`InstancesController` is the documented Litestar handler: it
 parses and validates every parameter and answers every request the fast route leaves to it
-(errors, CSV, gzip, anything unusual). :func:`instances_fast_route` (ASGI middleware, innermost
-of ``api.app``'s, so the 414, the unknown-parameter 400, the ETag/304 layer and CORS still run)
-answers the common request without Litestar's parameter parsing, dependency injection and
-response machinery: a query string it can read exactly as Litestar would (:func:`parse_query`:
-known names, plain numbers within the documented bounds, ``true``/``false``, valid enum values,
-no repeats of a single-valued name), with ``OfferFilter.build``'s own checks, JSON wanted and no
-gzip. It returns the same bytes and headers as the handler (``tests/api/test_instances_pinned.py``
-pins both against the answers before it existed).
+(errors, CSV, gzip, conditional and CORS requests, anything unusual).
+:func:`instances_fast_route` wraps the whole Litestar app (``api.app``) and answers the common
+request without Litestar's routing, middleware, parameter parsing, dependency injection and
+response machinery, which cost more than the query: a query string it can read exactly as
+Litestar would (:func:`parse_query`: every name known, plain numbers within the documented
+bounds, ``true``/``false``, valid enum values, no repeats of a single-valued name, at most
+``api.limits.MAX_QUERY_BYTES``), with ``OfferFilter.build``'s own checks, JSON wanted, no gzip,
+no conditional or CORS headers. It sends the bytes and headers the handler and
+``api.conditional`` send (``tests/api/test_instances_pinned.py`` pins both against the answers
+before it existed). Anything it does not expect, an error included, goes to Litestar, whose
+error handling and logging then apply.
 
 Off the event loop: a table larger than ``INLINE_ROWS`` offers is queried in a worker thread
 (``anyio.to_thread``), so a burst of large queries never holds the loop, and ``/health`` and
@@ -36,6 +39,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag
 from api.encoding import encode, json_response, page_body, wants_csv
+from api.limits import MAX_QUERY_BYTES
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
@@ -203,11 +207,9 @@ _HANDLED_ELSEWHERE = frozenset({b"if-none-match", b"if-modified-since", b"origin
 
 
 def instances_fast_route(store: SnapshotStore):
-    """Litestar middleware factory answering plain GET /instances queries (see module doc).
-
-    It reads the query string itself (every name known, else the unknown-parameter check
-    answers), so it can stand before ``api.params`` and ``api.conditional`` in the middleware
-    list; it adds the same validators as ``api.conditional`` does to a 200."""
+    """ASGI wrapper (``instances_fast_route(store)(app)``) answering plain GET /instances
+    queries itself, everything else by ``app`` (see module doc). It adds the validators
+    ``api.conditional`` adds to a 200."""
 
     def factory(app: ASGIApp) -> ASGIApp:
         async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -219,7 +221,7 @@ def instances_fast_route(store: SnapshotStore):
                 await app(scope, receive, send)
                 return
             raw = scope.get("query_string", b"")
-            query = parse_query(raw)
+            query = parse_query(raw) if len(raw) <= MAX_QUERY_BYTES else None
             if query is None or not _plain_request(scope, b"format=json" in raw):
                 await app(scope, receive, send)
                 return
@@ -231,7 +233,11 @@ def instances_fast_route(store: SnapshotStore):
             if snapshot.offers is None:
                 await app(scope, receive, send)
                 return
-            body = await answer(snapshot, query)
+            try:
+                body = await answer(snapshot, query)
+            except Exception:  # unexpected: Litestar answers (and logs) it
+                await app(scope, receive, send)
+                return
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", b"%d" % len(body)),
