@@ -18,11 +18,17 @@ from typing import Annotated, Any, Literal
 from litestar.exceptions import ClientException
 from litestar.params import Parameter
 
-from api.controllers.instances import PricingModel
 from api.params import MAX_LIST_VALUES, slugs
 from warehouse import economics
 from warehouse.estimates import STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS
-from warehouse.queries import GPU_DOC, MAX_LIMIT, PROVIDER_DOC, FilterError, OfferFilter
+from warehouse.queries import (
+    GPU_DOC,
+    MAX_LIMIT,
+    PROVIDER_DOC,
+    FilterError,
+    OfferFilter,
+    PricingModel,
+)
 
 MAX_TOKENS = 1_000_000
 # The shortest request /breakeven prices: one microsecond of GPU time. Below it the request

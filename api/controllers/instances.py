@@ -53,6 +53,7 @@ from warehouse.queries import (
     FilterError,
     OfferFilter,
     OfferQuery,
+    PricingModel,
     query_offers_sql,
 )
 
@@ -69,8 +70,7 @@ Sort = Literal[
     "vram",
     "-vram",
 ]
-PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
-__all__ = ["GPU_DOC", "PROVIDER_DOC", "PricingModel", "instances_body"]  # shared with economics
+__all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body"]  # shared with the history controller
 
 
 def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:

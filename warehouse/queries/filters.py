@@ -11,13 +11,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
-from typing import Any
+from typing import Any, Literal, get_args
 
 from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
 
 MAX_LIST_VALUES = 50
 MAX_LIMIT = 1000
-PRICING_MODELS = ("on_demand", "spot", "reserved", "dynamic")
+PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
+PRICING_MODELS: tuple[str, ...] = get_args(PricingModel)
 
 
 class FilterError(ValueError):
