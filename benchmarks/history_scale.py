@@ -35,12 +35,14 @@ if str(REPO) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(REPO))
 
 from warehouse.batch import arrow_temp_table, commit_batch, prepare_batch  # noqa: E402
-from warehouse.db import Warehouse, load_seeds  # noqa: E402
+from warehouse.db import Warehouse, transaction  # noqa: E402
 from warehouse.derive import rebuild  # noqa: E402
 from warehouse.history import prune_observations, refresh_rollup, retention_days  # noqa: E402
 from warehouse.load import commit_scrape, fail_scrape, prepare, scrape_id, start_scrape  # noqa: E402
 from warehouse.paths import Paths  # noqa: E402
 from warehouse.publish import publish  # noqa: E402
+from warehouse.records import ScrapedOffer  # noqa: E402
+from warehouse.seeding import load_seeds  # noqa: E402
 
 # (canonical GPU name as in warehouse/seeds/gpus.csv, GB per GPU, USD per GPU-hour at the start)
 GPU_MODELS: tuple[tuple[str, int, float], ...] = (
@@ -351,7 +353,7 @@ def hour_offers(con: duckdb.DuckDBPyConnection, hour: int) -> list[tuple]:
                 provider,
                 observed_at,
                 status,
-                [dict(zip(names, row, strict=True)) for row in cur.fetchall()],
+                [ScrapedOffer(**dict(zip(names, row, strict=True))) for row in cur.fetchall()],
             )
         )
     return out
@@ -384,9 +386,8 @@ def load_hour_per_scrape(con: duckdb.DuckDBPyConnection, scrapes: list[tuple]) -
 
 
 def setup(con: duckdb.DuckDBPyConnection, gen: Generator) -> None:
-    con.execute("begin transaction")
-    load_seeds(con)
-    con.execute("commit")
+    with transaction(con):
+        load_seeds(con)
     arrow_temp_table(con, "_gen_catalog", gen.catalog_table())
 
 
@@ -495,19 +496,17 @@ def main(argv: list[str] | None = None) -> int:
             if measured:
                 # what the runs of hours 0-22 would have done, then a clean slate on disk so
                 # the measured run pays only for its own writes
-                con.execute("begin transaction")
-                refresh_rollup(con, now=day.start + timedelta(hours=23))
-                prune_observations(con)
-                con.execute("commit")
+                with transaction(con):
+                    refresh_rollup(con, now=day.start + timedelta(hours=23))
+                    prune_observations(con)
                 con.execute("checkpoint")
                 now = day.start + timedelta(hours=23, minutes=59)
                 runs.append((f"day {n + 1}", hourly_run(con, 23, paths, now)))
             # what every pipeline run does after loading (derive.rebuild -> history.maintain);
             # once a simulated day is enough to keep the rollup and retention current
-            con.execute("begin transaction")
-            refresh_rollup(con, now=day.start + timedelta(days=1))
-            prune_observations(con)
-            con.execute("commit")
+            with transaction(con):
+                refresh_rollup(con, now=day.start + timedelta(days=1))
+                prune_observations(con)
             if (n + 1) % 30 == 0:
                 elapsed = time.perf_counter() - t_start
                 print(f"  {n + 1:5d} days loaded, {elapsed:7.1f} s", flush=True)
@@ -519,9 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         incremental = con.execute(digest_sql).fetchall()
         t0 = time.perf_counter()
-        con.execute("begin transaction")
-        refresh_rollup(con, now=end, full=True)
-        con.execute("commit")
+        with transaction(con):
+            refresh_rollup(con, now=end, full=True)
         full_rollup_s = time.perf_counter() - t0
         rollup_agrees = con.execute(digest_sql).fetchall() == incremental
         con.execute("checkpoint")

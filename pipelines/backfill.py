@@ -13,11 +13,12 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse, transaction
 from warehouse.derive import rebuild
 from warehouse.importers import ImportResult, import_all
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, current, publish
+from warehouse.seeding import load_seeds
 from warehouse.settings import Settings, env_var
 
 HISTORY_DIR_ENV = env_var("history_dir")
@@ -73,9 +74,8 @@ def import_history(
     Raises KeyError for an unknown dataset and importers.DatasetError for unreadable files.
     """
     with Warehouse(paths.warehouse).connect() as con:
-        con.execute("begin transaction")
-        load_seeds(con)
-        con.execute("commit")
+        with transaction(con):
+            load_seeds(con)
         return import_all(con, folder, datasets)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import duckdb
 import httpx
+import msgspec
 from pydantic import ValidationError
 
 from scrapers import http as scraper_http
@@ -35,7 +36,7 @@ from scrapers import recorded
 from scrapers.base import FetchError, MissingTokenError, Offer, Provider, ScraperError
 from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
 from warehouse import plausibility, quality, retention
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.load import (
     FetchRecord,
     archive_body,
@@ -48,6 +49,7 @@ from warehouse.load import (
 )
 from warehouse.paths import Paths
 from warehouse.recovery import recover
+from warehouse.seeding import load_seeds
 from warehouse.settings import Settings
 
 MAX_RESPONSE_MB_ENV = "GPUPRICES_MAX_RESPONSE_MB"
@@ -283,9 +285,7 @@ def _load(
             del offers  # the records of an oversized scrape go before anything else is built
             return _rejected(con, provider, session, sid, refused, observed_at, count)
         rows, validation = prepare(
-            con,
-            [o.model_dump() for o in offers],
-            latest_observed_at=quality.latest_plausible_observation(clock_skew_s=skew),
+            con, offers, latest_observed_at=quality.latest_plausible_observation(clock_skew_s=skew)
         )
     except Exception as exc:
         return _failed(con, provider, session, sid, exc, scrub)
@@ -304,7 +304,9 @@ def _load(
     # A 10x move against the current price is a parser or unit bug far more often than a
     # real change: hold the whole scrape back (see warehouse.quality).
     factor = settings.price_jump_factor
-    jumps = quality.price_jumps(con, provider.slug, rows, factor)
+    # the quality and plausibility screens read rows as mappings
+    mappings = [msgspec.structs.asdict(r) for r in rows]
+    jumps = quality.price_jumps(con, provider.slug, mappings, factor)
     if jumps:
         error = quality.quarantine(
             con, scrape_id=sid, provider=provider.slug, jumps=jumps, factor=factor
@@ -326,8 +328,8 @@ def _load(
         )
     except Exception as exc:
         return _failed(con, provider, session, sid, exc, scrub)
-    verdicts = plausibility.screen_scrape(con, scrape_id=sid, provider=provider.slug, rows=rows)
-    by_id = {r["offer_id"]: r for r in rows}
+    verdicts = plausibility.screen_scrape(con, scrape_id=sid, provider=provider.slug, rows=mappings)
+    by_id = {r["offer_id"]: r for r in mappings}
     return ScrapeOutcome(
         provider.slug,
         session.source,

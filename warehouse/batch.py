@@ -1,91 +1,49 @@
-"""Loading many scrapes at once: the set-based twin of ``load.prepare`` + ``load.commit_scrape``.
+"""Loading many scrapes at once: ``load.prepare`` + ``load.commit_scrape`` for a whole batch.
 
 Used to load a long run of recorded scrapes (the three-year scale benchmark loads a day of hourly
-scrapes of 30 providers per call) where per-row Python would dominate. It writes the same rows
-as the per-scrape path: offer ids come from ``load.offer_id``, GPU names from
-``gpus.resolve``, prices go through the ``units`` helpers and ``load.fx_rate`` (once per
-distinct value, then joined back), and history is applied by ``history.apply_batch``, the code
-the per-scrape path runs too.
+scrapes of 30 providers per call). It runs the per-scrape path's code: offers become
+observations through ``warehouse.normalise.normalise`` (the function ``load.prepare`` calls:
+same offer ids, GPU resolution, ``units`` conversions, exchange rates and checks), are staged
+through Arrow, and history is applied by ``history.apply_batch``, the code the per-scrape path
+runs too.
 
-Input: a table of scrapes (``scrape_id, provider, run_id, mode, source, observed_at, status,
-error``; status 'success' or 'failed') and a table of offers (the ``scrapers.base.Offer``
-fields plus ``scrape_id``). Names are identifiers chosen by the caller's code.
+Input: a table of scrapes (``records.BatchScrape``: ``scrape_id, provider, run_id, mode,
+source, observed_at, status, error``; status 'success' or 'failed') and a table of offers (the
+``records.ScrapedOffer`` fields plus ``scrape_id``; ``offered`` may be left out). Names are
+identifiers chosen by the caller's code.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import duckdb
 import pyarrow as pa
 
-from warehouse.gpus import resolve
+from warehouse.db import insert_records, transaction
 from warehouse.history import BATCH_TABLE, OBSERVED_COLUMNS, apply_batch
-from warehouse.load import (
+from warehouse.normalise import Validation, normalise
+from warehouse.records import (
+    BATCH_SCRAPE_COLUMNS,
     OBSERVATION_COLUMNS,
-    LoadError,
-    fx_rate,
-    offer_id,
-    unresolved_message,
+    SCRAPED_OFFER_COLUMNS,
+    ScrapedOffer,
 )
-from warehouse.units import price_per_hour, quantize_money, to_usd
 
 STAGED_TABLE = "_batch_staged"
 OBSERVED_VIEW = "_batch_observed"
-OFFER_COLUMNS = (
-    "scrape_id",
-    "provider",
-    "instance_type",
-    "region",
-    "pricing",
-    "reserved_term_months",
-    "gpu_name",
-    "gpu_count",
-    "vram_gb_reported",
-    "vcpus",
-    "ram_gb",
-    "storage_gb",
-    "price",
-    "currency",
-    "price_unit",
-    "price_per",
-    "serverless",
-    "source_url",
-    "observed_at",
-)
-SCRAPE_COLUMNS = (
-    "scrape_id",
-    "provider",
-    "run_id",
-    "mode",
-    "source",
-    "observed_at",
-    "status",
-    "error",
-)
+OFFER_COLUMNS = ("scrape_id", *SCRAPED_OFFER_COLUMNS)
+SCRAPE_COLUMNS = BATCH_SCRAPE_COLUMNS
+_CHUNK_ROWS = 100_000
 
 
-@dataclass
-class BatchValidation:
-    """What ``load.Validation`` checks, over a whole batch (same rules: unknown GPUs warn)."""
-
-    offer_count: int = 0
-    non_positive_prices: list[str] = field(default_factory=list)
-    unresolved_gpus: list[str] = field(default_factory=list)
+class BatchValidation(Validation):
+    """``Validation`` over a whole batch: the same rules, except that a batch may be empty."""
 
     @property
     def ok(self) -> bool:
-        return not self.non_positive_prices
-
-    def problems(self) -> list[str]:
-        out = []
-        if self.non_positive_prices:
-            out.append(f"{len(self.non_positive_prices)} offers with price <= 0")
-        if self.unresolved_gpus:
-            out.append(unresolved_message(self.unresolved_gpus))
-        return out
+        return not self.non_positive_prices and not self.future_observations
 
 
 def arrow_temp_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
@@ -100,132 +58,28 @@ def arrow_temp_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table)
         con.unregister("_batch_arrow")
 
 
-def _register(con: duckdb.DuckDBPyConnection, name: str, columns: dict[str, list]) -> None:
-    arrow_temp_table(con, name, pa.table({k: pa.array(v) for k, v in columns.items()}))
+def _offers(con: duckdb.DuckDBPyConnection, offers: str) -> Iterator[tuple[str, ScrapedOffer]]:
+    present = {d[0] for d in con.execute(f"select * from {offers} limit 0").description or []}
+    names = [c for c in SCRAPED_OFFER_COLUMNS if c in present]
+    result = con.execute(f"select scrape_id, {', '.join(names)} from {offers}")
+    while chunk := result.fetchmany(_CHUNK_ROWS):
+        for row in chunk:
+            yield row[0], ScrapedOffer(**dict(zip(names, row[1:], strict=True)))
 
 
 def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidation:
     """Normalise the offers table ``offers`` into ``STAGED_TABLE`` (observation rows).
 
     Raises ``LoadError`` when one scrape lists one offer twice with different prices, or a
-    currency has no exchange rate. Offers with a price <= 0 are left out and reported.
+    currency has no exchange rate. Offers with a price <= 0 (or observed in the future) are left
+    out and reported.
     """
-    validation = BatchValidation(
-        offer_count=int(con.execute(f"select count(*) from {offers}").fetchall()[0][0])
+    rows, validation = normalise(con, _offers(con, offers), validation=BatchValidation())
+    con.execute(
+        f"create or replace temp table {STAGED_TABLE} as select * from observations limit 0"
     )
-    keys = con.execute(
-        f"select distinct provider, instance_type, region, pricing, reserved_term_months"
-        f" from {offers}"
-    ).fetchall()
-    _register(
-        con,
-        "_batch_offer_ids",
-        {
-            "provider": [k[0] for k in keys],
-            "instance_type": [k[1] for k in keys],
-            "region": [k[2] for k in keys],
-            "pricing": [k[3] for k in keys],
-            "reserved_term_months": [k[4] for k in keys],
-            "offer_id": [offer_id(k[0], k[1], k[2], k[3], k[4]) for k in keys],
-        },
-    )
-    names = con.execute(f"select distinct gpu_name, vram_gb_reported from {offers}").fetchall()
-    gpu_ids = [resolve(n[0], float(n[1]) if n[1] is not None else None) for n in names]
-    _register(
-        con,
-        "_batch_gpus",
-        {
-            "gpu_name": [n[0] for n in names],
-            "vram_gb_reported": [n[1] for n in names],
-            "gpu_id": gpu_ids,
-        },
-    )
-    validation.unresolved_gpus = sorted(
-        {n[0] for n, g in zip(names, gpu_ids, strict=True) if g is None}
-    )
-    prices = con.execute(
-        f"select distinct price, price_unit, price_per, gpu_count, currency,"
-        f" timezone('UTC', observed_at)::date as day from {offers} where price > 0"
-    ).fetchall()
-    fx_cache: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
-    norm: dict[str, list] = {
-        k: []
-        for k in (
-            "price",
-            "price_unit",
-            "price_per",
-            "gpu_count",
-            "currency",
-            "day",
-            "price_per_hour",
-            "usd_per_unit",
-            "fx_rate_date",
-            "price_per_hour_usd",
-        )
-    }
-    for price, unit, per, count, currency, day in prices:
-        if (currency, day) not in fx_cache:
-            fx_cache[(currency, day)] = fx_rate(con, currency, day)
-        usd_per_unit, rate_date = fx_cache[(currency, day)]
-        hourly = price_per_hour(price, unit, per, count)
-        for key, value in (
-            ("price", price),
-            ("price_unit", unit),
-            ("price_per", per),
-            ("gpu_count", count),
-            ("currency", currency),
-            ("day", day),
-            ("price_per_hour", quantize_money(hourly)),
-            ("usd_per_unit", usd_per_unit),
-            ("fx_rate_date", rate_date),
-            ("price_per_hour_usd", quantize_money(to_usd(hourly, usd_per_unit))),
-        ):
-            norm[key].append(value)
-    _register(con, "_batch_prices", norm)
-    bad = con.execute(
-        f"select instance_type || ' ' || price from {offers} where price <= 0 limit 1000"
-    ).fetchall()
-    validation.non_positive_prices = [b[0] for b in bad]
-    con.execute(f"""
-        create or replace temp table {STAGED_TABLE} as
-        select
-            o.scrape_id, i.offer_id, o.provider, o.instance_type, o.region, o.pricing,
-            o.reserved_term_months, o.gpu_name, g.gpu_id, o.gpu_count, o.vram_gb_reported,
-            o.vcpus, o.ram_gb, o.storage_gb, o.price, o.currency, o.price_unit, o.price_per,
-            o.serverless, o.source_url, o.observed_at, p.price_per_hour, p.usd_per_unit,
-            p.fx_rate_date, p.price_per_hour_usd, null::boolean as offered
-        from {offers} as o
-        inner join _batch_offer_ids as i
-            on o.provider = i.provider and o.instance_type = i.instance_type
-            and o.region = i.region and o.pricing = i.pricing
-            and o.reserved_term_months is not distinct from i.reserved_term_months
-        inner join _batch_gpus as g
-            on o.gpu_name = g.gpu_name
-            and o.vram_gb_reported is not distinct from g.vram_gb_reported
-        inner join _batch_prices as p
-            on o.price = p.price and o.price_unit = p.price_unit and o.price_per = p.price_per
-            and o.gpu_count = p.gpu_count and o.currency = p.currency
-            and timezone('UTC', o.observed_at)::date = p.day
-    """)
-    rows, keys = con.execute(
-        f"select count(*), count(distinct (scrape_id, offer_id)) from {STAGED_TABLE}"
-    ).fetchall()[0]
-    if rows != keys:  # an offer listed twice in one scrape: fine if identical, as in load.prepare
-        conflict = con.execute(f"""
-            select any_value(instance_type), any_value(region), any_value(pricing)
-            from {STAGED_TABLE} group by scrape_id, offer_id
-            having count(distinct (price, currency, gpu_id, gpu_count)) > 1 limit 1
-        """).fetchall()
-        if conflict:
-            raise LoadError(
-                f"two different prices for one offer: {conflict[0][0]} "
-                f"{conflict[0][1]} {conflict[0][2]}"
-            )
-        con.execute(
-            f"create or replace temp table {STAGED_TABLE} as"
-            f" select * from {STAGED_TABLE} qualify row_number() over"
-            f" (partition by scrape_id, offer_id order by observed_at) = 1"
-        )
+    insert_records(con, STAGED_TABLE, rows)
+    assert isinstance(validation, BatchValidation)
     return validation
 
 
@@ -245,8 +99,7 @@ def commit_batch(
     ``current_offers`` reads -- the state load-then-prune would reach. Returns counts.
     """
     finished = now or datetime.now(UTC)
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute(f"""
             create or replace temp table _batch_new as
             select s.* from {scrapes} as s
@@ -288,9 +141,5 @@ def commit_batch(
             where scrape_id in (select scrape_id from {BATCH_TABLE})
         """)
         changes = apply_batch(con, observed=OBSERVED_VIEW)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     scrape_count = con.execute("select count(*) from _batch_new").fetchall()
     return {"scrapes": int(scrape_count[0][0]), "observations": int(observed[0][0]), **changes}

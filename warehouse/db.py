@@ -6,23 +6,23 @@ readers beside it); the API reads published snapshots instead (see ``warehouse.p
 
 from __future__ import annotations
 
-import csv
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import msgspec
+import pyarrow as pa
 from filelock import FileLock, Timeout
 
-from warehouse.gpus import alias_table
+from warehouse.records import columns
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
 MODELS_DIR = PACKAGE_DIR / "models"
-SEEDS_DIR = PACKAGE_DIR / "seeds"
 _MIGRATION_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
 
 
@@ -55,28 +55,26 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     for version, name, path in migrations():
         if version in applied:
             continue
-        con.execute("begin transaction")
-        try:
+        with transaction(con):
             con.execute(path.read_text(encoding="utf-8"))
             con.execute(
                 "insert into schema_migrations values (?, ?, ?)",
                 [version, name, datetime.now(UTC)],
             )
-            con.execute("commit")
-        except Exception:
-            con.execute("rollback")
-            raise
         done.append(version)
     return done
 
 
-def _csv_rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def _nullable(value: str | None) -> str | None:
-    return None if value is None or value.strip() == "" else value.strip()
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``begin`` ... ``commit`` around the block, ``rollback`` if it raises (and re-raise)."""
+    con.execute("begin transaction")
+    try:
+        yield con
+    except BaseException:
+        con.execute("rollback")
+        raise
+    con.execute("commit")
 
 
 def bulk_insert(
@@ -93,65 +91,32 @@ def bulk_insert(
     )
 
 
-def load_seeds(con: duckdb.DuckDBPyConnection, seeds_dir: Path = SEEDS_DIR) -> dict[str, int]:
-    """Replace the seed tables from the CSV files (inside the caller's transaction)."""
-    counts: dict[str, int] = {}
-    gpu_columns = [
-        row[0]
-        for row in con.execute(
-            "select column_name from information_schema.columns"
-            " where table_name = 'gpus' order by ordinal_position"
-        ).fetchall()
-    ]
-    gpu_rows = _csv_rows(seeds_dir / "gpus.csv")
-    con.execute("delete from gpus")
-    bulk_insert(
-        con,
-        "gpus",
-        gpu_columns,
-        [[_nullable(row.get(col)) for col in gpu_columns] for row in gpu_rows],
-    )
-    counts["gpus"] = len(gpu_rows)
+def insert_records(
+    con: duckdb.DuckDBPyConnection, table: str, records: Sequence[msgspec.Struct]
+) -> int:
+    """Insert ``records`` (all of one ``warehouse.records`` type, whose fields are the columns)
+    into ``table`` in one statement, through an Arrow table (column-wise, no per-row SQL).
+    DuckDB casts each column to the table's type on insert (decimals exactly). Returns the
+    row count. ``table`` is a code constant."""
+    if not records:
+        return 0
+    names = columns(type(records[0]))
+    data = pa.table({n: [getattr(r, n) for r in records] for n in names})
+    insert_arrow(con, table, data)
+    return len(records)
 
-    con.execute("delete from gpu_aliases")
-    aliases = alias_table(seeds_dir)
-    bulk_insert(
-        con,
-        "gpu_aliases",
-        ["alias_key", "gpu_id"],
-        [[key, gpu_id] for key, gpu_id in aliases.items()],
-    )
-    counts["gpu_aliases"] = len(aliases)
 
-    fx_path = seeds_dir / "fx_rates.csv"
-    con.execute("delete from fx_rates where source like 'seed:%'")
-    fx_rows = _csv_rows(fx_path) if fx_path.is_file() else []
-    con.execute(
-        "delete from fx_rates where (rate_date, currency) in (select unnest($1)::date, unnest($2))",
-        [[r["rate_date"] for r in fx_rows], [r["currency"] for r in fx_rows]],
-    )
-    bulk_insert(
-        con,
-        "fx_rates",
-        ["rate_date", "currency", "usd_per_unit", "source"],
-        [
-            [r["rate_date"], r["currency"], r["usd_per_unit"], f"seed:{r.get('source_url', '')}"]
-            for r in fx_rows
-        ],
-    )
-    con.execute(
-        "insert or replace into fx_rates values (date '1970-01-01', 'USD', 1, 'seed:identity')"
-    )
-    counts["fx_rates"] = len(fx_rows) + 1
-    from warehouse.fx import load_ecb_history  # fx uses bulk_insert from this module
-
-    # The ECB's own rates for every working day (skipped when this file is already stored).
-    counts["fx_rates_ecb_history"] = load_ecb_history(con).stored
-
-    from warehouse.facts import load_fact_seeds  # facts uses bulk_insert from this module
-
-    counts.update(load_fact_seeds(con, seeds_dir))
-    return counts
+def insert_arrow(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
+    """``insert into table (<data's columns>) select ... from data`` (``table``: a constant)."""
+    # register() refuses to run while an earlier result is unread (a fetchone() leaves one);
+    # a statement of our own, read to the end, closes it
+    con.execute("select 1").fetchall()
+    con.register("_insert_arrow", data)
+    try:
+        names = ", ".join(data.column_names)
+        con.execute(f"insert into {table} ({names}) select {names} from _insert_arrow")
+    finally:
+        con.unregister("_insert_arrow")
 
 
 class WarehouseBusy(RuntimeError):

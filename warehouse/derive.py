@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import plausibility
+from warehouse.db import transaction
 from warehouse.history import maintain
 from warehouse.quality import stale_before
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS, DEFAULT_STALE_AFTER_HOURS
@@ -48,18 +49,13 @@ def rebuild(
     )
     con.execute("set variable as_of = ?::timestamptz", [now])
     con.execute("set variable stale_after_days = ?::double", [stale_after_days])
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         for name in names:
             con.execute(model_sql(name))
             if name == "current_offers" and plausibility.screen_current(con, now=now):
                 con.execute(model_sql(name))  # verdicts changed: carry them
             row = con.execute(f"select count(*) from {name}").fetchone()  # name is allow-listed
             counts[name] = int(row[0]) if row else 0
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     # History follows the models: the daily rollup, observation retention, the analysis views.
     counts.update(maintain(con, now=now, stale_after_days=stale_after_days))
     return counts

@@ -18,36 +18,32 @@ offer, estimated on what it guarantees: ``economics.guaranteed_minimum`` of its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from warehouse import economics
-from warehouse.db import bulk_insert
+from warehouse.db import insert_arrow, transaction
 from warehouse.facts import model_from_row
+from warehouse.records import ESTIMATE_OFFER_COLUMNS, TOKEN_ESTIMATE_COLUMNS
 
 STANDARD_PRECISION = "standard"
 STANDARD_INPUT_TOKENS = 1000
 STANDARD_OUTPUT_TOKENS = 1000
 PRECISION_CHOICES: tuple[str, ...] = (STANDARD_PRECISION, *economics.PRECISIONS)
 
-# Columns of current_offers an estimate needs (identity, hardware, USD price per instance-hour).
-OFFER_COLUMNS: tuple[str, ...] = (
-    "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_id",
-    "gpu_count", "price_per_hour_usd", "observed_at",
-)  # fmt: skip
-ESTIMATE_COLUMNS: tuple[str, ...] = (
-    "offer_id", "model_id", "provider", "instance_type", "region", "pricing", "serverless",
-    "gpu_id", "gpu_count", "input_tokens", "output_tokens", "precision_requested",
-    "weight_precision", "compute_precision", "kv_precision", "precision_native",
-    "fallback_reason", "fits", "not_estimated_reason", "gpus_used", "tensor_parallel",
-    "data_parallel", "batch_per_replica", "output_tokens_per_s", "total_tokens_per_s",
-    "price_per_hour_usd", "usd_per_million_output_tokens", "usd_per_million_total_tokens",
-    "observed_at",
-)  # fmt: skip
+# Columns of current_offers an estimate needs (identity, hardware, USD price per instance-hour)
+# and the columns of token_estimates: the fields of their records.
+OFFER_COLUMNS: tuple[str, ...] = ESTIMATE_OFFER_COLUMNS  # records.EstimateOffer
+ESTIMATE_COLUMNS: tuple[str, ...] = TOKEN_ESTIMATE_COLUMNS  # records.TokenEstimate
+# Offers estimated (and rows written) per step of rebuild_token_estimates: memory stays that of
+# one chunk (~17 models x 2,000 offers) however many offers are current (issue 15).
+CHUNK_OFFERS = 2_000
 
 
 def _float(value: Any) -> float | None:
@@ -156,7 +152,7 @@ class Estimator:
         return self._cache[key]
 
 
-def estimate_rows(
+def iter_estimate_rows(
     offers: Iterable[Mapping[str, Any]],
     estimator: Estimator,
     model_ids: Iterable[str],
@@ -164,8 +160,9 @@ def estimate_rows(
     precision: str = STANDARD_PRECISION,
     input_tokens: int = STANDARD_INPUT_TOKENS,
     output_tokens: int = STANDARD_OUTPUT_TOKENS,
-) -> list[dict[str, Any]]:
-    """One row (``ESTIMATE_COLUMNS``) per offer x model; offers need ``OFFER_COLUMNS``.
+) -> Iterator[dict[str, Any]]:
+    """One row (``ESTIMATE_COLUMNS``) per offer x model, in offer order, made as they are read
+    (the offers may be a stream); offers need ``OFFER_COLUMNS``.
 
     Offers whose ``gpu_id`` (or a candidate GPU) is unknown to the estimator are skipped (the
     caller selects offers with a canonical GPU); optional ``gpu_candidates`` and
@@ -173,15 +170,25 @@ def estimate_rows(
     total (input + output) tokens per second for the whole instance; costs are USD per million
     tokens at the offer's USD price per hour, null when the model does not fit. Raises
     ValueError for an unknown precision or a sequence longer than a model's context (callers
-    validate inputs first).
+    validate inputs first); the precision is checked before the first row is asked for.
     """
     if precision not in PRECISION_CHOICES:
         raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISION_CHOICES}")
-    model_list = [estimator.models[m] for m in model_ids]
+    models = [estimator.models[m] for m in model_ids]
+    return _rows(offers, estimator, models, precision, input_tokens, output_tokens)
+
+
+def _rows(
+    offers: Iterable[Mapping[str, Any]],
+    estimator: Estimator,
+    model_list: list[economics.ModelSpec],
+    precision: str,
+    input_tokens: int,
+    output_tokens: int,
+) -> Iterator[dict[str, Any]]:
     # Everything but the price depends only on (model, GPU, GPU count): marketplaces list many
     # offers of one configuration, so those parts are computed once per configuration.
     parts: dict[tuple[str, str, Any], dict[str, Any]] = {}
-    rows: list[dict[str, Any]] = []
     for offer in offers:
         gpu = estimator.offer_spec(offer)
         if gpu is None:
@@ -208,8 +215,30 @@ def estimate_rows(
                 )
                 row["usd_per_million_output_tokens"] = cost.usd_per_million_output_tokens
                 row["usd_per_million_total_tokens"] = cost.usd_per_million_total_tokens
-            rows.append(row)
-    return rows
+            yield row
+
+
+def estimate_rows(
+    offers: Iterable[Mapping[str, Any]],
+    estimator: Estimator,
+    model_ids: Iterable[str],
+    *,
+    precision: str = STANDARD_PRECISION,
+    input_tokens: int = STANDARD_INPUT_TOKENS,
+    output_tokens: int = STANDARD_OUTPUT_TOKENS,
+) -> list[dict[str, Any]]:
+    """The rows of :func:`iter_estimate_rows` as a list (for a bounded set of offers). Raises
+    ValueError for an unknown precision or a sequence longer than a model's context."""
+    return list(
+        iter_estimate_rows(
+            offers,
+            estimator,
+            model_ids,
+            precision=precision,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+        )
+    )
 
 
 def _config_part(
@@ -292,9 +321,18 @@ def confidence_fields(
 
 
 def _query(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    return list(_stream(con, sql))
+
+
+def _stream(
+    con: duckdb.DuckDBPyConnection, sql: str, chunk: int = CHUNK_OFFERS
+) -> Iterator[dict[str, Any]]:
+    """The rows of ``sql`` as dicts, fetched ``chunk`` at a time."""
     result = con.execute(sql)
     columns = [d[0] for d in result.description or []]
-    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+    while rows := result.fetchmany(chunk):
+        for row in rows:
+            yield dict(zip(columns, row, strict=True))
 
 
 def load_estimator(con: duckdb.DuckDBPyConnection) -> Estimator:
@@ -309,33 +347,50 @@ def rebuild_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
 
     Returns the row count. Runs after the SQL models (it reads ``current_offers``). Offers
     whose price is suspect (``warehouse.plausibility``) get no estimate: a cost per token from a
-    placeholder price would rank first and mean nothing.
+    placeholder price would rank first and mean nothing. Offers are read, estimated and written
+    :data:`CHUNK_OFFERS` at a time, so memory does not grow with their number.
     """
     estimator = load_estimator(con)
-    # A curated tier's candidates and guaranteed memory come from its seed row.
-    offers = _query(
-        con,
+    # A curated tier's candidates and guaranteed memory come from its seed row. The offers are
+    # read whole first (a few hundred bytes each): DuckDB cannot stream a query's result while
+    # the same connection inserts.
+    offers = con.sql(
         f"select {', '.join(f'o.{c}' for c in OFFER_COLUMNS)},"  # columns: code constants
         " t.gpu_candidates, t.vram_gb_guaranteed from current_offers as o"
         " left join serverless_tiers as t"
         " on o.offer_id = t.offer_id and o.price_source = 'curated'"
-        " where o.gpu_id is not null and o.price_status = 'ok' order by o.offer_id",
-    )
-    rows = estimate_rows(offers, estimator, sorted(estimator.models))
-    con.execute("begin transaction")
-    try:
+        " where o.gpu_id is not null and o.price_status = 'ok' order by o.offer_id"
+    ).to_arrow_table()
+    rows = iter_estimate_rows(_arrow_rows(offers), estimator, sorted(estimator.models))
+    written = 0
+    with transaction(con):
         con.execute("delete from token_estimates")
-        bulk_insert(
-            con,
-            "token_estimates",
-            list(ESTIMATE_COLUMNS),
-            [
-                [str(v) if isinstance(v, Decimal) else v for v in (r[c] for c in ESTIMATE_COLUMNS)]
-                for r in rows
-            ],
-        )  # decimals as text: DuckDB casts them to the column's decimal type exactly
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
-    return len(rows)
+        per_chunk = CHUNK_OFFERS * max(len(estimator.models), 1)
+        while chunk := list(islice(rows, per_chunk)):
+            insert_arrow(con, "token_estimates", _estimate_table(chunk))
+            written += len(chunk)
+    return written
+
+
+def _arrow_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
+    for batch in table.to_batches(max_chunksize=CHUNK_OFFERS):
+        yield from batch.to_pylist()
+
+
+def _estimate_table(rows: list[dict[str, Any]]) -> pa.Table:
+    # decimals as text: DuckDB casts them to the column's decimal type exactly on insert
+    return pa.table(
+        {
+            c: pa.array(
+                [str(v) if isinstance(v, Decimal) else v for v in (r[c] for r in rows)],
+                type=pa.string() if c in _DECIMAL_ESTIMATE_COLUMNS else None,
+            )
+            for c in ESTIMATE_COLUMNS
+        }
+    )
+
+
+_DECIMAL_ESTIMATE_COLUMNS = frozenset(
+    {"gpu_count", "price_per_hour_usd", "usd_per_million_output_tokens",
+     "usd_per_million_total_tokens"}
+)  # fmt: skip

@@ -1,12 +1,12 @@
 """Loading the curated fact seeds: provider facts, serverless platforms and tiers, reference LLMs.
 
-``warehouse.db.load_seeds`` calls :func:`load_fact_seeds` inside its transaction, so these
+``warehouse.seeding.load_seeds`` calls :func:`load_fact_seeds` inside its transaction, so these
 tables are replaced together with the GPU seed on every run (see ``seeds/FACTS.md`` for what
 each column means and where every fact comes from). Empty CSV cells become SQL nulls: an
 unknown fact stays unknown, it is never filled with a default here.
 
 Serverless tiers get what they need to be served as offers at load time: a stable
-``offer_id`` (``warehouse.load.offer_id`` with the platform as provider, the tier name as
+``offer_id`` (``warehouse.records.offer_id`` with the platform as provider, the tier name as
 instance type, region ``global``, pricing ``on_demand``) and the whole-tier price per hour in its
 currency. A tier is one row whatever number of GPU models it may land on: ``gpu_candidates``
 lists them and ``gpu_id`` is the guaranteed minimum among them (:func:`minimum_candidate`), so
@@ -28,7 +28,7 @@ import duckdb
 from warehouse.db import bulk_insert
 from warehouse.economics import ModelSpec, load_models
 from warehouse.gpus import GpuSpec, load_gpus
-from warehouse.load import offer_id
+from warehouse.records import SERVERLESS_TIER_COLUMNS, offer_id
 from warehouse.units import price_per_hour, quantize_money
 
 SERVERLESS_REGION = "global"
@@ -98,12 +98,7 @@ _PLATFORM_COLUMNS: dict[str, Callable[[str | None], Any]] = {
     "autoscaling_controls": _text, "persistent_volumes": _text, "facts_as_of": _text,
     "source_urls": _text, "notes": _text,
 }  # fmt: skip
-_TIER_COLUMNS = (
-    "offer_id", "platform", "tier", "instance_type", "gpu_id", "gpu_candidates",
-    "vram_gb_guaranteed", "gpu_count", "price", "currency", "price_unit", "price_per_hour",
-    "price_per_hour_usd", "source_date", "source_date_basis", "ends_on", "source_url", "notes",
-    "always_on",
-)  # fmt: skip
+_TIER_COLUMNS = SERVERLESS_TIER_COLUMNS  # records.ServerlessTier
 # How a tier's source_date is known (seeds/FACTS.md, "Source dates").
 SOURCE_DATE_BASES = frozenset({"commit", "page", "capture", "lower_bound", "retrieved"})
 

@@ -33,7 +33,7 @@ import currency_converter
 import duckdb
 import pyarrow as pa
 
-from warehouse.db import bulk_insert
+from warehouse.db import bulk_insert, transaction
 
 LIVE_SOURCE = "ecb"
 HISTORY_SOURCE_PREFIX = "ecb-hist:"
@@ -65,17 +65,12 @@ def store_rates(
         if rate <= 0:
             raise ValueError(f"non-positive rate for {currency} on {rate_date}: {rate}")
         rows.append([rate_date, currency, str(rate.quantize(_RATE_QUANTUM)), source])
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute(
             "delete from fx_rates where rate_date = ? and currency in (select unnest(?))",
             [rate_date, [r[1] for r in rows]],
         )
         bulk_insert(con, "fx_rates", ["rate_date", "currency", "usd_per_unit", "source"], rows)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return len(rows)
 
 

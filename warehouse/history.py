@@ -32,6 +32,8 @@ from typing import Any
 import duckdb
 
 from warehouse.analysis import create_views
+from warehouse.db import transaction
+from warehouse.records import HISTORY_OBSERVATION_COLUMNS
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS
 
 SCRAPE_SOURCE = "scrape"
@@ -46,22 +48,7 @@ ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
 BATCH_TABLE = "_history_batch"
 OBSERVED_TABLE = "_history_observed"
 OBSERVED_SCRAPE = "_history_observed_scrape"  # the per-scrape path's copy of its observations
-OBSERVED_COLUMNS = (
-    "scrape_id",
-    "offer_id",
-    "provider",
-    "instance_type",
-    "region",
-    "pricing",
-    "reserved_term_months",
-    "gpu_name",
-    "gpu_id",
-    "gpu_count",
-    "price",
-    "currency",
-    "price_per_hour_usd",
-    "serverless",
-)
+OBSERVED_COLUMNS = HISTORY_OBSERVATION_COLUMNS  # records.HistoryObservation
 
 _SEQUENCE_SQL = f"""
 create or replace temp table _history_seq as
@@ -356,15 +343,10 @@ def maintain(
 
     One transaction; returns row counts for the asset metadata.
     """
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         refresh = refresh_rollup(con, now=now, stale_after_days=stale_after_days)
         pruned = prune_observations(con)
         views = create_views(con)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return {
         "rollup_rows_refreshed": refresh.rows,
         "observations_pruned": pruned,

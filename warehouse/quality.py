@@ -44,6 +44,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.db import transaction
 from warehouse.history import SCRAPE_SOURCE
 from warehouse.settings import (
     DEFAULT_CLOCK_SKEW_S,
@@ -230,8 +231,7 @@ def quarantine(
     """Record ``jumps`` in ``quarantined_offers`` and return the scrape's one-line error."""
     factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     now = datetime.now(UTC)
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute("delete from quarantined_offers where scrape_id = ?", [scrape_id])
         con.executemany(
             f"insert into quarantined_offers ({', '.join(_QUARANTINE_COLUMNS)})"
@@ -258,10 +258,6 @@ def quarantine(
                 for j in jumps
             ],
         )
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     shown = "; ".join(j.describe() for j in jumps[:3])
     more = f"; and {len(jumps) - 3} more" if len(jumps) > 3 else ""
     return (

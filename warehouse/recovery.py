@@ -33,6 +33,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.db import transaction
 from warehouse.history import SCRAPE_SOURCE, mark_dirty
 from warehouse.quality import CLOCK_SKEW_ENV, MAX_OFFERS_ENV, latest_plausible_observation
 from warehouse.settings import DEFAULT_CLOCK_SKEW_S, DEFAULT_MAX_OFFERS_PER_SCRAPE
@@ -121,8 +122,7 @@ def _undo(
     reason: str,
     now: datetime,
 ) -> None:
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute(
             "delete from offer_history where source = ? and scrape_id = ?",
             [SCRAPE_SOURCE, scrape_id],
@@ -153,7 +153,3 @@ def _undo(
             [reason, now, scrape_id],
         )
         mark_dirty(con, min(observed_at, now))
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise

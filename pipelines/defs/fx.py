@@ -21,7 +21,7 @@ import httpx
 from pipelines.defs.resources import GpupricesResource
 from scrapers import ecb
 from scrapers import http as scraper_http
-from warehouse.db import Warehouse
+from warehouse.db import Warehouse, transaction
 from warehouse.fx import HISTORY_URL, LIVE_SOURCE, load_ecb_history, store_rates
 
 FX_KEY = dg.AssetKey(["fx_rates"])
@@ -34,14 +34,8 @@ def refresh_history(warehouse: Warehouse) -> tuple[dict[str, Any], str]:
     package's file is missing or malformed: that is a broken install, not a feed outage.
     """
     started = time.perf_counter()
-    with warehouse.connect() as con:
-        con.execute("begin transaction")
-        try:
-            load = load_ecb_history(con)
-            con.execute("commit")
-        except Exception:
-            con.execute("rollback")
-            raise
+    with warehouse.connect() as con, transaction(con):
+        load = load_ecb_history(con)
     seconds = time.perf_counter() - started
     metadata: dict[str, Any] = {
         "history_source": load.source,

@@ -25,12 +25,14 @@ from api.app import create_app
 from api.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
 from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.publish import current, publish
+from warehouse.records import ScrapedOffer
+from warehouse.seeding import load_seeds
 
 OLD = datetime(2025, 12, 1, 10, 0, tzinfo=UTC)  # oldcloud's only scrape
 T0 = datetime(2026, 1, 9, 10, 0, tzinfo=UTC)
@@ -76,7 +78,7 @@ def _scrape(con, sid: str, provider: str, when: datetime, offers: list[dict]) ->
     assert start_scrape(
         con, scrape_id=sid, provider=provider, run_id="r", mode="replay", source="test", fetches=[]
     )
-    rows, validation = prepare(con, offers)
+    rows, validation = prepare(con, [ScrapedOffer(**o) for o in offers])
     assert validation.ok, validation.problems()
     commit_scrape(con, scrape_id=sid, provider=provider, observed_at=when, rows=rows)
 

@@ -17,8 +17,9 @@ from pipelines.defs.providers import PROVIDER_ASSETS
 from pipelines.defs.resources import GpupricesResource
 from scrapers import http
 from tests.scrapers.test_ecb import DOC_SHAPED_DAILY
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.load import fx_rate
+from warehouse.seeding import load_seeds
 
 
 @pytest.fixture()

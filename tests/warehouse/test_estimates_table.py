@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import REPO
 from warehouse import economics
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.estimates import (
     CONFIDENCE_COLUMNS,
@@ -24,6 +24,8 @@ from warehouse.estimates import (
 from warehouse.facts import model_from_row
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.publish import load_into_memory, publish
+from warehouse.records import ScrapedOffer
+from warehouse.seeding import load_seeds
 
 SEEDS = REPO / "warehouse" / "seeds"
 WHEN = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
@@ -67,7 +69,7 @@ def con(tmp_path_factory):
             source="test",
             fetches=[],
         )
-        rows, validation = prepare(c, OFFERS)
+        rows, validation = prepare(c, [ScrapedOffer(**o) for o in OFFERS])
         assert validation.ok, validation.problems()
         commit_scrape(c, scrape_id="s1", provider="lambda", observed_at=WHEN, rows=rows)
         rebuild(c)

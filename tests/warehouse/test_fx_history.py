@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.db import SEEDS_DIR, Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.fx import (
     HISTORY_SOURCE_PREFIX,
     LIVE_SOURCE,
@@ -28,6 +28,7 @@ from warehouse.fx import (
     store_rates,
 )
 from warehouse.load import fx_rate
+from warehouse.seeding import SEEDS_DIR, load_seeds
 
 NEEDED = {"EUR", "GBP", "CHF", "JPY", "CAD", "AUD", "SEK", "NOK", "DKK", "PLN", "INR", "SGD"}
 

@@ -13,10 +13,11 @@ import pytest
 
 from tests.conftest import HISTORY
 from warehouse.analysis import create_views
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.importers import IMPORTERS, DatasetError, common, gpu_hunt_site, import_all
 from warehouse.importers.families import FAMILIES_CSV, family_table, members, resolve_family
 from warehouse.load import offer_id
+from warehouse.seeding import load_seeds
 
 TABLES = ("offer_history", "imported_daily_prices", "market_summaries", "market_summary_providers")
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.load import (
     LoadError,
@@ -19,6 +19,8 @@ from warehouse.load import (
     read_body,
     start_scrape,
 )
+from warehouse.records import ScrapedOffer
+from warehouse.seeding import load_seeds
 
 T0 = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, tzinfo=UTC)
@@ -70,7 +72,7 @@ def scrape(con, sid: str, when: datetime, offers: list[dict], provider: str = "l
     assert start_scrape(
         con, scrape_id=sid, provider=provider, run_id="r", mode="replay", source="test", fetches=[]
     )
-    rows, validation = prepare(con, offers)
+    rows, validation = prepare(con, [ScrapedOffer(**o) for o in offers])
     assert validation.ok, validation.problems()
     return commit_scrape(con, scrape_id=sid, provider=provider, observed_at=when, rows=rows)
 
@@ -90,39 +92,42 @@ def test_offer_id_is_stable_and_distinguishes_pricing():
 
 
 def test_normalised_prices(con):
-    rows, validation = prepare(con, [offer("8x", "2.99")])
+    rows, validation = prepare(con, [ScrapedOffer(**offer("8x", "2.99"))])
     assert validation.ok
-    assert rows[0]["gpu_id"] == "h100-sxm"
-    assert rows[0]["price_per_hour_usd"] == Decimal("23.920000")
+    assert rows[0].gpu_id == "h100-sxm"
+    assert rows[0].price_per_hour_usd == Decimal("23.920000")
 
 
 def test_eur_prices_are_converted_with_a_dated_rate(con):
     rows, _ = prepare(
         con,
         [
-            offer(
-                "auction-1",
-                "730",
-                provider="hetzner",
-                gpu="RTX 4090",
-                count=1,
-                currency="EUR",
-                unit="month",
-                per="instance",
+            ScrapedOffer(
+                **offer(
+                    "auction-1",
+                    "730",
+                    provider="hetzner",
+                    gpu="RTX 4090",
+                    count=1,
+                    currency="EUR",
+                    unit="month",
+                    per="instance",
+                )
             )
         ],
     )
     row = rows[0]
-    assert row["price_per_hour"] == Decimal("1.000000")
-    assert row["usd_per_unit"] > 1  # EUR was worth more than a dollar at every seeded date
-    assert row["price_per_hour_usd"] == (Decimal(1) * row["usd_per_unit"]).quantize(
-        Decimal("0.000001")
-    )
-    assert row["fx_rate_date"] <= T0.date() or row["fx_rate_date"] is not None
+    assert row.price_per_hour == Decimal("1.000000")
+    assert row.usd_per_unit > 1  # EUR was worth more than a dollar at every seeded date
+    assert row.price_per_hour_usd == (Decimal(1) * row.usd_per_unit).quantize(Decimal("0.000001"))
+    assert row.fx_rate_date is not None and row.fx_rate_date <= T0.date()
 
 
 def test_validation_reports_unresolved_gpus_and_bad_prices(con):
-    _, validation = prepare(con, [offer("a", "0"), offer("b", "1", gpu="Quantum Flux 9000")])
+    _, validation = prepare(
+        con,
+        [ScrapedOffer(**offer("a", "0")), ScrapedOffer(**offer("b", "1", gpu="Quantum Flux 9000"))],
+    )
     assert not validation.ok
     problems = " ".join(validation.problems())
     assert "price <= 0" in problems and "Quantum Flux 9000" in problems
@@ -130,7 +135,7 @@ def test_validation_reports_unresolved_gpus_and_bad_prices(con):
 
 def test_two_prices_for_one_offer_in_one_scrape_is_an_error(con):
     with pytest.raises(LoadError, match="two different prices"):
-        prepare(con, [offer("8x", "2.99"), offer("8x", "3.99")])
+        prepare(con, [ScrapedOffer(**offer("8x", "2.99")), ScrapedOffer(**offer("8x", "3.99"))])
 
 
 def test_unchanged_rescrape_writes_no_history(con):

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse.db import Warehouse, load_seeds, migrate, migrations
+from warehouse.db import Warehouse, migrate, migrations
+from warehouse.seeding import load_seeds
 
 
 def test_migration_files_are_numbered_without_gaps():

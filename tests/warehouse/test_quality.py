@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+import msgspec
 import pytest
+from msgspec.structs import asdict
 
-from warehouse.db import Warehouse, load_seeds
+from warehouse.db import Warehouse
 from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.quality import (
     PRICE_JUMP_FACTOR_ENV,
@@ -16,7 +18,9 @@ from warehouse.quality import (
     quarantine,
     stale_before,
 )
+from warehouse.records import ScrapedOffer
 from warehouse.recovery import INTERRUPTED, recover
+from warehouse.seeding import load_seeds
 from warehouse.settings import SettingError, Settings
 
 T0 = datetime(2026, 1, 9, tzinfo=UTC)
@@ -59,16 +63,17 @@ def con(tmp_path):
             source="test",
             fetches=[],
         )
-        rows, validation = prepare(c, [offer("8x H100", "2.99"), offer("1x H100", "3.29", count=1)])
+        offers = [offer("8x H100", "2.99"), offer("1x H100", "3.29", count=1)]
+        rows, validation = prepare(c, [ScrapedOffer(**o) for o in offers])
         assert validation.ok
         commit_scrape(c, scrape_id="s0", provider="lambda", observed_at=T0, rows=rows)
         yield c
 
 
 def jumps_for(con, *offers: dict) -> list:
-    rows, validation = prepare(con, list(offers))
+    rows, validation = prepare(con, [ScrapedOffer(**o) for o in offers])
     assert validation.ok
-    return price_jumps(con, "lambda", rows, Decimal(10))
+    return price_jumps(con, "lambda", [asdict(r) for r in rows], Decimal(10))
 
 
 def test_ordinary_price_changes_pass(con) -> None:
@@ -95,8 +100,9 @@ def test_a_new_offer_is_compared_with_its_gpu_median(con) -> None:
 
 
 def test_a_providers_first_scrape_has_nothing_to_jump_from(con) -> None:
-    rows, _ = prepare(con, [dict(offer("8x H100", "299"), provider="other")])
-    assert price_jumps(con, "other", rows, Decimal(10)) == []
+    other = msgspec.structs.replace(ScrapedOffer(**offer("8x H100", "299")), provider="other")
+    rows, _ = prepare(con, [other])
+    assert price_jumps(con, "other", [asdict(r) for r in rows], Decimal(10)) == []
 
 
 def test_quarantine_records_old_and_new_values(con) -> None:

@@ -13,12 +13,13 @@ import pytest
 
 from tests.conftest import REPO
 from warehouse import economics
-from warehouse.db import MIGRATIONS_DIR, Warehouse, load_seeds, migrate
+from warehouse.db import MIGRATIONS_DIR, Warehouse, migrate
 from warehouse.derive import rebuild
 from warehouse.estimates import gpu_from_row, rebuild_token_estimates
 from warehouse.facts import SeedError, minimum_candidate, tier_rows
 from warehouse.gpus import load_gpus
 from warehouse.load import offer_id
+from warehouse.seeding import load_seeds
 
 SEEDS = REPO / "warehouse" / "seeds"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import bulk_insert
+from warehouse.db import bulk_insert, transaction
 from warehouse.gpus import resolve
 from warehouse.history import (
     BATCH_TABLE,
@@ -66,7 +66,8 @@ from warehouse.importers.common import (
     require_files,
 )
 from warehouse.importers.families import resolve_family
-from warehouse.load import fx_rate, offer_id
+from warehouse.normalise import fx_rate
+from warehouse.records import offer_id
 from warehouse.units import price_per_hour, quantize_money, to_usd
 
 DATASET = "gpu-hunt-site"
@@ -196,14 +197,9 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
     kept = _latest_per_session(rows, result)
     for row in kept:
         result.count_gpu(row["gpu_name"], row["gpu_id"], row["gpu_family"], 1)
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         _replace_history(con, kept, batch, result)
         record(con, result, fp)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return result
 
 

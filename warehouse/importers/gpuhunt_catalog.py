@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import bulk_insert
+from warehouse.db import bulk_insert, transaction
 from warehouse.gpus import resolve
 from warehouse.importers.common import (
     DatasetError,
@@ -129,14 +129,9 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
             )
         result.first_observed_at = min(filter(None, (result.first_observed_at, captured_at)))
         result.last_observed_at = max(filter(None, (result.last_observed_at, captured_at)))
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute("delete from imported_daily_prices where source = ?", [result.source])
         bulk_insert(con, "imported_daily_prices", _COLUMNS, out)
         result.rows_written = {"imported_daily_prices": len(out)}
         record(con, result, fp)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return result

@@ -23,7 +23,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.db import bulk_insert
+from warehouse.db import bulk_insert, transaction
 from warehouse.gpus import resolve
 from warehouse.importers.common import (
     DatasetError,
@@ -165,8 +165,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
                 providers.append([result.source, market, observed_at, name, count, low, avg])
             result.first_observed_at = min(filter(None, (result.first_observed_at, observed_at)))
             result.last_observed_at = max(filter(None, (result.last_observed_at, observed_at)))
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         for table in ("market_summaries", "market_summary_providers"):
             con.execute(f"delete from {table} where source = ?", [result.source])
         bulk_insert(con, "market_summaries", _SUMMARY_COLUMNS, list(summaries.values()))
@@ -176,8 +175,4 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
             "market_summary_providers": len(providers),
         }
         record(con, result, fp)
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return result

@@ -1,0 +1,273 @@
+"""Offers -> observation records: resolve GPUs, convert prices once, validate. Writes nothing.
+
+The one path for both loaders: ``warehouse.load`` (one scrape) and ``warehouse.batch`` (many
+scrapes at once) call :func:`normalise`. Everything that depends only on a few distinct values
+(offer id, GPU resolution, the ``warehouse.units`` conversion and its exchange rate) is
+computed once per distinct value: a scrape or a batch lists many offers that share them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+
+from warehouse.gpus import load_gpus, resolve
+from warehouse.quality import latest_plausible_observation
+from warehouse.records import Observation, OfferLike, offer_id
+from warehouse.units import price_per_hour, quantize_money, to_usd
+
+# The least USD per instance-hour that is a price (after rounding to the warehouse's 6
+# decimals). The cheapest real offer in every capture is $0.12/h (a RunPod RTX A2000); a parser
+# or unit bug (a per-second price read as per-year, $3.64 read as $0.0000001) lands far below.
+MIN_PRICE_PER_HOUR_USD = Decimal("0.001")
+_PRICE_QUANTUM = Decimal("0.000000001")  # observations.price is decimal(18, 9)
+VRAM_REPORT_TOLERANCE = Decimal("0.10")
+
+
+class LoadError(RuntimeError):
+    pass
+
+
+@dataclass
+class Validation:
+    """What the asset checks look at, computed before anything is committed.
+
+    Empty scrapes, non-positive prices (also one that is positive only before rounding to what
+    the warehouse stores, or below ``MIN_PRICE_PER_HOUR_USD`` per instance-hour) and offers
+    observed in the future reject the scrape (``ok`` is False). A GPU name the
+    canonical table does not know is a warning, not a rejection: the offer's price is still
+    right, so it is loaded with ``gpu_id`` null (served without specs) and the provider's
+    ``gpus_resolve`` check goes red until the alias or GPU row is added. Rejecting instead would
+    freeze a provider's whole price list every time it launches a new GPU.
+    """
+
+    offer_count: int = 0
+    non_positive_prices: list[str] = field(default_factory=list)
+    # observed later than now plus the allowed clock skew (warehouse.quality)
+    future_observations: list[str] = field(default_factory=list)
+    unresolved_gpus: list[str] = field(default_factory=list)
+    # warning: the provider's memory figure is more than VRAM_REPORT_TOLERANCE away from the
+    # canonical GPU's datasheet (served: the datasheet figure; kept: vram_gb_reported)
+    vram_mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.offer_count > 0 and not self.non_positive_prices and not self.future_observations
+        )
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.offer_count == 0:
+            out.append("no offers parsed")
+        if self.non_positive_prices:
+            out.append(
+                f"{len(self.non_positive_prices)} offers with price <= 0 (as stored, or under "
+                f"{MIN_PRICE_PER_HOUR_USD} USD/h): " + ", ".join(self.non_positive_prices[:5])
+            )
+        if self.future_observations:
+            out.append(
+                f"{len(self.future_observations)} offers observed in the future: "
+                + ", ".join(self.future_observations[:5])
+            )
+        if self.unresolved_gpus:
+            out.append(unresolved_message(self.unresolved_gpus))
+        return out
+
+
+def unresolved_message(names: list[str]) -> str:
+    return "GPU names not in the alias table: " + ", ".join(sorted(set(names))[:10])
+
+
+def vram_report_mismatch(reported_gb: Decimal, gpu_id: str) -> bool:
+    """True if a provider's per-GPU memory figure is more than 10% away from the datasheet
+    figure of ``gpu_id`` (MiB read as GB, or CPU and GPU memory added together). The same rule
+    as ``current_offers.vram_report_mismatch``."""
+    datasheet = Decimal(str(load_gpus()[gpu_id].vram_gb))
+    return abs(reported_gb - datasheet) > VRAM_REPORT_TOLERANCE * datasheet
+
+
+def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[Decimal, date | None]:
+    """USD per unit of ``currency`` and the rate's date: the latest rate on or before ``on``,
+    else the earliest. USD is (1, None): no conversion, so no rate date."""
+    if currency == "USD":
+        return Decimal(1), None
+    row = con.execute(
+        "select usd_per_unit, rate_date from fx_rates where currency = ?"
+        " order by (rate_date <= ?) desc, case when rate_date <= ? then rate_date end desc,"
+        " rate_date asc limit 1",
+        [currency, on, on],
+    ).fetchone()
+    if row is None:
+        raise LoadError(f"no exchange rate for {currency}; add it to warehouse/seeds/fx_rates.csv")
+    return Decimal(row[0]), row[1]
+
+
+class _Memo:
+    """The per-distinct-value parts of normalising (GPU, offer id, price conversion)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.ids: dict[tuple[Any, ...], str] = {}
+        self.gpus: dict[tuple[str, Decimal | None], str | None] = {}
+        self.mismatch: dict[tuple[str, Decimal], bool] = {}
+        self.days: dict[datetime, date] = {}
+        self.fx: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
+        self.prices: dict[tuple[Any, ...], tuple[Decimal, Decimal, date | None, Decimal]] = {}
+
+    def offer_id(self, o: OfferLike, pricing: str) -> str:
+        key = (o.provider, o.instance_type, o.region, pricing, o.reserved_term_months)
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = offer_id(*key)
+        return found
+
+    def gpu_id(self, name: str, vram: Decimal | None) -> str | None:
+        key = (name, vram)
+        if key not in self.gpus:
+            self.gpus[key] = resolve(name, float(vram) if vram is not None else None)
+        return self.gpus[key]
+
+    def vram_mismatch(self, vram: Decimal, gpu_id: str) -> bool:
+        key = (gpu_id, vram)
+        if key not in self.mismatch:
+            self.mismatch[key] = vram_report_mismatch(Decimal(vram), gpu_id)
+        return self.mismatch[key]
+
+    def day(self, observed_at: datetime) -> date:
+        found = self.days.get(observed_at)
+        if found is None:
+            found = self.days[observed_at] = observed_at.astimezone(UTC).date()
+        return found
+
+    def price(
+        self, o: OfferLike, unit: str, per: str, day: date
+    ) -> tuple[Decimal, Decimal, date | None, Decimal]:
+        """(price per instance-hour, USD per unit, rate date, USD per instance-hour)."""
+        key = (o.price, unit, per, o.gpu_count, o.currency, day)
+        found = self.prices.get(key)
+        if found is None:
+            hourly = price_per_hour(o.price, unit, per, o.gpu_count)
+            if (o.currency, day) not in self.fx:
+                self.fx[(o.currency, day)] = fx_rate(self.con, o.currency, day)
+            usd_per_unit, rate_date = self.fx[(o.currency, day)]
+            found = self.prices[key] = (
+                quantize_money(hourly),
+                usd_per_unit,
+                rate_date,
+                quantize_money(to_usd(hourly, usd_per_unit)),
+            )
+        return found
+
+
+def _text(value: Any) -> str:
+    # StrEnum members (scrapers.base) and plain strings alike: the stored value
+    return value.value if hasattr(value, "value") else str(value)
+
+
+def normalise(
+    con: duckdb.DuckDBPyConnection,
+    offers: Iterable[tuple[str, OfferLike]],
+    *,
+    latest_observed_at: datetime | None = None,
+    validation: Validation | None = None,
+) -> tuple[list[Observation], Validation]:
+    """``(scrape_id, offer)`` pairs -> one observation per (scrape, offer id), and what is wrong.
+
+    Prices are judged as stored: rounded to the columns' scale (``price`` 9 decimals, per-hour
+    figures 6). An offer observed after ``latest_observed_at`` (default: now plus the allowed
+    clock skew, ``warehouse.quality.latest_plausible_observation``) is a validation problem; so
+    is a price <= 0 (those offers are left out). Raises ``LoadError`` when one scrape lists one
+    offer twice with different prices, or a currency has no exchange rate."""
+    latest = latest_observed_at or latest_plausible_observation()
+    validation = validation or Validation()
+    memo = _Memo(con)
+    rows: dict[tuple[str, str], Observation] = {}
+    count = 0
+    for sid, o in offers:
+        count += 1
+        pricing, unit, per = _text(o.pricing), _text(o.price_unit), _text(o.price_per)
+        oid = memo.offer_id(o, pricing)
+        vram = o.vram_gb_reported
+        gpu_id = memo.gpu_id(o.gpu_name, vram)
+        if gpu_id is None:
+            validation.unresolved_gpus.append(o.gpu_name)
+        elif vram is not None and memo.vram_mismatch(vram, gpu_id):
+            validation.vram_mismatches.append(
+                f"{o.instance_type}: {o.gpu_name} reported {vram} GB, datasheet "
+                f"{load_gpus()[gpu_id].vram_gb:g} GB"
+            )
+        if o.observed_at > latest:
+            validation.future_observations.append(
+                f"{o.instance_type} {o.observed_at.astimezone(UTC):%Y-%m-%dT%H:%MZ}"
+            )
+            continue
+        if o.price <= 0 or Decimal(o.price).quantize(_PRICE_QUANTUM) <= 0:
+            validation.non_positive_prices.append(f"{o.instance_type} {o.price}")
+            continue
+        hourly, usd_per_unit, rate_date, hourly_usd = memo.price(
+            o, unit, per, memo.day(o.observed_at)
+        )
+        # judged as stored: $3.64/h mis-read as $0.0000001/h rounds to 0.000000 (issue 15)
+        if hourly <= 0 or hourly_usd < MIN_PRICE_PER_HOUR_USD:
+            validation.non_positive_prices.append(
+                f"{o.instance_type} {o.price} ({hourly_usd} USD/h)"
+            )
+            continue
+        row = Observation(
+            scrape_id=sid,
+            offer_id=oid,
+            provider=o.provider,
+            instance_type=o.instance_type,
+            region=o.region,
+            pricing=pricing,
+            reserved_term_months=o.reserved_term_months,
+            gpu_name=o.gpu_name,
+            gpu_id=gpu_id,
+            gpu_count=o.gpu_count,
+            vram_gb_reported=vram,
+            vcpus=o.vcpus,
+            ram_gb=o.ram_gb,
+            storage_gb=o.storage_gb,
+            price=o.price,
+            currency=o.currency,
+            price_unit=unit,
+            price_per=per,
+            serverless=o.serverless,
+            source_url=o.source_url,
+            observed_at=o.observed_at,
+            price_per_hour=hourly,
+            usd_per_unit=usd_per_unit,
+            fx_rate_date=rate_date,
+            price_per_hour_usd=hourly_usd,
+            offered=o.offered,
+        )
+        previous = rows.get((sid, oid))
+        if previous is not None and _history_values(previous) != _history_values(row):
+            raise LoadError(
+                f"two different prices for one offer: {o.instance_type} {o.region} "
+                f"{pricing}: {previous.price} vs {o.price}"
+            )
+        rows[(sid, oid)] = row
+    validation.offer_count += count
+    return list(rows.values()), validation
+
+
+def _history_values(row: Observation) -> tuple[Any, ...]:
+    return (row.price, row.currency, row.gpu_id, row.gpu_count)
+
+
+def prepare(
+    con: duckdb.DuckDBPyConnection,
+    offers: Sequence[OfferLike],
+    *,
+    latest_observed_at: datetime | None = None,
+) -> tuple[list[Observation], Validation]:
+    """One scrape's offers as observations (``scrape_id`` filled in by ``load.commit_scrape``);
+    see :func:`normalise`."""
+    return normalise(con, (("", o) for o in offers), latest_observed_at=latest_observed_at)

@@ -1,0 +1,291 @@
+"""The rows the write side handles, one record type per table (or per staged input), and the
+column lists derived from them.
+
+A scraper's offer (``scrapers.base.Offer``, which the warehouse does not import) satisfies
+:class:`OfferLike`; ``warehouse.load.prepare`` turns it into an :class:`Observation` (the row of
+``observations``) with the ``warehouse.units`` conversions applied once, and the loader inserts
+``Observation`` fields as they are. The column list of each insert is ``columns(Record)``:
+adding a column means adding a field here (and a migration); no hand-kept list can drift.
+``tests/warehouse/test_records.py`` checks every record against its table in the migrated
+schema, and :class:`ScrapedOffer` against ``scrapers.base.Offer``.
+
+Records are ``msgspec.Struct`` (fast to build, typed, no per-row validation: the values are
+validated where they come from, the scraper's pydantic model or the seed readers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Protocol
+
+import msgspec
+
+
+def columns(record: type[msgspec.Struct]) -> tuple[str, ...]:
+    """The column names of ``record`` (its field names, in table order)."""
+    return record.__struct_fields__
+
+
+def values(record: msgspec.Struct) -> tuple[Any, ...]:
+    """The field values of ``record`` in :func:`columns` order."""
+    return msgspec.structs.astuple(record)
+
+
+def offer_id(provider: str, instance_type: str, region: str, pricing: str, term: int | None) -> str:
+    """Stable id of an offer: the same (provider, instance type, region, pricing) keeps it."""
+    key = "\x1f".join([provider, instance_type, region, pricing, str(term or "")])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+class OfferLike(Protocol):
+    """What the loader reads of an offer: the fields of ``scrapers.base.Offer``.
+
+    Enum fields (pricing, price unit, price basis) may be ``StrEnum`` members or plain strings.
+    """
+
+    @property
+    def provider(self) -> str: ...
+    @property
+    def instance_type(self) -> str: ...
+    @property
+    def region(self) -> str: ...
+    @property
+    def gpu_name(self) -> str: ...
+    @property
+    def gpu_count(self) -> Decimal: ...
+    @property
+    def vram_gb_reported(self) -> Decimal | None: ...
+    @property
+    def vcpus(self) -> Decimal | None: ...
+    @property
+    def ram_gb(self) -> Decimal | None: ...
+    @property
+    def storage_gb(self) -> Decimal | None: ...
+    @property
+    def pricing(self) -> str: ...
+    @property
+    def reserved_term_months(self) -> int | None: ...
+    @property
+    def price(self) -> Decimal: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def price_unit(self) -> str: ...
+    @property
+    def price_per(self) -> str: ...
+    @property
+    def serverless(self) -> bool: ...
+    @property
+    def offered(self) -> bool | None: ...
+    @property
+    def source_url(self) -> str: ...
+    @property
+    def observed_at(self) -> datetime: ...
+
+
+class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
+    """An offer as a provider states it, when it does not come from a scraper's model (a batch
+    table, a generated market): the fields of ``scrapers.base.Offer``, defaults included."""
+
+    provider: str
+    instance_type: str
+    region: str = "global"
+    gpu_name: str
+    gpu_count: Decimal
+    vram_gb_reported: Decimal | None = None
+    vcpus: Decimal | None = None
+    ram_gb: Decimal | None = None
+    storage_gb: Decimal | None = None
+    pricing: str
+    reserved_term_months: int | None = None
+    price: Decimal
+    currency: str
+    price_unit: str = "hour"
+    price_per: str = "instance"
+    serverless: bool = False
+    offered: bool | None = None
+    source_url: str
+    observed_at: datetime
+
+
+class Observation(msgspec.Struct, kw_only=True):
+    """One row of ``observations``: one offer seen by one scrape, prices normalised.
+
+    ``price_per_hour`` is the whole instance per hour in ``currency``, ``price_per_hour_usd``
+    the same in USD at ``usd_per_unit`` (rate of ``fx_rate_date``), both rounded to 6 decimals
+    (``warehouse.units``)."""
+
+    scrape_id: str
+    offer_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    reserved_term_months: int | None
+    gpu_name: str
+    gpu_id: str | None
+    gpu_count: Decimal
+    vram_gb_reported: Decimal | None
+    vcpus: Decimal | None
+    ram_gb: Decimal | None
+    storage_gb: Decimal | None
+    price: Decimal
+    currency: str
+    price_unit: str
+    price_per: str
+    serverless: bool
+    source_url: str
+    observed_at: datetime
+    price_per_hour: Decimal
+    usd_per_unit: Decimal
+    fx_rate_date: date | None
+    price_per_hour_usd: Decimal
+    offered: bool | None
+
+
+class HistoryObservation(msgspec.Struct, kw_only=True):
+    """The observation-shaped rows ``warehouse.history.apply_batch`` reads (a subset of
+    :class:`Observation`; the history importers stage them too)."""
+
+    scrape_id: str
+    offer_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    reserved_term_months: int | None
+    gpu_name: str
+    gpu_id: str | None
+    gpu_count: Decimal
+    price: Decimal
+    currency: str
+    price_per_hour_usd: Decimal
+    serverless: bool
+
+
+class BatchScrape(msgspec.Struct, kw_only=True):
+    """One scrape of a batch load (``warehouse.batch.commit_batch``'s scrapes table)."""
+
+    scrape_id: str
+    provider: str
+    run_id: str | None
+    mode: str
+    source: str
+    observed_at: datetime
+    status: str  # 'success' or 'failed'
+    error: str | None
+
+
+class Fetch(msgspec.Struct, kw_only=True):
+    """One row of ``fetches``: a request of a scrape and the archived body's sha256."""
+
+    scrape_id: str
+    seq: int
+    method: str
+    url: str
+    status: int
+    fetched_at: datetime
+    sha256: str
+
+
+class ScrapeExclusion(msgspec.Struct, kw_only=True):
+    """One row of ``scrape_exclusions``: rows the parser left out of a scrape, per reason."""
+
+    scrape_id: str
+    provider: str
+    reason: str
+    row_count: int
+
+
+class ScrapeSkippedPart(msgspec.Struct, kw_only=True):
+    """One row of ``scrape_skipped_parts``: a request of a scrape that failed alone."""
+
+    scrape_id: str
+    provider: str
+    part: str
+    error: str
+
+
+class ServerlessTier(msgspec.Struct, kw_only=True):
+    """One row of ``serverless_tiers`` (``warehouse.facts.tier_rows``)."""
+
+    offer_id: str
+    platform: str
+    tier: str
+    instance_type: str
+    gpu_id: str | None
+    gpu_candidates: list[str] | None
+    vram_gb_guaranteed: Decimal | None
+    gpu_count: Decimal
+    price: Decimal
+    currency: str
+    price_unit: str
+    price_per_hour: Decimal
+    price_per_hour_usd: Decimal
+    source_date: date
+    source_date_basis: str
+    ends_on: date | None
+    source_url: str | None
+    notes: str | None
+    always_on: bool
+
+
+class EstimateOffer(msgspec.Struct, kw_only=True):
+    """What a token estimate reads of a ``current_offers`` row (identity, hardware, USD price
+    per instance-hour)."""
+
+    offer_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    serverless: bool
+    gpu_id: str
+    gpu_count: Decimal
+    price_per_hour_usd: Decimal
+    observed_at: datetime
+
+
+class TokenEstimate(msgspec.Struct, kw_only=True):
+    """One row of ``token_estimates``: an offer x reference model at one setting."""
+
+    offer_id: str
+    model_id: str
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    serverless: bool
+    gpu_id: str
+    gpu_count: Decimal
+    input_tokens: int
+    output_tokens: int
+    precision_requested: str
+    weight_precision: str
+    compute_precision: str
+    kv_precision: str
+    precision_native: bool
+    fallback_reason: str | None
+    fits: bool
+    not_estimated_reason: str | None
+    gpus_used: int
+    tensor_parallel: int
+    data_parallel: int
+    batch_per_replica: int
+    output_tokens_per_s: float
+    total_tokens_per_s: float
+    price_per_hour_usd: Decimal
+    usd_per_million_output_tokens: Decimal | None
+    usd_per_million_total_tokens: Decimal | None
+    observed_at: datetime
+
+
+OBSERVATION_COLUMNS = columns(Observation)
+HISTORY_OBSERVATION_COLUMNS = columns(HistoryObservation)
+SCRAPED_OFFER_COLUMNS = columns(ScrapedOffer)
+BATCH_SCRAPE_COLUMNS = columns(BatchScrape)
+ESTIMATE_OFFER_COLUMNS = columns(EstimateOffer)
+TOKEN_ESTIMATE_COLUMNS = columns(TokenEstimate)
+SERVERLESS_TIER_COLUMNS = columns(ServerlessTier)
