@@ -378,16 +378,15 @@ def _arrow_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
 
 
 def _estimate_table(rows: list[dict[str, Any]]) -> pa.Table:
-    # decimals as text: DuckDB casts them to the column's decimal type exactly on insert
-    return pa.table(
-        {
-            c: pa.array(
-                [str(v) if isinstance(v, Decimal) else v for v in (r[c] for r in rows)],
-                type=pa.string() if c in _DECIMAL_ESTIMATE_COLUMNS else None,
-            )
-            for c in ESTIMATE_COLUMNS
-        }
-    )
+    columns: dict[str, pa.Array] = {}
+    for c in ESTIMATE_COLUMNS:
+        values = [r[c] for r in rows]
+        if c in _DECIMAL_ESTIMATE_COLUMNS:
+            # decimals as text: DuckDB casts them to the column's decimal type exactly on insert
+            columns[c] = pa.array([None if v is None else str(v) for v in values], pa.string())
+        else:
+            columns[c] = pa.array(values)
+    return pa.table(columns)
 
 
 _DECIMAL_ESTIMATE_COLUMNS = frozenset(

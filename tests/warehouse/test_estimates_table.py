@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import REPO
-from warehouse import economics
+from warehouse import economics, estimates
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.estimates import (
@@ -246,6 +246,23 @@ def test_rebuild_is_idempotent(con):
     )
 
 
+def test_estimates_written_in_chunks_equal_the_whole_table(con, monkeypatch):
+    # issue 15: rebuild streams offers in chunks so memory does not grow with their number;
+    # a chunk of one offer must write exactly the rows of the unchunked computation
+    whole = con.execute("select * from token_estimates order by offer_id, model_id").fetchall()
+    monkeypatch.setattr(estimates, "CHUNK_OFFERS", 1)
+    assert rebuild_token_estimates(con) == len(whole)
+    assert (
+        con.execute("select * from token_estimates order by offer_id, model_id").fetchall() == whole
+    )
+
+
+def test_bad_precision_is_refused_before_any_row_is_made(con):
+    est = estimates.load_estimator(con)
+    with pytest.raises(ValueError, match="unknown precision"):
+        estimates.iter_estimate_rows([], est, [], precision="fp3")
+
+
 def test_published_snapshot_carries_estimates_models_and_facts(con, tmp_path):
     info = publish(con, tmp_path / "published")
     snap = load_into_memory(info)
@@ -259,3 +276,16 @@ def test_published_snapshot_carries_estimates_models_and_facts(con, tmp_path):
         in_snapshot = snap.execute(f"select count(*) from {table}").fetchone()
         in_warehouse = con.execute(f"select count(*) from {table}").fetchone()
         assert in_snapshot and in_warehouse and in_snapshot[0] == in_warehouse[0] > 0
+
+
+def test_estimates_benchmark_runs_small(tmp_path):
+    # benchmarks/hostile_input.py (b) at 300 generated offers: every offer with a canonical GPU
+    # and an ok price gets one row per reference model
+    from benchmarks.hostile_input import build, measure_estimates
+
+    build(tmp_path, 300)
+    result = measure_estimates(tmp_path)
+    with Warehouse(tmp_path / "warehouse.duckdb").connect() as c:
+        models = c.execute("select count(*) from models").fetchall()[0][0]
+    assert result["offers_estimated"] >= 300
+    assert result["rows"] == result["offers_estimated"] * models
