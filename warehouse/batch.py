@@ -61,10 +61,13 @@ def arrow_temp_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table)
 def _offers(con: duckdb.DuckDBPyConnection, offers: str) -> Iterator[tuple[str, ScrapedOffer]]:
     present = {d[0] for d in con.execute(f"select * from {offers} limit 0").description or []}
     names = [c for c in SCRAPED_OFFER_COLUMNS if c in present]
-    result = con.execute(f"select scrape_id, {', '.join(names)} from {offers}")
-    while chunk := result.fetchmany(_CHUNK_ROWS):
-        for row in chunk:
-            yield row[0], ScrapedOffer(**dict(zip(names, row[1:], strict=True)))
+    # read whole before normalising: normalising queries exchange rates on this connection,
+    # which would end a result still being fetched
+    table = con.sql(f"select scrape_id, {', '.join(names)} from {offers}").to_arrow_table()
+    for batch in table.to_batches(max_chunksize=_CHUNK_ROWS):
+        for row in batch.to_pylist():
+            sid = row.pop("scrape_id")
+            yield sid, ScrapedOffer(**row)
 
 
 def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidation:

@@ -34,10 +34,10 @@ import duckdb
 from warehouse.analysis import create_views
 from warehouse.db import transaction
 from warehouse.records import HISTORY_OBSERVATION_COLUMNS
+from warehouse.records import IMPORT_PREFIX as IMPORT_PREFIX
+from warehouse.records import SCRAPE_SOURCE as SCRAPE_SOURCE
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS
 
-SCRAPE_SOURCE = "scrape"
-IMPORT_PREFIX = "import:"
 ROLLUP = "daily_provider_prices"
 ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
 

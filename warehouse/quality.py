@@ -45,7 +45,7 @@ from typing import Any
 import duckdb
 
 from warehouse.db import transaction
-from warehouse.history import SCRAPE_SOURCE
+from warehouse.records import SCRAPE_SOURCE
 from warehouse.settings import (
     DEFAULT_CLOCK_SKEW_S,
     DEFAULT_MAX_OFFERS_PER_SCRAPE,

@@ -22,6 +22,10 @@ from typing import Any, Protocol
 
 import msgspec
 
+# offer_history.source: scraped intervals, or "import:<dataset>" for imported history
+SCRAPE_SOURCE = "scrape"
+IMPORT_PREFIX = "import:"
+
 
 def columns(record: type[msgspec.Struct]) -> tuple[str, ...]:
     """The column names of ``record`` (its field names, in table order)."""

@@ -20,6 +20,7 @@ from benchmarks.history_scale import (
     setup,
     stage_day,
 )
+from warehouse import batch
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -204,6 +205,36 @@ def test_batch_and_per_scrape_paths_write_the_same_history(tmp_path):
             )
     assert histories[0] == histories[2] and len(histories[0]) > 16
     assert histories[1] == histories[3]
+
+
+def test_batch_load_reads_every_offer_when_prices_need_an_exchange_rate(tmp_path, monkeypatch):
+    # provider 14 of the generator quotes EUR: looking its rate up on the loader's connection
+    # once ended the batch's offer stream after its first chunk (offers went missing, their
+    # intervals closed); chunks of 10 rows make a small batch span many
+    monkeypatch.setattr(batch, "_CHUNK_ROWS", 10)
+    observed = []
+    for name, per_scrape in (("batch", False), ("per-scrape", True)):
+        gen = Generator(providers=15, offers=4, start=START, seed=5)
+        with Warehouse(tmp_path / f"{name}.duckdb").connect() as con:
+            setup(con, gen)
+            stage_day(con, gen.next_day())
+            if per_scrape:
+                for hour in range(3):
+                    load_hour_per_scrape(con, hour_offers(con, hour))
+            else:
+                load_day_batch(con, range(0, 3))
+            observed.append(
+                con.execute(
+                    "select * exclude (scrape_id) from observations order by all"
+                ).fetchall()
+            )
+            staged = con.execute(
+                "select count(*) from _gen_offers where scrape_id in"
+                " (select scrape_id from _gen_scrapes where hour < 3)"
+            ).fetchall()[0][0]
+            assert len(observed[-1]) == staged
+            assert any(r[14] == "EUR" for r in observed[-1])  # currency
+    assert observed[0] == observed[1]
 
 
 def test_retention_keeps_the_window_and_each_providers_newest_scrape(generated, tmp_path):
