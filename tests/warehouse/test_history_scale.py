@@ -245,7 +245,7 @@ def test_retention_keeps_the_window_and_each_providers_newest_scrape(generated, 
         con.execute("update retention_policy set keep_days = 2 where table_name = 'observations'")
         newest = con.execute(
             "select max(observed_at) from scrapes where status = 'success'"
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         history = con.execute("select count(*) from offer_history").fetchone()
         con.execute("begin transaction")
         deleted = prune_observations(con)
@@ -255,7 +255,7 @@ def test_retention_keeps_the_window_and_each_providers_newest_scrape(generated, 
             "select min(observed_at) from observations"
             " where scrape_id not in (select arg_max(scrape_id, observed_at)"
             " from scrapes where status = 'success' group by provider)"
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         assert oldest >= newest - timedelta(days=2)
         assert con.execute("select count(*) from offer_history").fetchone() == history
         rebuild(con, now=newest)
