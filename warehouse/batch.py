@@ -3,9 +3,9 @@
 Used to load a long run of recorded scrapes (the three-year scale benchmark loads a day of hourly
 scrapes of 30 providers per call). It runs the per-scrape path's code: offers become
 observations through ``warehouse.normalise.normalise`` (the function ``load.prepare`` calls:
-same offer ids, GPU resolution, ``units`` conversions, exchange rates and checks), are staged
-through Arrow, and history is applied by ``history.apply_batch``, the code the per-scrape path
-runs too.
+same offer ids, GPU resolution, ``units`` conversions, exchange rates and checks), once per
+distinct offer shape of a day, joined back to every scrape in SQL; history is applied by
+``history.apply_batch``, the code the per-scrape path runs too.
 
 Input: a table of scrapes (``records.BatchScrape``: ``scrape_id, provider, run_id, mode,
 source, observed_at, status, error``; status 'success' or 'failed') and a table of offers (the
@@ -21,9 +21,9 @@ from datetime import UTC, datetime
 import duckdb
 import pyarrow as pa
 
-from warehouse.db import insert_records, transaction
+from warehouse.db import insert_arrow, transaction
 from warehouse.history import BATCH_TABLE, OBSERVED_COLUMNS, apply_batch
-from warehouse.normalise import Validation, normalise
+from warehouse.normalise import LoadError, Validation, normalise
 from warehouse.records import (
     BATCH_SCRAPE_COLUMNS,
     OBSERVATION_COLUMNS,
@@ -35,7 +35,6 @@ STAGED_TABLE = "_batch_staged"
 OBSERVED_VIEW = "_batch_observed"
 OFFER_COLUMNS = ("scrape_id", *SCRAPED_OFFER_COLUMNS)
 SCRAPE_COLUMNS = BATCH_SCRAPE_COLUMNS
-_CHUNK_ROWS = 100_000
 
 
 class BatchValidation(Validation):
@@ -58,31 +57,91 @@ def arrow_temp_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table)
         con.unregister("_batch_arrow")
 
 
-def _offers(con: duckdb.DuckDBPyConnection, offers: str) -> Iterator[tuple[str, ScrapedOffer]]:
-    present = {d[0] for d in con.execute(f"select * from {offers} limit 0").description or []}
-    names = [c for c in SCRAPED_OFFER_COLUMNS if c in present]
+_SHAPES = "_batch_shapes"
+_NORMALISED = "_batch_normalised"
+# Observation columns normalise computes from an offer; the rest are the offer's own
+_DERIVED = ("offer_id", "gpu_id", "price_per_hour", "usd_per_unit", "fx_rate_date",
+            "price_per_hour_usd")  # fmt: skip
+
+
+def _shapes(con: duckdb.DuckDBPyConnection, names: list[str]) -> Iterator[tuple[str, ScrapedOffer]]:
     # read whole before normalising: normalising queries exchange rates on this connection,
     # which would end a result still being fetched
-    table = con.sql(f"select scrape_id, {', '.join(names)} from {offers}").to_arrow_table()
-    for batch in table.to_batches(max_chunksize=_CHUNK_ROWS):
-        for row in batch.to_pylist():
-            sid = row.pop("scrape_id")
-            yield sid, ScrapedOffer(**row)
+    rows = con.execute(f"select shape_id, {', '.join(names)} from {_SHAPES}").fetchall()
+    for row in rows:
+        yield str(row[0]), ScrapedOffer(**dict(zip(names, row[1:], strict=True)))
 
 
 def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidation:
     """Normalise the offers table ``offers`` into ``STAGED_TABLE`` (observation rows).
 
-    Raises ``LoadError`` when one scrape lists one offer twice with different prices, or a
-    currency has no exchange rate. Offers with a price <= 0 (or observed in the future) are left
-    out and reported.
+    The rules are ``normalise``'s, applied once per distinct offer shape of a UTC day (an hourly
+    batch repeats each offer in every scrape: the values, apart from the scrape and its time,
+    are the same), judged at the shape's latest observation; SQL joins the results back to
+    every scrape. Raises ``LoadError`` when one scrape lists one offer twice with different
+    prices, or a currency has no exchange rate. Offers with a price <= 0 (or observed in the
+    future) are left out and reported.
     """
-    rows, validation = normalise(con, _offers(con, offers), validation=BatchValidation())
+    present = {d[0] for d in con.execute(f"select * from {offers} limit 0").description or []}
+    names = [c for c in SCRAPED_OFFER_COLUMNS if c in present and c != "observed_at"]
+    keys = ", ".join([*names, "day"])
+    con.execute(f"""
+        create or replace temp table _batch_keyed as
+        select *, dense_rank() over (order by {keys}) as shape_id
+        from (select *, timezone('UTC', observed_at)::date as day from {offers})
+    """)
+    con.execute(f"""
+        create or replace temp table {_SHAPES} as
+        select shape_id, {", ".join(f"any_value({c}) as {c}" for c in names)},
+               max(observed_at) as observed_at
+        from _batch_keyed group by shape_id
+    """)
+    validation = BatchValidation()
+    shapes, _ = normalise(con, _shapes(con, [*names, "observed_at"]), validation=validation)
+    validation.offer_count = int(con.execute(f"select count(*) from {offers}").fetchall()[0][0])
     con.execute(
-        f"create or replace temp table {STAGED_TABLE} as select * from observations limit 0"
+        f"create or replace temp table {_NORMALISED} as"
+        f" select 0::bigint as shape_id, {', '.join(_DERIVED)} from observations limit 0"
     )
-    insert_records(con, STAGED_TABLE, rows)
-    assert isinstance(validation, BatchValidation)
+    insert_arrow(
+        con,
+        _NORMALISED,
+        pa.table(
+            {
+                "shape_id": [int(r.scrape_id) for r in shapes],
+                **{c: [getattr(r, c) for r in shapes] for c in _DERIVED},
+            }
+        ),
+    )
+    derived = set(_DERIVED)
+    select = ", ".join(
+        f"n.{c}" if c in derived else f"null::boolean as {c}" if c not in present else f"k.{c}"
+        for c in OBSERVATION_COLUMNS
+    )
+    con.execute(f"""
+        create or replace temp table {STAGED_TABLE} as
+        select {select}
+        from _batch_keyed as k inner join {_NORMALISED} as n on k.shape_id = n.shape_id
+    """)
+    rows, keys_count = con.execute(
+        f"select count(*), count(distinct (scrape_id, offer_id)) from {STAGED_TABLE}"
+    ).fetchall()[0]
+    if rows != keys_count:  # one offer listed twice in one scrape: fine if identical
+        conflict = con.execute(f"""
+            select any_value(instance_type), any_value(region), any_value(pricing)
+            from {STAGED_TABLE} group by scrape_id, offer_id
+            having count(distinct (price, currency, gpu_id, gpu_count)) > 1 limit 1
+        """).fetchall()
+        if conflict:
+            raise LoadError(
+                f"two different prices for one offer: {conflict[0][0]} "
+                f"{conflict[0][1]} {conflict[0][2]}"
+            )
+        con.execute(
+            f"create or replace temp table {STAGED_TABLE} as"
+            f" select * from {STAGED_TABLE} qualify row_number() over"
+            f" (partition by scrape_id, offer_id order by observed_at) = 1"
+        )
     return validation
 
 

@@ -9,6 +9,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+import duckdb
 import pytest
 
 from benchmarks.history_scale import (
@@ -20,7 +21,6 @@ from benchmarks.history_scale import (
     setup,
     stage_day,
 )
-from warehouse import batch
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -211,7 +211,10 @@ def test_batch_load_reads_every_offer_when_prices_need_an_exchange_rate(tmp_path
     # provider 14 of the generator quotes EUR: looking its rate up on the loader's connection
     # once ended the batch's offer stream after its first chunk (offers went missing, their
     # intervals closed); chunks of 10 rows make a small batch span many
-    monkeypatch.setattr(batch, "_CHUNK_ROWS", 10)
+    fetchmany = duckdb.DuckDBPyConnection.fetchmany
+    monkeypatch.setattr(
+        duckdb.DuckDBPyConnection, "fetchmany", lambda self, size=1: fetchmany(self, min(size, 10))
+    )
     observed = []
     for name, per_scrape in (("batch", False), ("per-scrape", True)):
         gen = Generator(providers=15, offers=4, start=START, seed=5)
