@@ -36,10 +36,10 @@ def test_reopening_the_file_keeps_data(tmp_path):
     wh = Warehouse(tmp_path / "w.duckdb")
     with wh.connect() as con:
         load_seeds(con)
-        gpus = con.execute("select count(*) from gpus").fetchone()[0]
+        gpus = con.execute("select count(*) from gpus").fetchall()[0][0]
     with wh.connect() as con:
-        assert con.execute("select count(*) from gpus").fetchone()[0] == gpus > 30
-        assert con.execute("select count(*) from schema_migrations").fetchone()[0] == len(
+        assert con.execute("select count(*) from gpus").fetchall()[0][0] == gpus > 30
+        assert con.execute("select count(*) from schema_migrations").fetchall()[0][0] == len(
             migrations()
         )
 
@@ -49,4 +49,4 @@ def test_seed_reload_is_idempotent(tmp_path):
         first = load_seeds(con)
         second = load_seeds(con)
         assert first == second
-        assert con.execute("select count(*) from gpus").fetchone()[0] == first["gpus"]
+        assert con.execute("select count(*) from gpus").fetchall()[0][0] == first["gpus"]
