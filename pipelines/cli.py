@@ -24,6 +24,8 @@ from warehouse.settings import Settings, env_var
 EXIT_PROVIDER_FAILED = 1
 EXIT_NOTHING_PUBLISHED = 3
 REPO_DAGSTER_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
+# api.server's uvicorn protocol (named, not imported: pipelines and api are independent layers)
+SERVER_PROTOCOL = "api.server:GuardedHttpToolsProtocol"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")  # uvicorn's
 HOME_ENV = env_var("home")
 
@@ -155,6 +157,13 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
+        # the server limits (docs/deploy.md "The API under hostile clients"): the guarded
+        # protocol reads the same settings in each worker; these are uvicorn's own
+        http=SERVER_PROTOCOL,
+        limit_concurrency=settings.max_connections + 1,
+        timeout_keep_alive=settings.keep_alive_timeout_s,
+        backlog=settings.backlog,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     return 0
 

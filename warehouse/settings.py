@@ -37,6 +37,7 @@ DEFAULT_PROVIDER_DEADLINE_S = 300.0
 DEFAULT_RELOAD_INTERVAL_S = 1.0
 DEFAULT_REMOTE_RELOAD_INTERVAL_S = 15.0
 DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+DEFAULT_HELD_SNAPSHOTS = 2
 # The warehouse's functions take these values as parameters and default to these figures.
 DEFAULT_MAX_OFFERS_PER_SCRAPE = 20_000
 DEFAULT_CLOCK_SKEW_S = 300.0
@@ -239,6 +240,40 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = _setting(
         None, "Bearer token of the admin endpoints; unset = they answer 403", "API"
     )
+
+    held_snapshots: int = _setting(
+        DEFAULT_HELD_SNAPSHOTS,
+        "Snapshots the API keeps in memory for requests pinned with `as_of` (count: the "
+        "current one and those before it)",
+        "API",
+        ge=1,
+    )
+
+    # the API server's limits (api.server; docs/deploy.md "The API under hostile clients")
+    max_header_bytes: int = _setting(
+        16 * 1024, "Largest request line + headers, bytes; beyond: 431", "API server", gt=0
+    )
+    max_body_bytes: int = _setting(
+        64 * 1024, "Largest request body, bytes; beyond: 413", "API server", gt=0
+    )
+    request_timeout_s: float = _setting(
+        10.0,
+        "From a request's first byte (or the connection) to the whole request read, "
+        "seconds; beyond: 408",
+        "API server",
+        gt=0,
+        **_FINITE,
+    )
+    keep_alive_timeout_s: int = _setting(
+        5, "An idle connection after a response is closed after this, seconds", "API server", gt=0
+    )
+    max_connections: int = _setting(
+        1000,
+        "Open connections per worker (count); a new one closes the longest idle, or gets 503",
+        "API server",
+        gt=0,
+    )
+    backlog: int = _setting(1024, "Listen queue length (count)", "API server", gt=0)
 
     @field_validator("cors_origins", mode="before")
     @classmethod
