@@ -23,10 +23,11 @@ from api.controllers.instances import InstancesController, instances_fast_route
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
 from api.encoding import encode
+from api.errors import request_ids, unhandled_error
 from api.limits import limit_query_length
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.schemas import NumberSchemaPlugin
-from api.store import NoSnapshot, SnapshotStore
+from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
 from warehouse import remote
 from warehouse.settings import Settings, env_var
 
@@ -81,6 +82,16 @@ def _no_snapshot(_: Request, exc: NoSnapshot) -> Response[bytes]:
     return _error(503, str(exc))
 
 
+def _snapshot_gone(_: Request, exc: SnapshotGone) -> Response[bytes]:
+    body = {
+        "status_code": 410,
+        "detail": str(exc),
+        "current_as_of": exc.current_as_of,
+        "held_as_of": exc.held,
+    }
+    return Response(content=encode(body), status_code=410, media_type="application/json")
+
+
 def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
     return _error(
         exc.status_code, str(exc.detail), exc.extra if isinstance(exc.extra, list) else None
@@ -115,9 +126,15 @@ def create_app(
             locate=source.current,
             where=url,
             cache_bytes=cache_bytes,
+            held=settings.held_snapshots,
         )
     else:
-        store = SnapshotStore(directory, reload_interval_s=interval, cache_bytes=cache_bytes)
+        store = SnapshotStore(
+            directory,
+            reload_interval_s=interval,
+            cache_bytes=cache_bytes,
+            held=settings.held_snapshots,
+        )
     origins = list(settings.cors_origins)
     app = Litestar(
         route_handlers=[
@@ -138,16 +155,26 @@ def create_app(
         middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
         compression_config=COMPRESSION,
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
-        dependencies={"store": Provide(lambda: store, use_cache=True, sync_to_thread=False)},
+        # the store, or with ?as_of= a view pinned to that held snapshot (api.store)
+        dependencies={"store": Provide(pinned_store(store), sync_to_thread=False)},
         exception_handlers={
             ValidationException: _validation_error,
             NoSnapshot: _no_snapshot,
+            SnapshotGone: _snapshot_gone,
             HTTPException: _http_error,
+            Exception: unhandled_error,
         },
+        request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
             allow_origins=origins,
             allow_methods=["GET", "HEAD"],
-            expose_headers=["ETag", "Last-Modified", "X-Total-Count", "Content-Disposition"],
+            expose_headers=[
+                "ETag",
+                "Last-Modified",
+                "X-Total-Count",
+                "Content-Disposition",
+                "X-Request-ID",
+            ],
         )
         if origins
         else None,
@@ -177,6 +204,6 @@ def create_app(
         ),
     )
     # plain GET /instances queries skip Litestar (routing, parameter parsing, handler): the same
-    # bytes; HEAD on every GET endpoint
-    app.asgi_handler = head_as_get(instances_fast_route(store)(app.asgi_handler))
+    # bytes; HEAD on every GET endpoint; every answer, errors included, carries an X-Request-ID
+    app.asgi_handler = request_ids(head_as_get(instances_fast_route(store)(app.asgi_handler)))
     return app

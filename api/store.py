@@ -15,16 +15,19 @@ drops it), bounded in bytes keys included (``$GPUPRICES_RESPONSE_CACHE_BYTES``, 
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import duckdb
 from litestar.di import NamedDependency
+from litestar.params import QueryParameter
 
 from api.cache import RESPONSE_CACHE_BYTES, RESPONSE_CACHE_BYTES_ENV, ResponseCache
 from api.offers import EncodedOffers
@@ -32,6 +35,12 @@ from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_me
 from warehouse.queries import OfferTable
 
 __all__ = ["RESPONSE_CACHE_BYTES", "RESPONSE_CACHE_BYTES_ENV"]  # api.app reads them from here
+
+# Snapshots kept in memory for requests pinned with as_of: the current one and the one before.
+HELD_SNAPSHOTS = 2
+log = logging.getLogger("gpuprices.api")
+# a URL or an absolute path inside an error message: server internals, kept out of answers
+_LOCATION = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]*|(?<![\w.])/[^\s'\"]+)")
 
 
 class NoSnapshot(RuntimeError):
@@ -78,9 +87,41 @@ class Snapshot:
     def cached_bytes(self) -> int:
         return self.responses.bytes
 
+    def drop_cache(self) -> None:
+        """Empty the response cache and keep nothing more (a snapshot no longer current)."""
+        self.cache_bytes = 0
+        self.responses = ResponseCache(0)
+
+
+class SnapshotGone(RuntimeError):
+    """A request pinned to an ``as_of`` the server no longer (or never) held."""
+
+    def __init__(self, as_of: datetime, current: Snapshot, held: list[Snapshot]) -> None:
+        self.current_as_of = current.as_of
+        self.held = [s.as_of for s in held]
+        super().__init__(
+            f"the snapshot of as_of {_iso(as_of)} is no longer held; the current one is "
+            f"as_of {_iso(current.as_of)} (held: {', '.join(_iso(s.as_of) for s in held)}): "
+            "start again from the first page"
+        )
+
+
+def _iso(moment: datetime) -> str:
+    """As answers spell it: UTC with a Z."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
 
 class SnapshotStore:
-    """Holds the current snapshot and swaps in newer ones without a restart."""
+    """Holds the current snapshot (and the few before it) and swaps in newer ones without a
+    restart.
+
+    Requests never wait for a load: once the first snapshot is in, a due check of CURRENT
+    (every ``reload_interval_s``) runs in a background thread that reads the pointer, loads the
+    new snapshot into memory and then swaps one reference; requests meanwhile keep answering
+    from the snapshot they have. Only the very first load (nothing to serve yet) is waited for.
+    A pointer or snapshot that cannot be read leaves the last good snapshot served and the
+    reason in ``last_error`` (``/health`` shows it). The ``held`` newest snapshots stay in
+    memory so a client paging with ``as_of`` gets pages of one snapshot (:meth:`get`)."""
 
     def __init__(
         self,
@@ -89,6 +130,7 @@ class SnapshotStore:
         locate: Callable[[], SnapshotInfo | None] | None = None,
         where: str | None = None,
         cache_bytes: int = RESPONSE_CACHE_BYTES,
+        held: int = HELD_SNAPSHOTS,
     ) -> None:
         self.published_dir = published_dir
         self.cache_bytes = cache_bytes
@@ -97,35 +139,83 @@ class SnapshotStore:
         # e.g. warehouse.remote.RemoteSnapshots(url, cache).current for replicas elsewhere.
         self._locate = locate or (lambda: current(self.published_dir))
         self.where = where or str(published_dir)
+        self.held = max(1, held)
         self._snapshot: Snapshot | None = None
+        self._history: list[Snapshot] = []  # oldest first, the current one last
         self._checked_at = float("-inf")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one load at a time
+        self._flag_lock = threading.Lock()
+        self._loading = False
         self.last_error: str | None = None
 
-    def get(self) -> Snapshot:
+    def get(self, as_of: datetime | None = None) -> Snapshot:
+        """The current snapshot, or with ``as_of`` the held snapshot published then.
+
+        Raises NoSnapshot before the first load, SnapshotGone for an ``as_of`` not held."""
         now = time.monotonic()
         if now - self._checked_at >= self.reload_interval_s:
-            self.refresh()
+            if self._snapshot is None:
+                self.refresh()  # nothing to serve yet: the first load is waited for
+            else:
+                self._refresh_in_background(now)
         snapshot = self._snapshot
         if snapshot is None:
             raise NoSnapshot(
-                f"no snapshot published under {self.where} yet: run `gpuprices ingest`"
+                "no snapshot published yet: run `gpuprices ingest`"
                 + (f" ({self.last_error})" if self.last_error else "")
             )
-        return snapshot
+        if as_of is None or as_of == snapshot.as_of:
+            return snapshot
+        history = list(self._history)
+        found = next((s for s in history if s.as_of == as_of), None)
+        if found is None:
+            raise SnapshotGone(as_of, snapshot, history)
+        return found
+
+    @property
+    def snapshots(self) -> list[Snapshot]:
+        """The held snapshots, oldest first (the current one last)."""
+        return list(self._history)
+
+    def _refresh_in_background(self, now: float) -> None:
+        with self._flag_lock:
+            if self._loading:
+                return
+            self._loading = True
+            self._checked_at = now  # no other request starts one meanwhile
+        thread = threading.Thread(target=self._background, name="snapshot-reload", daemon=True)
+        thread.start()
+
+    def _background(self) -> None:
+        try:
+            self.refresh()
+        except Exception:  # never let a reload kill the thread silently
+            log.exception("snapshot reload failed")
+        finally:
+            self._loading = False
+
+    def _failed(self, message: str) -> bool:
+        """Log ``message`` (once while it repeats) and keep it, without paths or URLs, as
+        ``last_error`` for /health and the 503 body."""
+        public = _LOCATION.sub("<snapshots>", message.replace(self.where, "<snapshots>"))
+        if public != self.last_error:
+            log.warning("%s (%s); serving the last good snapshot", message, self.where)
+        self.last_error = public
+        return False
 
     def refresh(self) -> bool:
-        """Load the snapshot CURRENT names if it is not the one held. Returns True on a swap."""
+        """Load the snapshot CURRENT names if it is not the one held. Returns True on a swap.
+        Blocks while the load runs (the caller's thread; :meth:`get` uses a background one)."""
         with self._lock:
             self._checked_at = time.monotonic()
             try:
                 info = self._locate()
             except SnapshotError as exc:
-                self.last_error = str(exc)
+                return self._failed(str(exc))
+            if info is None:
                 return False
-            if info is None or (
-                self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id
-            ):
+            if self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id:
+                self.last_error = None
                 return False
             try:
                 con = load_into_memory(info)
@@ -137,14 +227,60 @@ class SnapshotStore:
                     ).fetchall()
                 )
                 offers = EncodedOffers(OfferTable.load(con)) if "current_offers" in tables else None
-            except (duckdb.Error, OSError) as exc:
+            except (duckdb.Error, OSError, ValueError) as exc:
                 # Keep serving the snapshot we have; a pruned or unreadable file is retried later.
-                self.last_error = f"could not load snapshot {info.snapshot_id}: {exc}"
-                return False
-            self._snapshot = Snapshot(info, con, tables, offers, self.cache_bytes)
+                log.warning("could not load snapshot %s: %s", info.snapshot_id, exc)
+                return self._failed(f"could not load snapshot {info.snapshot_id}")
+            fresh = Snapshot(info, con, tables, offers, self.cache_bytes)
+            history = [s for s in self._history if s.as_of != fresh.as_of] + [fresh]
+            for older in history[:-1]:
+                # pinned pages are rare: only the current snapshot keeps a response cache; one
+                # no longer held is freed when the last request using it ends
+                older.drop_cache()
+            self._history = history[-self.held :]
+            self._snapshot = fresh  # the swap: one reference
             self.last_error = None
             return True
 
 
-# Handlers declare ``store: Store``: the app-wide SnapshotStore, injected by name.
+class PinnedStore(SnapshotStore):
+    """The store as one request pinned to ``as_of`` sees it: ``get()`` is that held snapshot."""
+
+    def __init__(self, store: SnapshotStore, as_of: datetime) -> None:  # no super(): a view
+        self._store = store
+        self._pinned = as_of
+
+    def get(self, as_of: datetime | None = None) -> Snapshot:
+        return self._store.get(as_of or self._pinned)
+
+    def refresh(self) -> bool:
+        return self._store.refresh()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+AS_OF_DOC = (
+    "Answer from the snapshot with this as_of (the as_of of an earlier answer, e.g. page 1 of "
+    "an offset listing) while the server still holds it, so pages stay consistent across a "
+    "snapshot swap; 410 naming the current as_of once it is gone. Default: the current snapshot"
+)
+
+
+def pinned_store(store: SnapshotStore) -> Callable[..., SnapshotStore]:
+    """The ``store`` dependency: ``store`` itself, or a :class:`PinnedStore` for ``?as_of=``."""
+
+    def provide(
+        as_of: Annotated[
+            datetime | None, QueryParameter(name="as_of", description=AS_OF_DOC)
+        ] = None,
+    ) -> SnapshotStore:
+        if as_of is None:
+            return store
+        return PinnedStore(store, as_of if as_of.tzinfo else as_of.replace(tzinfo=UTC))
+
+    return provide
+
+
+# Handlers declare ``store: Store``: the app-wide SnapshotStore (or a pinned view of it).
 Store = NamedDependency[SnapshotStore]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,8 @@ import duckdb
 from warehouse.analysis import create_views
 
 POINTER = "CURRENT"
+# What CURRENT may name: a snapshot file in the same directory (never a path).
+SNAPSHOT_FILE = re.compile(r"snapshot-[0-9A-Za-z]+\.duckdb")
 # DuckDB 1.4 (the long-term-support line) and every later DuckDB, the PyPI duckdb-cli 1.4.x and
 # 1.5.x included, read this format; tests/pipelines/test_cli_sql.py opens a snapshot with the
 # duckdb-cli binary. Raising it locks those readers out: see the README's SQL section.
@@ -151,20 +154,35 @@ def _prune(published_dir: Path, keep: str) -> None:
 
 
 def current(published_dir: Path) -> SnapshotInfo | None:
-    """The snapshot ``CURRENT`` points at, or None if nothing was published yet."""
+    """The snapshot ``CURRENT`` points at, or None if nothing was published yet.
+
+    Raises SnapshotError (its message names no path) for a pointer that is not JSON, lacks a
+    field, has a bad ``as_of``, or whose ``file`` is anything but a ``snapshot-*.duckdb`` name
+    in ``published_dir`` itself (no ``..``, no absolute path)."""
     try:
-        pointer = json.loads((published_dir / POINTER).read_text(encoding="utf-8"))
+        text = (published_dir / POINTER).read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    except (json.JSONDecodeError, OSError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = type(exc).__name__
+        raise SnapshotError(f"unreadable snapshot pointer {POINTER}: {reason}") from None
+    try:
+        pointer = json.loads(text)
+        snapshot_id, as_of_text, name = (pointer["snapshot_id"], pointer["as_of"], pointer["file"])
+        if not all(isinstance(v, str) for v in (snapshot_id, as_of_text, name)):
+            raise TypeError("a field is not a string")
+        as_of = datetime.fromisoformat(as_of_text)
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        reason = f"missing field {exc}" if isinstance(exc, KeyError) else type(exc).__name__
+        raise SnapshotError(f"malformed snapshot pointer {POINTER} ({reason})") from None
+    if not SNAPSHOT_FILE.fullmatch(name):
         raise SnapshotError(
-            f"unreadable snapshot pointer {published_dir / POINTER}: {exc}"
-        ) from None
-    return SnapshotInfo(
-        pointer["snapshot_id"],
-        datetime.fromisoformat(pointer["as_of"]),
-        published_dir / pointer["file"],
-    )
+            f"snapshot pointer {POINTER} names {name[:80]!r}, not a snapshot-*.duckdb file "
+            "beside it"
+        )
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    return SnapshotInfo(snapshot_id, as_of, published_dir / name)
 
 
 def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:

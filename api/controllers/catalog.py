@@ -84,6 +84,7 @@ class HealthController(Controller):
                     Health,
                     {
                         "status": "no_snapshot",
+                        "problem": store.last_error,
                         "snapshot_id": None,
                         "as_of": None,
                         "offers": 0,
@@ -95,11 +96,14 @@ class HealthController(Controller):
             )
         counts = snapshot.query(HEALTH_SQL)[0]
         by_origin = {row.pop("data_origin"): row for row in snapshot.query(HEALTH_ORIGINS_SQL)}
+        # a newer snapshot or the pointer could not be read: still serving, the last good one
+        problem = store.last_error
         return json_response(
             encode_as(
                 Health,
                 {
-                    "status": "ok",
+                    "status": "degraded" if problem else "ok",
+                    "problem": problem,
                     "snapshot_id": snapshot.info.snapshot_id,
                     "as_of": snapshot.as_of,
                     **counts,

@@ -51,6 +51,10 @@ MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
 DEFAULT_RANGE_DAYS = 90
 DEFAULT_CHANGES_DAYS = 7
 MAX_LIMIT = 1000
+# The instants /changes' since may name: far wider than any data, narrow enough that its UTC
+# conversion never overflows (since=0001-01-01T00:00:00+05:00 is before the year 1 in UTC).
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2199, 12, 31)
 
 
 # the `to` parameter of the history endpoints
@@ -300,6 +304,10 @@ class HistoryController(Controller):
         start = since or snapshot.as_of - timedelta(days=DEFAULT_CHANGES_DAYS)
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
+        if not FIRST_DAY <= start.date() <= LAST_DAY:  # the offset is applied in DuckDB
+            raise ClientException(
+                f"since: {start.isoformat()} is not between {FIRST_DAY} and {LAST_DAY}"
+            )
         filters = {"since": start, "provider": slugs(provider), "gpu": gpu_filters(gpu)}
         key = (
             "changes",

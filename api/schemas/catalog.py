@@ -116,7 +116,13 @@ class OriginCounts(Schema):
 
 
 class Health(Schema):
-    status: Annotated[str, msgspec.Meta(description="ok, or no_snapshot")]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="ok; degraded: serving the last good snapshot while a newer one or the "
+            "snapshot pointer cannot be read (see problem); or no_snapshot"
+        ),
+    ]
     snapshot_id: str | None
     as_of: datetime | None
     offers: int
@@ -129,6 +135,10 @@ class Health(Schema):
             " date) or curated (seed tiers); per provider: GET /providers"
         ),
     ] = msgspec.field(default_factory=dict)
+    problem: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the status is not ok (no server paths); null when ok"),
+    ] = None
 
 
 class ErrorBody(Schema, omit_defaults=True):  # extra only when there is any
