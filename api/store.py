@@ -107,8 +107,12 @@ class SnapshotGone(RuntimeError):
 
 
 def _iso(moment: datetime) -> str:
-    """As answers spell it: UTC with a Z."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    """As answers spell it: UTC with a Z (as given when UTC would overflow year 1 or 9999)."""
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        return moment.isoformat()
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 class SnapshotStore:
