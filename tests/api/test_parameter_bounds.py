@@ -147,7 +147,7 @@ def test_combinations_of_bounded_parameters_are_not_a_500(
         derandomize=True,
         deadline=None,
         database=None,
-        suppress_health_check=list(HealthCheck),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
     def check(values: dict[str, str]) -> None:
         if path == "/breakeven" and values.get("gpu_seconds_per_request") == "5e-324":
