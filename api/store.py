@@ -222,7 +222,8 @@ class SnapshotStore:
                 self.last_error = None
                 return False
             try:
-                con = load_into_memory(info)
+                # one DuckDB thread: the other core keeps answering requests meanwhile
+                con = load_into_memory(info, threads=1)
                 tables = frozenset(
                     r[0]
                     for r in con.execute(

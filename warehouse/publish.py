@@ -185,13 +185,18 @@ def current(published_dir: Path) -> SnapshotInfo | None:
     return SnapshotInfo(snapshot_id, as_of, published_dir / name)
 
 
-def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
+def load_into_memory(
+    info: SnapshotInfo, *, threads: int | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB holding a copy of every table of the snapshot file, and the analysis
     views and macros over them (``warehouse.analysis``), so readers select from the same SQL
     objects a user finds in the file. Raises duckdb.Error for a snapshot lacking a table they
     read."""
     con = duckdb.connect(":memory:")
     con.execute("set timezone = 'UTC'")
+    default_threads = con.execute("select current_setting('threads')").fetchone()
+    if threads is not None:  # a load beside a serving process: leave it the other cores
+        con.execute(f"set threads = {int(threads)}")
     con.execute("attach ? as snap (read_only)", [str(info.path)])
     try:
         tables = [
@@ -211,4 +216,6 @@ def load_into_memory(info: SnapshotInfo) -> duckdb.DuckDBPyConnection:
     except duckdb.Error:
         con.close()
         raise
+    if threads is not None and default_threads is not None:
+        con.execute(f"set threads = {int(default_threads[0])}")
     return con

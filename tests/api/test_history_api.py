@@ -541,7 +541,7 @@ def test_history_routes_are_documented(client):
     params = {p["name"] for p in paths["/history"]["get"]["parameters"]}
     assert {"gpu", "pricing", "bucket", "from", "to"} <= params
     catalog = {p["name"] for p in paths["/history/catalog"]["get"]["parameters"]}
-    assert catalog == {"gpu", "from", "to", "format"}
+    assert catalog == {"gpu", "from", "to", "format", "as_of"}  # as_of: pinning (api.store)
 
 
 # --- the replayed captures with the real public history datasets backfilled ------------------
