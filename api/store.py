@@ -2,8 +2,9 @@
 
 The API never opens the warehouse file. It reads ``published/CURRENT``, copies that snapshot
 into an in-memory DuckDB, and swaps it in when the pointer changes (checked at most once per
-``reload_interval_s``). A request holds one ``Snapshot`` object from start to end, so every
-response is consistent with exactly one snapshot.
+``reload_interval_s``, in a background thread: requests never wait for a load). A request
+holds one ``Snapshot`` object from start to end, so every response is consistent with exactly
+one snapshot; the few newest stay held for requests pinned with ``?as_of=`` (``PinnedStore``).
 
 At load, ``current_offers`` is also read into a ``warehouse.queries.OfferTable`` with every row
 pre-encoded (``Snapshot.offers``, ``api.offers``): GET /instances answers any query from it
