@@ -98,6 +98,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        # uvicorn's own per-request check counts connections that are already closing (an
+        # evicted one leaves the set a loop turn later) and would 503 a request that fits; the
+        # cap below counts open ones, and requests in progress never outnumber connections
+        self.limit_concurrency = None
         self._limits = limits()
         self._refusal: tuple[int, str] | None = None
         self._head_bytes = 0  # of the request head being received

@@ -110,8 +110,6 @@ def test_every_edge_value_of_every_bounded_parameter_is_not_a_500(
 ) -> None:
     for name, kind in bounded.items():
         for value in EDGES[kind]:
-            if path == "/breakeven" and name == "gpu_seconds_per_request" and value == "5e-324":
-                continue  # the known finding, pinned in test_breakeven_with_a_subnormal_...
             _request(client, path, required, {name: value})
 
 
@@ -150,18 +148,11 @@ def test_combinations_of_bounded_parameters_are_not_a_500(
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
     def check(values: dict[str, str]) -> None:
-        if path == "/breakeven" and values.get("gpu_seconds_per_request") == "5e-324":
-            return
         _request(client, path, required, values)
 
     check()
 
 
-@pytest.mark.xfail(
-    reason="the finding lives in api/controllers/economics.py (helper econ): "
-    "requests_per_day=0&gpu_seconds_per_request=5e-324 is a 500",
-    strict=False,
-)
 def test_breakeven_with_a_subnormal_gpu_seconds_per_request_is_not_a_500(client) -> None:
     response = client.get(
         "/breakeven", params={"requests_per_day": "0", "gpu_seconds_per_request": "5e-324"}
