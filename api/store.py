@@ -37,7 +37,8 @@ from warehouse.queries import OfferTable
 
 __all__ = ["RESPONSE_CACHE_BYTES", "RESPONSE_CACHE_BYTES_ENV"]  # api.app reads them from here
 
-# Snapshots kept in memory for requests pinned with as_of: the current one and the one before.
+# Snapshots kept in memory for requests pinned with as_of: the current one and the one before
+# (the API passes Settings.held_snapshots, GPUPRICES_HELD_SNAPSHOTS).
 HELD_SNAPSHOTS = 2
 log = logging.getLogger("gpuprices.api")
 # a URL or an absolute path inside an error message: server internals, kept out of answers
