@@ -205,7 +205,7 @@ class SnapshotStore:
         ``last_error`` for /health and the 503 body."""
         public = _LOCATION.sub("<snapshots>", message.replace(self.where, "<snapshots>"))
         if public != self.last_error:
-            log.warning("%s (%s); serving the last good snapshot", message, self.where)
+            log.warning("%s (%s); the snapshot served so far, if any, stays", message, self.where)
         self.last_error = public
         return False
 
