@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,11 @@ def test_a_snapshot_swap_drops_the_cache(replayed_home, published: Path) -> None
         assert client.get("/gpus").json() == before and old.responses.hits == 1
         with Warehouse(paths.warehouse).connect() as con:
             newer = publish(con, published)
-        after = client.get("/gpus").json()
+        for _ in range(200):  # the new snapshot is loaded in the background, then swapped in
+            after = client.get("/gpus").json()
+            if after["as_of"] != before["as_of"]:
+                break
+            time.sleep(0.05)
         new = app.state["store"].get()
     assert new is not old and new.responses.hits == 0 and new.responses.held_keys() == [("gpus",)]
     assert after["as_of"] != before["as_of"]
