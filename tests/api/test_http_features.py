@@ -280,7 +280,9 @@ def test_schema_viewer_references_no_external_host(client) -> None:
     csp = page.headers["content-security-policy"]
     assert "default-src 'none'" in csp and "script-src 'self';" in csp
     assert "connect-src 'self'" in csp and "http" not in csp
-    spec_url = LexborHTMLParser(page.text).css_first("#swagger-ui").attributes["data-spec-url"]
+    viewer = LexborHTMLParser(page.text).css_first("#swagger-ui")
+    assert viewer is not None
+    spec_url = viewer.attributes["data-spec-url"]
     assert client.get(spec_url).json()["info"]["title"] == "gpuprices"
 
 
