@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from warehouse.gpus import load_gpus, resolve
+from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import latest_plausible_observation
 from warehouse.records import Observation, OfferLike, offer_id
 from warehouse.units import price_per_hour, quantize_money, to_usd
@@ -30,7 +31,11 @@ VRAM_REPORT_TOLERANCE = Decimal("0.10")
 
 
 class LoadError(RuntimeError):
-    pass
+    """A scrape that cannot be loaded; ``code`` says why (``warehouse.problems``)."""
+
+    def __init__(self, message: str, code: ProblemCode = ProblemCode.LOAD_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -62,21 +67,33 @@ class Validation:
         )
 
     def problems(self) -> list[str]:
+        return [p.detail for p in self.coded_problems()]
+
+    def coded_problems(self) -> list[Problem]:
+        """What is wrong, each with its code (``GPU_UNRESOLVED`` is only a warning)."""
         out = []
         if self.offer_count == 0:
-            out.append("no offers parsed")
+            out.append(Problem(ProblemCode.NO_OFFERS_PARSED, "no offers parsed"))
         if self.non_positive_prices:
             out.append(
-                f"{len(self.non_positive_prices)} offers with price <= 0 (as stored, or under "
-                f"{MIN_PRICE_PER_HOUR_USD} USD/h): " + ", ".join(self.non_positive_prices[:5])
+                Problem(
+                    ProblemCode.NON_POSITIVE_PRICE,
+                    f"{len(self.non_positive_prices)} offers with price <= 0 (as stored, or under "
+                    f"{MIN_PRICE_PER_HOUR_USD} USD/h): " + ", ".join(self.non_positive_prices[:5]),
+                )
             )
         if self.future_observations:
             out.append(
-                f"{len(self.future_observations)} offers observed in the future: "
-                + ", ".join(self.future_observations[:5])
+                Problem(
+                    ProblemCode.FUTURE_OFFERS,
+                    f"{len(self.future_observations)} offers observed in the future: "
+                    + ", ".join(self.future_observations[:5]),
+                )
             )
         if self.unresolved_gpus:
-            out.append(unresolved_message(self.unresolved_gpus))
+            out.append(
+                Problem(ProblemCode.GPU_UNRESOLVED, unresolved_message(self.unresolved_gpus))
+            )
         return out
 
 
@@ -104,7 +121,10 @@ def fx_rate(con: duckdb.DuckDBPyConnection, currency: str, on: date) -> tuple[De
         [currency, on, on],
     ).fetchone()
     if row is None:
-        raise LoadError(f"no exchange rate for {currency}; add it to warehouse/seeds/fx_rates.csv")
+        raise LoadError(
+            f"no exchange rate for {currency}; add it to warehouse/seeds/fx_rates.csv",
+            ProblemCode.NO_FX_RATE,
+        )
     return Decimal(row[0]), row[1]
 
 
@@ -251,7 +271,8 @@ def normalise(
         if previous is not None and _history_values(previous) != _history_values(row):
             raise LoadError(
                 f"two different prices for one offer: {o.instance_type} {o.region} "
-                f"{pricing}: {previous.price} vs {o.price}"
+                f"{pricing}: {previous.price} vs {o.price}",
+                ProblemCode.DUPLICATE_OFFER,
             )
         rows[(sid, oid)] = row
     validation.offer_count += count

@@ -3,7 +3,7 @@
 Price jumps: a scrape in which any offer's USD price per hour is ``jump_factor`` times (or
 1/``jump_factor`` of) the price of its current open history interval is quarantined as a whole:
 nothing of it is committed, each offending offer is recorded in ``quarantined_offers`` with its
-old and new values, and the scrape fails with an error starting ``quarantined:``. The default
+old and new values, and the scrape fails with the problem ``PRICE_JUMP``. The default
 factor is 10 (``GPUPRICES_PRICE_JUMP_FACTOR``): real GPU prices move by tens of percent, while
 parser and unit bugs (cents read as dollars, a monthly price read as hourly: 730x, a per-second
 price read as hourly: 1/3600x) move them by one or more orders of magnitude. A real 10x change
@@ -45,6 +45,7 @@ from typing import Any
 import duckdb
 
 from warehouse.db import transaction
+from warehouse.problems import Problem, ProblemCode
 from warehouse.records import SCRAPE_SOURCE
 from warehouse.settings import (
     DEFAULT_CLOCK_SKEW_S,
@@ -69,26 +70,28 @@ def latest_plausible_observation(
     return (now or datetime.now(UTC)) + timedelta(seconds=clock_skew_s)
 
 
-def too_many_offers(count: int, limit: int = DEFAULT_MAX_OFFERS_PER_SCRAPE) -> str | None:
-    """The one-line reason a scrape of ``count`` offers is refused (more than ``limit``,
-    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE``), or None."""
+def too_many_offers(count: int, limit: int = DEFAULT_MAX_OFFERS_PER_SCRAPE) -> Problem | None:
+    """Why a scrape of ``count`` offers is refused (more than ``limit``,
+    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE``): ``TOO_MANY_OFFERS``; or None."""
     if count <= limit:
         return None
-    return (
+    return Problem(
+        ProblemCode.TOO_MANY_OFFERS,
         f"rejected: {count} offers in one scrape, more than {MAX_OFFERS_ENV}={limit}"
-        " (no real provider lists nearly as many); nothing of it is stored"
+        " (no real provider lists nearly as many); nothing of it is stored",
     )
 
 
-def future_observation(observed_at: datetime, latest: datetime | None = None) -> str | None:
-    """The one-line reason a scrape observed at ``observed_at`` is refused, or None (``latest``
-    default: ``latest_plausible_observation()`` with the default skew)."""
+def future_observation(observed_at: datetime, latest: datetime | None = None) -> Problem | None:
+    """Why a scrape observed at ``observed_at`` is refused (``FUTURE_OBSERVATION``), or None
+    (``latest`` default: ``latest_plausible_observation()`` with the default skew)."""
     latest = latest_plausible_observation() if latest is None else latest
     if observed_at <= latest:
         return None
-    return (
+    return Problem(
+        ProblemCode.FUTURE_OBSERVATION,
         f"rejected: observed at {observed_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}, in the future"
-        f" (later than now plus {CLOCK_SKEW_ENV}); nothing of it is stored"
+        f" (later than now plus {CLOCK_SKEW_ENV}); nothing of it is stored",
     )
 
 
@@ -227,8 +230,8 @@ def quarantine(
     provider: str,
     jumps: Sequence[PriceJump],
     factor: Decimal | None = None,
-) -> str:
-    """Record ``jumps`` in ``quarantined_offers`` and return the scrape's one-line error."""
+) -> Problem:
+    """Record ``jumps`` in ``quarantined_offers``; the scrape's problem (``PRICE_JUMP``)."""
     factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     now = datetime.now(UTC)
     with transaction(con):
@@ -260,7 +263,8 @@ def quarantine(
         )
     shown = "; ".join(j.describe() for j in jumps[:3])
     more = f"; and {len(jumps) - 3} more" if len(jumps) > 3 else ""
-    return (
+    return Problem(
+        ProblemCode.PRICE_JUMP,
         f"quarantined: {len(jumps)} offer(s) moved {factor.normalize():f}x or more against "
-        f"the current price ({shown}{more}); nothing of this scrape is published"
+        f"the current price ({shown}{more}); nothing of this scrape is published",
     )

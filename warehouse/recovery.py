@@ -16,7 +16,7 @@ A poisoned scrape is a successful one that the checks of ``warehouse.quality`` w
 more offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (one such scrape drove every later run's
 derived models out of memory), or observed in the future (it would stay the provider's current
 scrape until that date, and move the observation-retention window with it). It is quarantined:
-its status becomes ``failed`` with an error starting ``quarantined:`` that says why, its
+its status becomes ``failed`` with a ``QUARANTINED_*`` problem code and an error saying why, its
 observations, screens and exclusions are deleted, and the history it wrote is undone (the
 intervals it opened are deleted, those it closed are reopened up to the offer's next interval),
 so the provider's previous good scrape is current again.
@@ -35,6 +35,7 @@ import duckdb
 
 from warehouse.db import transaction
 from warehouse.history import SCRAPE_SOURCE, mark_dirty
+from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import CLOCK_SKEW_ENV, MAX_OFFERS_ENV, latest_plausible_observation
 from warehouse.settings import DEFAULT_CLOCK_SKEW_S, DEFAULT_MAX_OFFERS_PER_SCRAPE
 
@@ -45,8 +46,8 @@ INTERRUPTED = "interrupted: the ingest process stopped before this scrape was co
 class Recovered:
     interrupted_scrapes: int
     temp_files_removed: int
-    # scrape id -> the reason it was quarantined (see the module docstring)
-    quarantined_scrapes: dict[str, str] = field(default_factory=dict)
+    # scrape id -> why it was quarantined (see the module docstring)
+    quarantined_scrapes: dict[str, Problem] = field(default_factory=dict)
 
 
 def recover(
@@ -62,8 +63,9 @@ def recover(
     ``quarantine_poisoned``)."""
     now = now or datetime.now(UTC)
     row = con.execute(
-        "update scrapes set status = 'failed', error = ?, finished_at = ? where status = 'running'",
-        [INTERRUPTED, now],
+        "update scrapes set status = 'failed', error = ?, finished_at = ?, problem_codes = ?"
+        " where status = 'running'",
+        [INTERRUPTED, now, [str(ProblemCode.INTERRUPTED)]],
     ).fetchone()
     removed = 0
     if raw_dir.is_dir():
@@ -82,10 +84,10 @@ def quarantine_poisoned(
     now: datetime | None = None,
     max_offers: int = DEFAULT_MAX_OFFERS_PER_SCRAPE,
     clock_skew_s: float = DEFAULT_CLOCK_SKEW_S,
-) -> dict[str, str]:
+) -> dict[str, Problem]:
     """Quarantine every successful scrape with more than ``max_offers`` offers
     (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``) or observed after now plus ``clock_skew_s``
-    (``GPUPRICES_CLOCK_SKEW_S``). Returns scrape id -> reason. Each scrape is undone in its
+    (``GPUPRICES_CLOCK_SKEW_S``). Returns scrape id -> problem. Each scrape is undone in its
     own transaction."""
     now = now or datetime.now(UTC)
     limit = max_offers
@@ -96,18 +98,20 @@ def quarantine_poisoned(
         " order by observed_at desc",
         [limit, latest],
     ).fetchall()
-    done: dict[str, str] = {}
+    done: dict[str, Problem] = {}
     for scrape_id, provider, observed_at, offer_count in poisoned:
         if offer_count is not None and offer_count > limit:
-            reason = (
+            reason = Problem(
+                ProblemCode.QUARANTINED_TOO_MANY_OFFERS,
                 f"quarantined: {offer_count} offers in one scrape, more than"
-                f" {MAX_OFFERS_ENV}={limit}; its offers and history were removed"
+                f" {MAX_OFFERS_ENV}={limit}; its offers and history were removed",
             )
         else:
-            reason = (
+            reason = Problem(
+                ProblemCode.QUARANTINED_FUTURE_OBSERVATION,
                 f"quarantined: observed at {observed_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ},"
                 f" in the future (later than now plus {CLOCK_SKEW_ENV}); its offers and history"
-                " were removed"
+                " were removed",
             )
         _undo(con, scrape_id, provider, observed_at, reason, now)
         done[scrape_id] = reason
@@ -119,7 +123,7 @@ def _undo(
     scrape_id: str,
     provider: str,
     observed_at: datetime,
-    reason: str,
+    reason: Problem,
     now: datetime,
 ) -> None:
     with transaction(con):
@@ -149,7 +153,8 @@ def _undo(
         for table in ("observations", "price_screens", "scrape_exclusions"):
             con.execute(f"delete from {table} where scrape_id = ?", [scrape_id])  # fixed names
         con.execute(
-            "update scrapes set status = 'failed', error = ?, finished_at = ? where scrape_id = ?",
-            [reason, now, scrape_id],
+            "update scrapes set status = 'failed', error = ?, finished_at = ?, problem_codes = ?"
+            " where scrape_id = ?",
+            [reason.detail, now, [str(reason.code)], scrape_id],
         )
         mark_dirty(con, min(observed_at, now))

@@ -5,18 +5,25 @@ on, and the failed provider's last good scrape stays current. The checks are eva
 anything is committed, so data that fails them is never published.
 """
 
+from collections.abc import Iterable
 from contextlib import nullcontext
 
 import dagster as dg
 
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import scrape_provider
+from pipelines.outcomes import ScrapeStatus, failures
 from scrapers.base import Provider, unrecognised_rows
 from scrapers.registry import PROVIDERS
+from warehouse.problems import Problem, ProblemCode
 
 GROUP = "providers"
 CHECKS = (
-    ("non_empty", "The scrape fetched and parsed at least one offer"),
+    (
+        "non_empty",
+        "The scrape fetched, parsed and loaded at least one offer (red for any fetch, parse or "
+        "load failure, an unexpected exception included; its problem codes are in the metadata)",
+    ),
     ("prices_positive", "Every parsed price is greater than zero"),
     (
         "gpus_resolve",
@@ -77,34 +84,77 @@ WARN_CHECKS = frozenset(
 )
 
 
+_C = ProblemCode
+# The problem codes (warehouse.problems) that turn each error check red. The warn checks read
+# the served scrape's facts (unresolved GPUs, screen verdicts, ...), not problems.
+RED_WHEN: dict[str, frozenset[ProblemCode]] = {
+    "non_empty": frozenset(
+        {
+            _C.NO_OFFERS_PARSED,
+            _C.FETCH_FAILED,
+            _C.FETCH_ERROR,
+            _C.TOKEN_UNUSABLE,
+            _C.PARSE_FAILED,
+            _C.PARSE_ERROR,
+            _C.INVALID_RECORD,
+            _C.DUPLICATE_OFFER,
+            _C.NO_FX_RATE,
+            _C.LOAD_ERROR,
+            _C.DISK_FULL,
+            _C.INTERRUPTED,
+        }
+    ),
+    "prices_positive": frozenset({_C.NON_POSITIVE_PRICE}),
+    "within_limits": frozenset(
+        {
+            _C.FUTURE_OBSERVATION,
+            _C.FUTURE_OFFERS,
+            _C.TOO_MANY_OFFERS,
+            _C.QUARANTINED_TOO_MANY_OFFERS,
+            _C.QUARANTINED_FUTURE_OBSERVATION,
+        }
+    ),
+    "no_price_jumps": frozenset({_C.PRICE_JUMP}),
+}
+# codes that never fail a scrape: a warning, or a session that was skipped
+NOT_FAILURES = frozenset({_C.GPU_UNRESOLVED, _C.TOKEN_MISSING, _C.NO_CAPTURE})
+
+
 def _check_results(
     slug: str,
-    errors: list[str],
+    problems: Iterable[Problem],
     unresolved: list[str] | None = None,
     suspect: dict[str, list[str]] | None = None,
     vram_mismatches: list[str] | None = None,
     excluded: dict[str, int] | None = None,
     skipped_parts: dict[str, str] | None = None,
 ) -> list[dg.AssetCheckResult]:
-    joined = " ".join(errors)
+    """One result per check, from the facts: the problem codes of the failed scrapes, and the
+    served scrape's unresolved GPUs, screen verdicts, memory reports, exclusions and skipped
+    parts. No message text is read."""
+    found = [p for p in problems if p.code not in NOT_FAILURES]
+    found_codes = {p.code for p in found}
     failed = {
-        # a fetch or parse failure parsed nothing either
-        "non_empty": "no offers parsed" in joined
-        or any(e.startswith(("fetch failed", "parse failed")) for e in errors),
-        "prices_positive": "price <= 0" in joined,
+        **{name: bool(found_codes & red) for name, red in RED_WHEN.items()},
         "gpus_resolve": bool(unresolved),
         "prices_plausible": bool(suspect),
         "vram_matches_datasheet": bool(vram_mismatches),
         "rows_recognised": bool(unrecognised_rows(excluded or {})),
         "fetch_complete": bool(skipped_parts),
-        "within_limits": any(e.startswith("rejected:") or "in the future" in e for e in errors),
-        "no_price_jumps": any(e.startswith("quarantined:") for e in errors),
     }
     reason_counts: dict[str, int] = {}
     for codes in (suspect or {}).values():
         for code in codes:
             reason_counts[code] = reason_counts.get(code, 0) + 1
     metadata: dict[str, dict[str, str | int]] = {
+        name: {
+            "problem_codes": ", ".join(sorted({str(p.code) for p in found if p.code in red})),
+            "problems": "; ".join(p.detail for p in found if p.code in red)[:2000],
+        }
+        for name, red in RED_WHEN.items()
+        if found_codes & red
+    }
+    metadata |= {
         "gpus_resolve": {"unresolved_gpus": ", ".join(unresolved or [])},
         "prices_plausible": {
             "suspect_offers": len(suspect or {}),
@@ -178,36 +228,50 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                     + (f" ({o.error})" if o.error else "")
                 ),
             )
-        failures = [o for o in outcomes if o.status == "failed"]
-        errors = [o.error or "" for o in failures]
+        failed = failures(outcomes)
         unresolved = sorted({n for o in outcomes for n in o.unresolved_gpus})
         # the newest loaded scrape is the one served: its screen and memory reports count
-        served = next((o for o in reversed(outcomes) if o.status == "success"), None)
+        served = next((o for o in reversed(outcomes) if o.status == ScrapeStatus.SUCCESS), None)
         results = _check_results(
             provider.slug,
-            errors,
+            [p for o in failed for p in o.problems],
             unresolved,
             suspect=served.suspect if served else None,
             vram_mismatches=served.vram_mismatches if served else None,
             excluded=served.excluded if served else None,
             skipped_parts=served.skipped_parts if served else None,
         )
-        if failures:
+        if failed:
             # Report which check went red before failing the step: the check turns red in the
             # UI, and the failure message says why, one line per failed scrape.
             yield from (r for r in results if not r.passed)
             raise dg.Failure(
                 description=f"{provider.slug}: "
-                + "; ".join(f"{o.source}: {o.error}" for o in failures),
-                metadata={"failed_scrapes": len(failures), "scrapes": len(outcomes)},
+                + "; ".join(f"{o.source}: {o.error}" for o in failed),
+                metadata={
+                    "failed_scrapes": len(failed),
+                    "scrapes": len(outcomes),
+                    "problem_codes": ", ".join(
+                        sorted({str(p.code) for o in failed for p in o.problems})
+                    ),
+                },
             )
-        latest = next((o for o in reversed(outcomes) if o.status in ("success", "unchanged")), None)
+        latest = next(
+            (
+                o
+                for o in reversed(outcomes)
+                if o.status in (ScrapeStatus.SUCCESS, ScrapeStatus.UNCHANGED)
+            ),
+            None,
+        )
         yield dg.MaterializeResult(
             metadata={
                 "scrapes": len(outcomes),
-                "loaded": sum(o.status == "success" for o in outcomes),
-                "unchanged": sum(o.status == "unchanged" for o in outcomes),
-                "skipped": "; ".join(o.error or "" for o in outcomes if o.status == "skipped"),
+                "loaded": sum(o.status == ScrapeStatus.SUCCESS for o in outcomes),
+                "unchanged": sum(o.status == ScrapeStatus.UNCHANGED for o in outcomes),
+                "skipped": "; ".join(
+                    o.error or "" for o in outcomes if o.status == ScrapeStatus.SKIPPED
+                ),
                 "offers_latest": latest.offer_count if latest else 0,
                 "observed_at": latest.observed_at.isoformat()
                 if latest and latest.observed_at

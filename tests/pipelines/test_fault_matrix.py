@@ -375,7 +375,7 @@ def test_fault(world: World, slug: str, fault: str) -> None:
         assert new_price is not None
         _assert_quarantined(world, outcome.scrape_id, slug, new_price, error)
 
-    results = {r.check_name: r.passed for r in _check_results(slug, [error])}
+    results = {r.check_name: r.passed for r in _check_results(slug, outcome.problems)}
     if fault in PRICE_FAULTS[:3] and error.startswith("parse failed: "):
         assert results["non_empty"] is False  # the parser itself refused the price
     else:

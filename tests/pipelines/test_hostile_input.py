@@ -26,8 +26,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from pipelines.credentials import Scrubber
 from pipelines.defs.providers import _check_results
-from pipelines.ingest import Session, _Scrubber, ensure_seeded, run_session, scrape_provider
+from pipelines.ingest import Session, ensure_seeded, run_session, scrape_provider
+from pipelines.outcomes import ScrapeOutcome
 from scrapers import http as scraper_http
 from scrapers.base import Provider
 from scrapers.registry import PROVIDERS
@@ -101,8 +103,8 @@ def one(paths: Paths, sql: str, params: list | None = None):
         return con.execute(sql, params or []).fetchall()
 
 
-def red_checks(slug: str, error: str) -> set[str]:
-    return {str(r.check_name) for r in _check_results(slug, [error]) if not r.passed}
+def red_checks(slug: str, outcome: ScrapeOutcome) -> set[str]:
+    return {str(r.check_name) for r in _check_results(slug, outcome.problems) if not r.passed}
 
 
 def good_datacrunch(paths: Paths) -> dict[str, tuple[Decimal, datetime]]:
@@ -118,7 +120,7 @@ def good_datacrunch(paths: Paths) -> dict[str, tuple[Decimal, datetime]]:
 
 def test_scrubber_replaces_escaped_and_encoded_echoes_of_a_token() -> None:
     token = "s3cr+t/k3y=9c2e"
-    scrub = _Scrubber(token + "\r\n", [])
+    scrub = Scrubber(token + "\r\n", [])
     echoed = (
         f'{{"error": "bad key {token}"}} ?key={scraper_http.quote(token, safe="")}'
         f" {scraper_http.quote_plus(token)} {token!r} b'Bearer {token}\\r'"
@@ -297,7 +299,7 @@ def test_price_that_rounds_to_zero_is_not_published(paths: Paths) -> None:
     error = outcomes[0].error or ""
     assert error.startswith("check failed: 1 offers with price <= 0 (as stored, or under 0.001")
     assert "1B200.30V 1E-7 (0.000000 USD/h)" in error
-    assert "prices_positive" in red_checks("datacrunch", error)
+    assert "prices_positive" in red_checks("datacrunch", outcomes[0])
     assert current(paths, "datacrunch") == before  # no H100 (here a B200) at $0.00
 
 
@@ -348,7 +350,7 @@ def test_capture_dated_2099_is_rejected_and_never_current(paths: Paths, tmp_path
         "rejected: observed at 2099-01-01T00:00:00Z, in the future (later than now plus"
         " GPUPRICES_CLOCK_SKEW_S); nothing of it is stored"
     )
-    assert "within_limits" in red_checks("lambda", error)
+    assert "within_limits" in red_checks("lambda", outcomes[1])
     seen = {when for _, when in current(paths, "lambda").values()}
     assert seen == {capture.captured_at}
     assert one(
@@ -459,7 +461,7 @@ def test_scrape_with_more_offers_than_the_limit_is_refused_right_after_parsing(
         "rejected: 30 offers in one scrape, more than GPUPRICES_MAX_OFFERS_PER_SCRAPE=20 (no real"
         " provider lists nearly as many); nothing of it is stored"
     )
-    assert "within_limits" in red_checks("datacrunch", error)
+    assert "within_limits" in red_checks("datacrunch", outcomes[0])
     assert one(
         paths, "select count(*) from observations where scrape_id = ?", [outcomes[0].scrape_id]
     ) == [(0,)]

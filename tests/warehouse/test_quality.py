@@ -11,6 +11,7 @@ from msgspec.structs import asdict
 
 from warehouse.db import Warehouse
 from warehouse.load import commit_scrape, prepare, start_scrape
+from warehouse.problems import ProblemCode
 from warehouse.quality import (
     PRICE_JUMP_FACTOR_ENV,
     STALE_AFTER_ENV,
@@ -107,7 +108,9 @@ def test_a_providers_first_scrape_has_nothing_to_jump_from(con) -> None:
 
 def test_quarantine_records_old_and_new_values(con) -> None:
     jumps = jumps_for(con, offer("8x H100", "299"))
-    error = quarantine(con, scrape_id="s1", provider="lambda", jumps=jumps, factor=Decimal(10))
+    problem = quarantine(con, scrape_id="s1", provider="lambda", jumps=jumps, factor=Decimal(10))
+    assert problem.code is ProblemCode.PRICE_JUMP
+    error = problem.detail
     assert error.startswith("quarantined: 1 offer(s) moved 10x or more")
     assert "8x H100 global on_demand: 23.92 -> 2392 USD/h" in error and "\n" not in error
     row = con.execute(
