@@ -305,17 +305,31 @@ def retention_days(con: duckdb.DuckDBPyConnection, table: str = "observations") 
     return int(value) if value is not None else None
 
 
-def prune_observations(con: duckdb.DuckDBPyConnection, keep_days: int | None = None) -> int:
+# A successful scrape observed later than now plus this is dated in the future (the ingest's
+# clock-skew bound, warehouse.quality, defaults to 300 s): it never moves the retention window.
+FUTURE_TOLERANCE = timedelta(seconds=300)
+
+
+def prune_observations(
+    con: duckdb.DuckDBPyConnection, keep_days: int | None = None, *, now: datetime | None = None
+) -> int:
     """Delete observations older than the retention window (inside the caller's transaction).
 
     The window ends at the newest successful scrape (data time, not the wall clock, so a replay
-    of old captures keeps its last ``keep_days``); each provider's newest successful scrape is
+    of old captures keeps its last ``keep_days``) that is not dated after ``now`` (default the
+    wall clock) plus ``FUTURE_TOLERANCE``: one scrape dated 2099 must not delete every real one
+    (issue 15). Each provider's newest successful scrape, and its newest not in the future, is
     always kept because ``current_offers`` reads it. Returns the number of rows deleted.
     """
     days = keep_days if keep_days is not None else retention_days(con)
     if days is None:
         return 0
-    newest = _one(con, "select max(observed_at) from scrapes where status = 'success'")
+    latest = (now or datetime.now(UTC)) + FUTURE_TOLERANCE
+    newest = _one(
+        con,
+        "select max(observed_at) from scrapes where status = 'success' and observed_at <= ?",
+        [latest],
+    )
     if newest is None:
         return 0
     cutoff = newest - timedelta(days=days)
@@ -323,12 +337,15 @@ def prune_observations(con: duckdb.DuckDBPyConnection, keep_days: int | None = N
         con,
         """
         delete from observations
-        where observed_at < ?
+        where observed_at < $cutoff
           and scrape_id not in (
             select arg_max(scrape_id, observed_at) from scrapes
-            where status = 'success' group by provider)
+            where status = 'success' group by provider
+            union all
+            select arg_max(scrape_id, observed_at) from scrapes
+            where status = 'success' and observed_at <= $latest group by provider)
         """,
-        [cutoff],
+        {"cutoff": cutoff, "latest": latest},
     )
     return int(deleted or 0)
 

@@ -6,7 +6,8 @@ alone the archive grows with every scrape. After each provider's ingest (``pipel
 
 1. always: every *current* scrape — each provider's newest successful scrape (what
    ``current_offers`` serves; it also holds every price an open history interval says is
-   current), and any scrape still ``running``. These are never deleted, whatever the cap says;
+   current), its newest one not dated in the future (what is served again once a future-dated
+   scrape is quarantined), and any scrape still ``running``. These are never deleted, whatever the cap says;
 2. the newest ``GPUPRICES_RAW_KEEP_SCRAPES`` scrapes of each provider (default 20, whatever
    their status: a failed scrape's body is what one debugs it with);
 3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30).
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.history import FUTURE_TOLERANCE
 from warehouse.settings import (
     DEFAULT_RAW_KEEP_DAYS,
     DEFAULT_RAW_KEEP_SCRAPES,
@@ -105,6 +107,11 @@ def prune_raw(
             select arg_max(scrape_id, observed_at) as scrape_id
             from scrapes where status = 'success' group by provider
             union
+            -- a scrape dated in the future (stored before the bound refused it) would hide
+            -- the provider's real current one: that one is kept too
+            select arg_max(scrape_id, observed_at) as scrape_id
+            from scrapes where status = 'success' and observed_at <= $latest group by provider
+            union
             select scrape_id from scrapes where status = 'running'
         )
         select
@@ -119,6 +126,7 @@ def prune_raw(
         {
             "keep": policy.keep_scrapes,
             "since": now - timedelta(days=policy.keep_days),
+            "latest": now + FUTURE_TOLERANCE,
         },
     ).fetchall()
     referenced = {
