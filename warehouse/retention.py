@@ -7,7 +7,8 @@ alone the archive grows with every scrape. After each provider's ingest (``pipel
 1. always: every *current* scrape — each provider's newest successful scrape (what
    ``current_offers`` serves; it also holds every price an open history interval says is
    current), its newest one not dated in the future (what is served again once a future-dated
-   scrape is quarantined), and any scrape still ``running``. These are never deleted, whatever the cap says;
+   scrape is quarantined), and any scrape still ``running``. These are never deleted,
+   whatever the cap says;
 2. the newest ``GPUPRICES_RAW_KEEP_SCRAPES`` scrapes of each provider (default 20, whatever
    their status: a failed scrape's body is what one debugs it with);
 3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30).
