@@ -83,9 +83,10 @@ def one_line(exc: BaseException) -> str:
 def problem_of(exc: BaseException, stage: Stage, scrub: Callable[[str], str]) -> Problem:
     """The problem an exception caught at ``stage`` stands for. Every exception maps to a code:
     one nobody expected (``InvalidOperation`` from a parser) is ``PARSE_ERROR``, not silence."""
-    text = scrub(one_line(exc))
     if disk_full(exc):
-        return Problem(ProblemCode.DISK_FULL, f"disk full: {text}")
+        lines = str(exc).strip().splitlines()
+        return Problem(ProblemCode.DISK_FULL, f"disk full: {scrub(lines[0] if lines else '')}")
+    text = scrub(one_line(exc))
     if isinstance(exc, MissingTokenError):
         return Problem(ProblemCode.TOKEN_MISSING, text)
     if isinstance(exc, TokenError):

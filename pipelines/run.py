@@ -6,14 +6,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
-from pipelines.defs.providers import asset_key
-from pipelines.execution import EventCallback, execute_ingest
+from pipelines.defs.providers import GROUP, asset_key
+from pipelines.execution import EventCallback, JobRun, execute_ingest
 from scrapers.registry import PROVIDERS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
+from warehouse.problems import disk_full
 
 
 @dataclass
@@ -95,11 +97,54 @@ def run_ingest(
     The ingest job runs in-process, or with ``parallel`` > 1 under Dagster's multiprocess
     executor (see ``pipelines.execution``); ``on_event`` follows its events while it runs.
     """
+    slugs = list(providers) if providers else sorted(PROVIDERS)
+    try:
+        return _run_jobs(
+            paths,
+            slugs,
+            instance or dg.DagsterInstance.get(),
+            _run_config(paths, replay_dir, fallback_replay_dir, verbose, recorded_fallback),
+            live=replay_dir is None,
+            parallel=parallel,
+            on_event=on_event,
+        )
+    except Exception as exc:
+        if not disk_full(exc):
+            raise
+        # the warehouse, the raw archive or Dagster's run storage could not be written: one
+        # line instead of Dagster's traceback; nothing new was published
+        return IngestReport(
+            run_id="",
+            live=replay_dir is None,
+            publish_error=f"{disk_full_line(exc)} (under {paths.home}); the snapshot published"
+            " before is still served",
+        )
+
+
+def disk_full_line(exc: BaseException) -> str:
+    """``disk full: <the OS's words>`` for an exception that ``warehouse.problems.disk_full``
+    recognises (the first line of the innermost error that says so)."""
+    current: BaseException | None = exc
+    while current is not None:
+        if isinstance(current, OSError) or "space" in str(current).lower():
+            text = str(current).strip().splitlines()
+            return f"disk full: {text[0] if text else type(current).__name__}"
+        current = current.__cause__ or current.__context__
+    return "disk full"
+
+
+def _run_jobs(
+    paths: Paths,
+    slugs: list[str],
+    instance: dg.DagsterInstance,
+    config: dict,
+    *,
+    live: bool,
+    parallel: int | None,
+    on_event: EventCallback | None,
+) -> IngestReport:
     from pipelines.definitions import defs
 
-    instance = instance or dg.DagsterInstance.get()
-    slugs = list(providers) if providers else sorted(PROVIDERS)
-    config = _run_config(paths, replay_dir, fallback_replay_dir, verbose, recorded_fallback)
     ingest = execute_ingest(
         config,
         instance,
@@ -107,7 +152,7 @@ def run_ingest(
         parallel=parallel,
         on_event=on_event,
     )
-    report = IngestReport(run_id=ingest.run_id, live=replay_dir is None)
+    report = IngestReport(run_id=ingest.run_id, live=live)
     publish = defs.resolve_job_def("publish").execute_in_process(
         run_config=config,
         instance=instance,
@@ -119,7 +164,7 @@ def run_ingest(
             report.snapshot_id = str(snapshot[-1].metadata["snapshot_id"].value)
     else:
         failures = [
-            e.event_specific_data.error.message.strip().splitlines()[0]  # type: ignore[union-attr]
+            _error_line(e.event_specific_data.error)  # type: ignore[union-attr]
             for e in publish.all_events
             if e.is_step_failure
         ]
@@ -133,8 +178,42 @@ def run_ingest(
             if e.is_step_failure and e.step_key == "seeds"
         ]
         report.publish_error = "seeding failed: " + "; ".join(failures)
-    _fill_provider_lines(report, paths, slugs)
+    _fill_provider_lines(report, paths, slugs, _step_failures(ingest))
     return report
+
+
+def _error_line(error: Any) -> str:
+    """One line for a failed step's ``SerializableErrorInfo``: the innermost cause (a user-code
+    exception is wrapped in ``DagsterExecutionStepExecutionError``), said plainly when the disk
+    is full."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    if error is None:
+        return "failed"
+    lines = error.message.strip().splitlines()
+    line = lines[0] if lines else error.cls_name or "failed"
+    if re.search(r"no space left on device|database or disk is full", line, re.IGNORECASE):
+        return f"disk full: {line}; the snapshot published before is still served"
+    return line
+
+
+def _step_failures(run: JobRun) -> dict[str, str]:
+    """Provider slug -> the first line of its step's failure (``dg.Failure`` description:
+    ``<slug>: <source>: <error>``, reduced to the error), for steps that failed."""
+    prefix = f"{GROUP}__"
+    failed: dict[str, str] = {}
+    for event in run.all_events:
+        if not (event.is_step_failure and event.step_key and event.step_key.startswith(prefix)):
+            continue
+        slug = event.step_key[len(prefix) :]
+        error = event.event_specific_data.error  # type: ignore[union-attr]
+        lines = error.message.strip().splitlines() if error is not None else []
+        line = lines[0] if lines else "failed"
+        line = re.sub(r"^(?:dagster\._core\.definitions\.events\.)?Failure: ", "", line)
+        line = re.sub(rf"^{re.escape(slug)}: (?:[^:]*: )?", "", line)
+        # the first failed scrape stands for the rest (a full disk fails every one alike)
+        failed[slug] = re.split(rf"; (?={re.escape(slug)}/|live: |recorded offers )", line)[0]
+    return failed
 
 
 def short_reason(error: str) -> str:
@@ -145,7 +224,12 @@ def short_reason(error: str) -> str:
     return re.sub(r"\[Errno -?\d+\] ", "", text)
 
 
-def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str]) -> None:
+def _fill_provider_lines(
+    report: IngestReport,
+    paths: Paths,
+    slugs: Sequence[str],
+    step_failures: dict[str, str] | None = None,
+) -> None:
     with Warehouse(paths.warehouse).connect() as con:
         rows = con.execute(
             """
@@ -207,6 +291,12 @@ def _fill_provider_lines(report: IngestReport, paths: Paths, slugs: Sequence[str
         offers, served_observed = current.get(slug, (0, None))
         served = f"{served_observed:%Y-%m-%d}" if served_observed else None
         row = by_provider.get(slug)
+        if row is None and slug in (step_failures or {}):
+            # the step failed before any scrape row could be written (a full disk)
+            what = f"{live} failed: {short_reason((step_failures or {})[slug])}"
+            what += f" -> last good data (observed {served})" if served else " -> no data"
+            report.providers.append(ProviderLine(slug, "FAILED", 0, offers, what))
+            continue
         if row is None:
             # No new scrape row: every response was byte-identical to one already loaded.
             line = (
