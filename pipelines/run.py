@@ -12,6 +12,7 @@ import dagster as dg
 
 from pipelines.defs.providers import GROUP, asset_key
 from pipelines.execution import EventCallback, JobRun, execute_ingest
+from pipelines.run_retention import RunRetention, prune_runs
 from scrapers.registry import PROVIDERS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
@@ -91,23 +92,29 @@ def run_ingest(
     instance: dg.DagsterInstance | None = None,
     parallel: int | None = None,
     on_event: EventCallback | None = None,
+    run_retention: RunRetention | None = None,
 ) -> IngestReport:
-    """Run the ingest job (seeds + selected providers), then the publish job.
+    """Run the ingest job (seeds + selected providers), then the publish job, then prune
+    Dagster's run storage (``run_retention``, default ``RunRetention()``: the newest 50 finished
+    runs of the last 30 days are kept; see ``pipelines.run_retention``).
 
     The ingest job runs in-process, or with ``parallel`` > 1 under Dagster's multiprocess
     executor (see ``pipelines.execution``); ``on_event`` follows its events while it runs.
     """
     slugs = list(providers) if providers else sorted(PROVIDERS)
+    instance = instance or dg.DagsterInstance.get()
     try:
-        return _run_jobs(
+        report = _run_jobs(
             paths,
             slugs,
-            instance or dg.DagsterInstance.get(),
+            instance,
             _run_config(paths, replay_dir, fallback_replay_dir, verbose, recorded_fallback),
             live=replay_dir is None,
             parallel=parallel,
             on_event=on_event,
         )
+        prune_runs(instance, run_retention)
+        return report
     except Exception as exc:
         if not disk_full(exc):
             raise

@@ -8,6 +8,7 @@ import dagster as dg
 
 from pipelines.defs.derived import DERIVED
 from pipelines.defs.providers import GROUP
+from pipelines.run_retention import prune_runs
 
 INGEST_CRON = "0 */6 * * *"  # every 6 hours, on the hour (UTC)
 
@@ -50,3 +51,26 @@ def publish_after_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest:
 )
 def publish_after_partial_ingest(context: dg.RunFailureSensorContext) -> dg.RunRequest:
     return dg.RunRequest(run_key=context.dagster_run.run_id)
+
+
+@dg.op(
+    description="Delete finished runs beyond the newest 50 or older than 30 days, with their "
+    "event logs (pipelines/run_retention.py); scrapes and snapshots are not touched"
+)
+def prune_run_storage(context: dg.OpExecutionContext) -> dg.Output[int]:
+    deleted = prune_runs(context.instance)
+    return dg.Output(len(deleted), metadata={"runs_deleted": len(deleted)})
+
+
+@dg.job(name="prune_runs", description="Retention of Dagster's run storage")
+def prune_runs_job() -> None:
+    prune_run_storage()
+
+
+prune_runs_schedule = dg.ScheduleDefinition(
+    name="prune_runs_daily",
+    job=prune_runs_job,
+    cron_schedule="30 3 * * *",
+    execution_timezone="UTC",
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+)

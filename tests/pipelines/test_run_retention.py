@@ -1,0 +1,68 @@
+"""Retention of Dagster's run storage under GPUPRICES_HOME (issue 15: ``dagster/`` grew ~1.6 MB
+per run with no retention): finished runs beyond the newest N, or older than D days, are
+deleted with their event-log files and compute logs; nothing of the warehouse is touched."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.run import run_ingest
+from pipelines.run_retention import RunRetention, prune_runs
+from tests.conftest import SNAPSHOTS, dagster_home
+from warehouse.db import Warehouse
+from warehouse.paths import Paths
+
+
+def _bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def test_dagster_run_storage_grows_with_no_retention_no_more(tmp_path: Path) -> None:
+    paths = Paths(tmp_path / "home")
+    home = dagster_home(paths.dagster_home)
+    keep = RunRetention(keep_runs=2)
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        sizes = []
+        for _ in range(3):
+            report = run_ingest(
+                paths,
+                replay_dir=SNAPSHOTS,
+                providers=["lambda"],
+                instance=instance,
+                run_retention=keep,
+            )
+            assert report.snapshot_id
+            sizes.append(_bytes(home))
+        runs = instance.get_runs()
+        # an ingest and its publish: the newest two, the last invocation's, are kept
+        assert len(runs) == 2 and report.run_id in {r.run_id for r in runs}
+        shards = {p.stem for p in (home / "history" / "runs").glob("*.db")} - {"index"}
+        assert shards == {r.run_id for r in runs}
+        assert {p.name for p in (home / "storage").iterdir()} <= {r.run_id for r in runs}
+    # bounded: the third invocation left the folder no bigger than the second (runs.db and
+    # index.db reuse their freed pages)
+    assert sizes[2] <= sizes[1] * 1.1, sizes
+    with Warehouse(paths.warehouse).connect() as con:
+        assert con.execute("select count(*) from scrapes").fetchone() == (3,)
+
+
+def test_runs_older_than_the_window_go_and_unfinished_runs_stay(tmp_path: Path) -> None:
+    with dg.DagsterInstance.local_temp(str(tmp_path)) as instance:
+        done = dg.DagsterRun(job_name="ingest", run_id="done", status=dg.DagsterRunStatus.SUCCESS)
+        running = dg.DagsterRun(
+            job_name="ingest", run_id="running", status=dg.DagsterRunStatus.STARTED
+        )
+        instance.add_run(done)
+        instance.add_run(running)
+        later = datetime.now(UTC) + timedelta(days=31)
+        assert prune_runs(instance, RunRetention(keep_runs=50, keep_days=30), now=later) == ["done"]
+        assert [r.run_id for r in instance.get_runs()] == ["running"]
+
+
+def test_a_policy_that_keeps_nothing_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one run"):
+        RunRetention(keep_runs=0)
