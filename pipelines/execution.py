@@ -1,6 +1,9 @@
 """How ``gpuprices ingest`` executes the ingest job, and how it watches the run.
 
-In-process (default): every provider step runs one after another in this process.
+In-process (default): every provider step runs one after another in this process; the live
+fetches of all of them start at once beforehand on a bounded thread pool (``pipelines.prefetch``:
+``fetch_concurrency`` providers at a time, per-host limits shared), so a slow host holds only
+its own provider, and each step loads its provider's fetch (DuckDB's one writer at a time).
 Multiprocess: Dagster's multiprocess executor runs up to N provider steps at once, each in its
 own process (``gpuprices ingest --parallel N``, or ``GPUPRICES_EXECUTOR=multiprocess`` with
 ``GPUPRICES_MAX_CONCURRENT=N``: ``warehouse.settings.Settings.parallelism``). Fetches overlap;
@@ -22,6 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
+
+from pipelines import prefetch as prefetching
+from scrapers.base import Provider
 
 INVOCATION_TAG = "gpuprices/invocation"
 POLL_INTERVAL_S = 0.2
@@ -123,12 +129,15 @@ def execute_ingest(
     *,
     parallel: int | None = None,
     on_event: EventCallback | None = None,
+    prefetch: Sequence[Provider] = (),
+    fetch_concurrency: int = prefetching.DEFAULT_FETCH_CONCURRENCY,
 ) -> JobRun:
     """Run the ingest job over ``asset_selection``; never raises for a failed step.
 
     ``parallel`` > 1 selects the multiprocess executor with that many concurrent steps (needs a
     persistent instance: ValueError otherwise). ``on_event`` receives every event of the run
-    while it runs, from another thread.
+    while it runs, from another thread. In-process, the live fetches of ``prefetch`` (the
+    selected providers of a live run) run ``fetch_concurrency`` at a time ahead of their steps.
     """
     tags = {INVOCATION_TAG: uuid.uuid4().hex}
     multiprocess = parallel is not None and parallel > 1
@@ -150,11 +159,17 @@ def execute_ingest(
                 asset_selection=list(asset_selection),
             ) as result:
                 return JobRun(result.run_id, result.success, list(result.all_events))
-        result = ingest_job().execute_in_process(
-            run_config=dict(run_config),
-            instance=instance,
-            raise_on_error=False,
-            asset_selection=list(asset_selection),
-            tags=tags,
-        )
+        invocation = tags[INVOCATION_TAG]
+        with prefetching.Prefetcher(prefetch, max_workers=fetch_concurrency) as prefetcher:
+            prefetching.register(invocation, prefetcher)
+            try:
+                result = ingest_job().execute_in_process(
+                    run_config=dict(run_config),
+                    instance=instance,
+                    raise_on_error=False,
+                    asset_selection=list(asset_selection),
+                    tags=tags,
+                )
+            finally:
+                prefetching.unregister(invocation)
         return JobRun(result.run_id, result.success, list(result.all_events))

@@ -12,6 +12,7 @@ import dagster as dg
 
 from pipelines.defs.providers import GROUP, asset_key
 from pipelines.execution import EventCallback, JobRun, execute_ingest
+from pipelines.prefetch import DEFAULT_FETCH_CONCURRENCY
 from pipelines.run_retention import RunRetention, prune_runs
 from scrapers.registry import PROVIDERS
 from warehouse.db import Warehouse
@@ -93,6 +94,7 @@ def run_ingest(
     parallel: int | None = None,
     on_event: EventCallback | None = None,
     run_retention: RunRetention | None = None,
+    fetch_concurrency: int = DEFAULT_FETCH_CONCURRENCY,
 ) -> IngestReport:
     """Run the ingest job (seeds + selected providers), then the publish job, then prune
     Dagster's run storage (``run_retention``, default ``RunRetention()``: the newest 50 finished
@@ -100,6 +102,7 @@ def run_ingest(
 
     The ingest job runs in-process, or with ``parallel`` > 1 under Dagster's multiprocess
     executor (see ``pipelines.execution``); ``on_event`` follows its events while it runs.
+    In-process, a live run fetches ``fetch_concurrency`` providers at once (``pipelines.prefetch``).
     """
     slugs = list(providers) if providers else sorted(PROVIDERS)
     instance = instance or dg.DagsterInstance.get()
@@ -112,6 +115,7 @@ def run_ingest(
             live=replay_dir is None,
             parallel=parallel,
             on_event=on_event,
+            fetch_concurrency=fetch_concurrency,
         )
         prune_runs(instance, run_retention)
         return report
@@ -149,6 +153,7 @@ def _run_jobs(
     live: bool,
     parallel: int | None,
     on_event: EventCallback | None,
+    fetch_concurrency: int,
 ) -> IngestReport:
     from pipelines.definitions import defs
 
@@ -158,6 +163,8 @@ def _run_jobs(
         [dg.AssetKey(["seeds"]), dg.AssetKey(["fx_rates"]), *(asset_key(s) for s in slugs)],
         parallel=parallel,
         on_event=on_event,
+        prefetch=[PROVIDERS[s] for s in slugs] if live else (),
+        fetch_concurrency=fetch_concurrency,
     )
     report = IngestReport(run_id=ingest.run_id, live=live)
     publish = defs.resolve_job_def("publish").execute_in_process(

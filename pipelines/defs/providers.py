@@ -10,7 +10,9 @@ from contextlib import nullcontext
 
 import dagster as dg
 
+from pipelines import prefetch
 from pipelines.defs.resources import GpupricesResource
+from pipelines.execution import INVOCATION_TAG
 from pipelines.ingest import scrape_provider
 from pipelines.outcomes import ScrapeStatus, failures
 from scrapers.base import Provider, unrecognised_rows
@@ -214,6 +216,12 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
         replay = gpuprices.replay()
         # A replay never waits on the network, so all its sessions share one warehouse
         # connection: opening the DuckDB file per capture cost more than loading it.
+        # a live run's fetch may already be done, concurrently with the others' (prefetch)
+        prefetched = (
+            prefetch.take(context.run.tags.get(INVOCATION_TAG), provider.slug)
+            if replay is None
+            else None
+        )
         with gpuprices.warehouse().held() if replay is not None else nullcontext():
             outcomes = scrape_provider(
                 provider,
@@ -223,6 +231,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 recorded_fallback=gpuprices.recorded_fallback_enabled(),
                 run_id=context.run.run_id,
                 settings=gpuprices.settings(),
+                prefetched=prefetched,
                 on_outcome=lambda o: context.log.info(
                     f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"
                     + (f" ({o.error})" if o.error else "")
