@@ -19,7 +19,9 @@ from pipelines import loading
 from pipelines.cli import EXIT_NOTHING_PUBLISHED, EXIT_PROVIDER_FAILED, main
 from pipelines.defs import derived
 from tests.conftest import SNAPSHOTS
-from warehouse.paths import HOME_ENV, Paths
+from warehouse.paths import Paths
+
+HOME_ENV = "GPUPRICES_HOME"
 
 ARGV = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda"]
 
