@@ -16,19 +16,22 @@ retention of ``warehouse.retention``, applied after every provider.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import httpx
 
 from pipelines.credentials import Scrubber, TokenError, replay_token, token_for
-from pipelines.loading import load_fetched, refuse_session, run_recorded, run_session
+from pipelines.loading import _load, _start, load_fetched, refuse_session, run_session
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus
 from pipelines.sessions import Fetched, Session, fetch_limits, sessions_for
 from scrapers import http as scraper_http
+from scrapers import recorded
 from scrapers.base import Provider
 from warehouse import retention
 from warehouse.db import Warehouse
+from warehouse.load import scrape_id
 from warehouse.paths import Paths
 from warehouse.problems import Problem, ProblemCode
 from warehouse.recovery import recover
@@ -181,6 +184,53 @@ def scrape_provider(
         # a bounded raw/ (see warehouse.retention)
         retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings))
     return outcomes
+
+
+def run_recorded(
+    provider: Provider,
+    *,
+    warehouse: Warehouse,
+    run_id: str | None,
+    settings: Settings | None = None,
+) -> ScrapeOutcome:
+    """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
+    one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
+    same rows again is 'unchanged'."""
+    capture = recorded.capture_of(provider.slug)
+    observed_at = recorded.captured_at(provider.slug)
+    if capture is None or observed_at is None:
+        problem = Problem(
+            ProblemCode.NO_CAPTURE,
+            f"no recorded offers for {provider.slug} ship with this version",
+        )
+        return ScrapeOutcome(
+            provider.slug,
+            "recorded",
+            ScrapeStatus.SKIPPED,
+            error=problem.detail,
+            problems=[problem],
+        )
+    session = Session(
+        "replay",
+        f"recorded offers of {capture} (shipped)",
+        observed_precision=recorded.precision_of(provider.slug),
+    )
+    sid = scrape_id(provider.slug, observed_at, [recorded.fingerprint(provider.slug)])
+    with warehouse.connect() as con:
+        unchanged = _start(con, provider, session, sid, observed_at, run_id, [])
+        if unchanged is not None:
+            return unchanged
+        return _load(
+            con,
+            provider,
+            session,
+            sid,
+            observed_at,
+            lambda: (recorded.offers(provider.slug), Counter()),
+            {},
+            Scrubber(None, []),
+            settings or Settings.load({}),
+        )
 
 
 def iter_failures(outcomes: list[ScrapeOutcome]) -> Iterator[ScrapeOutcome]:

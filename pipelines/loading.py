@@ -22,7 +22,6 @@ from pipelines.credentials import Scrubber, archivable_body
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus, Stage, message, problem_of
 from pipelines.sessions import Fetched, Session, fetch
 from scrapers import http as scraper_http
-from scrapers import recorded
 from scrapers.base import Offer, Provider, ScraperError
 from warehouse import plausibility, quality
 from warehouse.db import Warehouse
@@ -295,53 +294,6 @@ def _start(
         scrape_id=sid,
         observed_at=observed_at,
     )
-
-
-def run_recorded(
-    provider: Provider,
-    *,
-    warehouse: Warehouse,
-    run_id: str | None,
-    settings: Settings | None = None,
-) -> ScrapeOutcome:
-    """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
-    one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
-    same rows again is 'unchanged'."""
-    capture = recorded.capture_of(provider.slug)
-    observed_at = recorded.captured_at(provider.slug)
-    if capture is None or observed_at is None:
-        problem = Problem(
-            ProblemCode.NO_CAPTURE,
-            f"no recorded offers for {provider.slug} ship with this version",
-        )
-        return ScrapeOutcome(
-            provider.slug,
-            "recorded",
-            ScrapeStatus.SKIPPED,
-            error=problem.detail,
-            problems=[problem],
-        )
-    session = Session(
-        "replay",
-        f"recorded offers of {capture} (shipped)",
-        observed_precision=recorded.precision_of(provider.slug),
-    )
-    sid = scrape_id(provider.slug, observed_at, [recorded.fingerprint(provider.slug)])
-    with warehouse.connect() as con:
-        unchanged = _start(con, provider, session, sid, observed_at, run_id, [])
-        if unchanged is not None:
-            return unchanged
-        return _load(
-            con,
-            provider,
-            session,
-            sid,
-            observed_at,
-            lambda: (recorded.offers(provider.slug), Counter()),
-            {},
-            Scrubber(None, []),
-            settings or Settings.load({}),
-        )
 
 
 def _rejected(
