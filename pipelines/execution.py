@@ -29,7 +29,7 @@ import dagster as dg
 from pipelines import prefetch as prefetching
 from scrapers.base import Provider
 
-INVOCATION_TAG = "gpuprices/invocation"
+INVOCATION_TAG = prefetching.INVOCATION_TAG
 POLL_INTERVAL_S = 0.2
 # Imported once by the forkserver, inherited by every worker. The storage modules are what a
 # worker imports to open the instance; a name that does not import is skipped by Python.

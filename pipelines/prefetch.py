@@ -27,6 +27,7 @@ from scrapers import http as scraper_http
 from scrapers.base import Provider
 from warehouse.settings import Settings
 
+INVOCATION_TAG = "gpuprices/invocation"  # run tag naming the invocation (pipelines.execution)
 DEFAULT_FETCH_CONCURRENCY = 4  # providers fetched at once (threads: the work is waiting)
 
 _ACTIVE: dict[str, Prefetcher] = {}  # invocation id -> its prefetcher (this process only)

@@ -12,7 +12,6 @@ import dagster as dg
 
 from pipelines import prefetch
 from pipelines.defs.resources import GpupricesResource
-from pipelines.execution import INVOCATION_TAG
 from pipelines.ingest import scrape_provider
 from pipelines.outcomes import ScrapeStatus, failures
 from scrapers.base import Provider, unrecognised_rows
@@ -218,7 +217,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
         # connection: opening the DuckDB file per capture cost more than loading it.
         # a live run's fetch may already be done, concurrently with the others' (prefetch)
         prefetched = (
-            prefetch.take(context.run.tags.get(INVOCATION_TAG), provider.slug)
+            prefetch.take(context.run.tags.get(prefetch.INVOCATION_TAG), provider.slug)
             if replay is None
             else None
         )

@@ -100,7 +100,7 @@ SCENARIOS: dict[str, tuple[Callable[[Paths, pytest.MonkeyPatch], list], str]] = 
         lambda p, mp: _live(
             p,
             _answering(_page()),
-            dataclasses.replace(DATACRUNCH, parse=_raising_parser, parse_with_exclusions=None),
+            dataclasses.replace(DATACRUNCH, parse_with_exclusions=_raising_parser),
         ),
         "non_empty",
     ),
