@@ -30,7 +30,7 @@ from scrapers import http as scraper_http
 from scrapers import recorded
 from scrapers.base import Provider
 from warehouse import retention
-from warehouse.db import Warehouse
+from warehouse.db import Warehouse, transaction
 from warehouse.load import scrape_id
 from warehouse.paths import Paths
 from warehouse.problems import Problem, ProblemCode
@@ -54,11 +54,8 @@ __all__ = [
 
 
 def ensure_seeded(warehouse: Warehouse) -> dict[str, int]:
-    with warehouse.connect() as con:
-        con.execute("begin transaction")
-        counts = load_seeds(con)
-        con.execute("commit")
-    return counts
+    with warehouse.connect() as con, transaction(con):
+        return load_seeds(con)
 
 
 def scrape_provider(
