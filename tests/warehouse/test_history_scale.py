@@ -13,14 +13,13 @@ import duckdb
 import pytest
 
 from benchmarks.history_scale import (
-    Generator,
-    Rates,
     hour_offers,
     load_day_batch,
     load_hour_per_scrape,
     setup,
     stage_day,
 )
+from benchmarks.synthetic_history import Generator, Rates
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
