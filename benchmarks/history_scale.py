@@ -3,11 +3,11 @@
     uv run python benchmarks/history_scale.py [--years 3 --providers 30 --offers 300]
 
 Generates hourly observations with realistic change rates (``benchmarks.synthetic_history``)
-and ingests them
-through the warehouse's own code: a simulated day at a time through ``warehouse.batch``
-(``prepare_batch`` + ``commit_batch`` -> ``history.apply_batch``, the set-based history code
-the per-scrape path runs too), and selected hours through the exact per-scrape pipeline path
-(``start_scrape`` -> ``prepare`` -> ``commit_scrape``, then ``derive.rebuild`` and ``publish``).
+and ingests them through the warehouse's own code: a simulated day at a time through
+``warehouse.batch`` (``prepare_batch`` + ``commit_batch`` -> ``history.apply_batch``, the
+set-based history code the per-scrape path runs too), and selected hours through the exact
+per-scrape pipeline path (``start_scrape`` -> ``prepare`` -> ``commit_scrape``, then
+``derive.rebuild`` and ``publish``).
 Raw observations are pruned by the retention policy as the pipeline would (migration 0002).
 
 Prints: the warehouse and snapshot sizes; the time of one hourly run early on and at the end
