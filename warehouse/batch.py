@@ -61,7 +61,7 @@ _SHAPES = "_batch_shapes"
 _NORMALISED = "_batch_normalised"
 # Observation columns normalise computes from an offer; the rest are the offer's own
 _DERIVED = ("offer_id", "gpu_id", "price_per_hour", "usd_per_unit", "fx_rate_date",
-            "price_per_hour_usd")  # fmt: skip
+            "price_per_hour_usd", "price_per_gpu_hour_usd")  # fmt: skip
 
 
 def _shapes(con: duckdb.DuckDBPyConnection, names: list[str]) -> Iterator[tuple[str, ScrapedOffer]]:

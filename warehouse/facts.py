@@ -29,7 +29,7 @@ from warehouse.db import bulk_insert
 from warehouse.economics import ModelSpec, load_models
 from warehouse.gpus import GpuSpec, load_gpus
 from warehouse.records import SERVERLESS_TIER_COLUMNS, offer_id
-from warehouse.units import price_per_hour, quantize_money
+from warehouse.units import price_per_hour, quantize_money, share_per_gpu_usd
 
 SERVERLESS_REGION = "global"
 SERVERLESS_PRICING = "on_demand"
@@ -191,6 +191,7 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
             "price_per_hour_usd": usd_hour, "source_date": source_date,
             "source_date_basis": basis, "ends_on": ends_on, "source_url": _text(r["source_url"]),
             "notes": _text(r.get("notes")), "always_on": always_on,
+            "price_per_gpu_hour_usd": share_per_gpu_usd(usd_hour, gpu_count),
         }  # fmt: skip
     return list(rows.values())
 

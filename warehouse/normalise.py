@@ -20,7 +20,7 @@ from warehouse.gpus import load_gpus, resolve
 from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import latest_plausible_observation
 from warehouse.records import Observation, OfferLike, offer_id
-from warehouse.units import price_per_hour, quantize_money, to_usd
+from warehouse.units import price_per_gpu_hour_usd, price_per_hour, quantize_money, to_usd
 
 # The least USD per instance-hour that is a price (after rounding to the warehouse's 6
 # decimals). The cheapest real offer in every capture is $0.12/h (a RunPod RTX A2000); a parser
@@ -28,6 +28,10 @@ from warehouse.units import price_per_hour, quantize_money, to_usd
 MIN_PRICE_PER_HOUR_USD = Decimal("0.001")
 _PRICE_QUANTUM = Decimal("0.000000001")  # observations.price is decimal(18, 9)
 VRAM_REPORT_TOLERANCE = Decimal("0.10")
+
+
+# (price per instance-hour, USD per unit, rate date, USD per instance-hour, USD per GPU-hour)
+_Prices = tuple[Decimal, Decimal, date | None, Decimal, Decimal | None]
 
 
 class LoadError(RuntimeError):
@@ -138,7 +142,7 @@ class _Memo:
         self.mismatch: dict[tuple[str, Decimal], bool] = {}
         self.days: dict[datetime, date] = {}
         self.fx: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
-        self.prices: dict[tuple[Any, ...], tuple[Decimal, Decimal, date | None, Decimal]] = {}
+        self.prices: dict[tuple[Any, ...], _Prices] = {}
 
     def offer_id(self, o: OfferLike, pricing: str) -> str:
         key = (o.provider, o.instance_type, o.region, pricing, o.reserved_term_months)
@@ -165,10 +169,9 @@ class _Memo:
             found = self.days[observed_at] = observed_at.astimezone(UTC).date()
         return found
 
-    def price(
-        self, o: OfferLike, unit: str, per: str, day: date
-    ) -> tuple[Decimal, Decimal, date | None, Decimal]:
-        """(price per instance-hour, USD per unit, rate date, USD per instance-hour)."""
+    def price(self, o: OfferLike, unit: str, per: str, day: date) -> _Prices:
+        """(price per instance-hour, USD per unit, rate date, USD per instance-hour, USD per
+        GPU-hour), each converted once by ``warehouse.units``."""
         key = (o.price, unit, per, o.gpu_count, o.currency, day)
         found = self.prices.get(key)
         if found is None:
@@ -176,11 +179,21 @@ class _Memo:
             if (o.currency, day) not in self.fx:
                 self.fx[(o.currency, day)] = fx_rate(self.con, o.currency, day)
             usd_per_unit, rate_date = self.fx[(o.currency, day)]
+            hourly_usd = quantize_money(to_usd(hourly, usd_per_unit))
+            per_gpu_usd = price_per_gpu_hour_usd(
+                o.price,
+                unit,
+                per,
+                o.gpu_count,
+                usd_per_unit=usd_per_unit,
+                price_per_hour_usd=hourly_usd,
+            )
             found = self.prices[key] = (
                 quantize_money(hourly),
                 usd_per_unit,
                 rate_date,
-                quantize_money(to_usd(hourly, usd_per_unit)),
+                hourly_usd,
+                per_gpu_usd,
             )
         return found
 
@@ -230,7 +243,7 @@ def normalise(
         if o.price <= 0 or Decimal(o.price).quantize(_PRICE_QUANTUM) <= 0:
             validation.non_positive_prices.append(f"{o.instance_type} {o.price}")
             continue
-        hourly, usd_per_unit, rate_date, hourly_usd = memo.price(
+        hourly, usd_per_unit, rate_date, hourly_usd, per_gpu_usd = memo.price(
             o, unit, per, memo.day(o.observed_at)
         )
         # judged as stored: $3.64/h mis-read as $0.0000001/h rounds to 0.000000 (issue 15)
@@ -266,6 +279,7 @@ def normalise(
             fx_rate_date=rate_date,
             price_per_hour_usd=hourly_usd,
             offered=o.offered,
+            price_per_gpu_hour_usd=per_gpu_usd,
         )
         previous = rows.get((sid, oid))
         if previous is not None and _history_values(previous) != _history_values(row):

@@ -37,6 +37,7 @@ _MARKET_COLUMNS = (
     "price_unit",
     "price_per",
     "price_per_hour_usd",
+    "price_per_gpu_hour_usd",
     "offered",
     "serverless",
     "observed_at",
@@ -81,6 +82,8 @@ def _market_offer(
         price_unit=str(row["price_unit"]),
         price_per=str(row["price_per"]),
         price_per_hour_usd=Decimal(row["price_per_hour_usd"]),
+        # current_offers serves it as DOUBLE: its shortest text is the stored 6-decimal figure
+        price_per_gpu_hour_usd=Decimal(str(row["price_per_gpu_hour_usd"])),
         offered=row.get("offered"),
         earlier_offered=earlier.get((row["offer_id"], price)),
         serverless=bool(row.get("serverless")),

@@ -91,13 +91,14 @@ class MarketOffer:
     price_unit: str
     price_per: str
     price_per_hour_usd: Decimal
+    price_per_gpu_hour_usd: Decimal  # as stored (warehouse.units), never derived here
     offered: bool | None = None
     earlier_offered: bool | None = None  # newest earlier flag of the same offer, same price
     serverless: bool = False
 
     @property
     def usd_per_gpu_hour(self) -> Decimal:
-        return self.price_per_hour_usd / self.gpu_count
+        return self.price_per_gpu_hour_usd
 
 
 def screen(offers: Sequence[MarketOffer]) -> dict[str, list[Reason]]:

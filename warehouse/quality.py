@@ -151,15 +151,15 @@ def price_jumps(
     factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     current: dict[str, tuple[Any, ...]] = {}
     per_gpu_hour: dict[tuple[str, str], list[Decimal]] = defaultdict(list)
-    for offer_id, price, currency, usd, scrape_id, gpu_id, gpu_count, pricing in con.execute(
-        "select offer_id, price, currency, price_per_hour_usd, scrape_id, gpu_id, gpu_count,"
-        " pricing from offer_history"
+    for offer_id, price, currency, usd, scrape_id, gpu_id, usd_per_gpu, pricing in con.execute(
+        "select offer_id, price, currency, price_per_hour_usd, scrape_id, gpu_id,"
+        " price_per_gpu_hour_usd, pricing from offer_history"
         " where provider = ? and source = ? and valid_to is null and price_per_hour_usd > 0",
         [provider, SCRAPE_SOURCE],
     ).fetchall():
         current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id)
-        if gpu_id is not None and gpu_count:
-            per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd) / Decimal(gpu_count))
+        if gpu_id is not None and usd_per_gpu is not None:
+            per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd_per_gpu))
     medians = {key: median(values) for key, values in per_gpu_hour.items()}
     jumps = []
     for row in rows:

@@ -118,8 +118,9 @@ class Observation(msgspec.Struct, kw_only=True):
     """One row of ``observations``: one offer seen by one scrape, prices normalised.
 
     ``price_per_hour`` is the whole instance per hour in ``currency``, ``price_per_hour_usd``
-    the same in USD at ``usd_per_unit`` (rate of ``fx_rate_date``), both rounded to 6 decimals
-    (``warehouse.units``)."""
+    the same in USD at ``usd_per_unit`` (rate of ``fx_rate_date``), ``price_per_gpu_hour_usd``
+    one GPU per hour in USD (null only for ``gpu_count`` 0), all rounded to 6 decimals
+    (``warehouse.units``: each computed once, there)."""
 
     scrape_id: str
     offer_id: str
@@ -147,6 +148,7 @@ class Observation(msgspec.Struct, kw_only=True):
     fx_rate_date: date | None
     price_per_hour_usd: Decimal
     offered: bool | None
+    price_per_gpu_hour_usd: Decimal | None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
@@ -167,6 +169,7 @@ class HistoryObservation(msgspec.Struct, kw_only=True):
     currency: str
     price_per_hour_usd: Decimal
     serverless: bool
+    price_per_gpu_hour_usd: Decimal | None
 
 
 class BatchScrape(msgspec.Struct, kw_only=True):
@@ -234,6 +237,7 @@ class ServerlessTier(msgspec.Struct, kw_only=True):
     source_url: str | None
     notes: str | None
     always_on: bool
+    price_per_gpu_hour_usd: Decimal | None
 
 
 class EstimateOffer(msgspec.Struct, kw_only=True):

@@ -131,12 +131,14 @@ def published(tmp_path_factory):
         con.execute("""
             insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,
                 region, pricing, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
-                gpu_name, serverless)
+                gpu_name, serverless, price_per_gpu_hour_usd)
             values
               ('imp-lambda', 'lambda', '2026-01-10', '2026-01-12', '1x H100', 'US',
-               'on_demand', 'h100-sxm', 1, 1.00, 'USD', 1.00, 'import:test', 'H100 SXM', false),
+               'on_demand', 'h100-sxm', 1, 1.00, 'USD', 1.00, 'import:test', 'H100 SXM', false,
+               1.00),
               ('imp-salad', 'salad', '2026-01-10', '2026-01-12', '1x H100', 'global',
-               'on_demand', 'h100-sxm', 1, 2.00, 'USD', 2.00, 'import:test', 'H100 SXM', false)
+               'on_demand', 'h100-sxm', 1, 2.00, 'USD', 2.00, 'import:test', 'H100 SXM', false,
+               2.00)
         """)
         # family-level imported intervals (gpu_id null, gpu_family set: the source named only
         # "H100" / "A100"): genesis 8x H100 at 12.00/h = 1.50 per GPU-hour; salad an "H100" at
@@ -145,16 +147,17 @@ def published(tmp_path_factory):
         con.execute("""
             insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,
                 region, pricing, gpu_id, gpu_family, gpu_count, price, currency,
-                price_per_hour_usd, source, gpu_name, serverless)
+                price_per_hour_usd, source, gpu_name, serverless, price_per_gpu_hour_usd)
             values
               ('imp-genesis-h100', 'genesis', '2026-01-10', '2026-01-12', '8x H100', 'global',
                'on_demand', null, 'h100', 8, 12.00, 'USD', 12.00, 'import:test', 'NVIDIA H100',
-               false),
+               false, 1.50),
               ('imp-salad-h100', 'salad', '2026-01-10', '2026-01-12', 'H100', 'global',
-               'on_demand', null, 'h100', 1, 2.00, 'USD', 2.00, 'import:test', 'H100', false),
+               'on_demand', null, 'h100', 1, 2.00, 'USD', 2.00, 'import:test', 'H100', false,
+               2.00),
               ('imp-genesis-a100', 'genesis', '2026-01-10', '2026-01-12', '1x A100', 'global',
                'on_demand', null, 'a100', 1, 1.10, 'USD', 1.10, 'import:test', 'NVIDIA A100',
-               false)
+               false, 1.10)
         """)
         # catalog statistics (USD per instance-hour, no GPU count): p1 lists its H100s under
         # two spellings, which count as one provider with the cheaper price

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from warehouse import units
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.load import (
@@ -96,6 +97,37 @@ def test_normalised_prices(con):
     assert validation.ok
     assert rows[0].gpu_id == "h100-sxm"
     assert rows[0].price_per_hour_usd == Decimal("23.920000")
+
+
+def test_a_per_gpu_quote_is_stored_per_gpu_and_per_instance_with_no_division(con, monkeypatch):
+    # Voltage Park's HGX H100 (pricing page): 8 GPUs at $2.49 per GPU-hour
+    def no_division(*args):
+        raise AssertionError("a per-GPU quote was divided by its GPU count")
+
+    monkeypatch.setattr(units, "share_per_gpu_usd", no_division)
+    voltage = offer(
+        "On-demand, 3200 Gbps Infiniband", "2.49", provider="voltagepark", gpu="HGX H100"
+    )
+    rows, validation = prepare(con, [ScrapedOffer(**voltage)])
+    assert validation.ok, validation.problems()
+    assert str(rows[0].price_per_gpu_hour_usd) == "2.490000"
+    assert str(rows[0].price_per_hour_usd) == "19.920000"
+    assert start_scrape(
+        con, scrape_id="vp", provider="voltagepark", run_id="r", mode="replay", source="t",
+        fetches=[],
+    )  # fmt: skip
+    commit_scrape(con, scrape_id="vp", provider="voltagepark", observed_at=T0, rows=rows)
+    for table in ("observations", "offer_history"):
+        stored = con.execute(
+            f"select price_per_gpu_hour_usd::varchar, price_per_hour_usd::varchar from {table}"
+        ).fetchall()
+        assert stored == [("2.490000", "19.920000")], table
+
+
+def test_a_per_instance_quote_is_stored_per_gpu_divided_once(con):
+    rows, _ = prepare(con, [ScrapedOffer(**offer("2x", "4.561301", count=2, per="instance"))])
+    # 4.561301 / 2 = 2.2806505, a tie rounded as SQL rounded it before migration 0012
+    assert rows[0].price_per_gpu_hour_usd == Decimal("2.280651")
 
 
 def test_eur_prices_are_converted_with_a_dated_rate(con):

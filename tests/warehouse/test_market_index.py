@@ -71,13 +71,14 @@ def scrape(con, provider: str, day: int, prices: dict[str, str], *, status: str 
         " scrape_id varchar, offer_id varchar, provider varchar, instance_type varchar,"
         " region varchar, pricing varchar, reserved_term_months integer, gpu_name varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 9), currency varchar,"
-        " price_per_hour_usd decimal(18, 6), serverless boolean)"
+        " price_per_hour_usd decimal(18, 6), serverless boolean, price_per_gpu_hour_usd"
+        " decimal(18, 6))"
     )
     for instance_type, price in prices.items():
         con.execute(
             f"insert into {OBSERVED_TABLE} ({', '.join(OBSERVED_COLUMNS)})"
             " values (?, ?, ?, ?, 'global', 'on_demand', null, 'H100 SXM', ?, 1, ?, 'USD', ?,"
-            " false)",
+            " false, ?)",
             [
                 sid,
                 _offer_id(provider, instance_type),
@@ -86,6 +87,7 @@ def scrape(con, provider: str, day: int, prices: dict[str, str], *, status: str 
                 GPU,
                 Decimal(price),
                 Decimal(price),
+                Decimal(price),  # one GPU: the instance price is the GPU's
             ],
         )
     apply_batch(con)

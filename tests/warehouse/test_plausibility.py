@@ -44,6 +44,7 @@ def offer(
         price_unit="hour",
         price_per="gpu",
         price_per_hour_usd=hourly,
+        price_per_gpu_hour_usd=Decimal(usd_per_gpu_hour),
         offered=offered,
         earlier_offered=earlier_offered,
         serverless=serverless,

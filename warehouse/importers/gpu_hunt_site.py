@@ -68,7 +68,7 @@ from warehouse.importers.common import (
 from warehouse.importers.families import resolve_family
 from warehouse.normalise import fx_rate
 from warehouse.records import offer_id
-from warehouse.units import price_per_hour, quantize_money, to_usd
+from warehouse.units import price_per_hour, quantize_money, share_per_gpu_usd, to_usd
 
 DATASET = "gpu-hunt-site"
 SOURCE = IMPORT_PREFIX + DATASET
@@ -236,6 +236,7 @@ def _observed_rows(
         day = obs.recorded_at.date()
         if (currency, day) not in fx_cache:
             fx_cache[(currency, day)] = fx_rate(con, currency, day)[0]
+        hourly_usd = quantize_money(to_usd(hourly, fx_cache[(currency, day)]))
         provider = server["provider_id"]
         region = server["location"].strip() or "global"
         rows.append(
@@ -255,8 +256,9 @@ def _observed_rows(
                 "gpu_count": count,
                 "price": quantize_money(hourly),
                 "currency": currency,
-                "price_per_hour_usd": quantize_money(to_usd(hourly, fx_cache[(currency, day)])),
+                "price_per_hour_usd": hourly_usd,
                 "serverless": False,
+                "price_per_gpu_hour_usd": share_per_gpu_usd(hourly_usd, count),
             }
         )
     return rows
@@ -317,7 +319,8 @@ def _replace_history(
         "scrape_id varchar, offer_id varchar, provider varchar, instance_type varchar,"
         " region varchar, pricing varchar, reserved_term_months integer, gpu_name varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 6), currency varchar,"
-        " price_per_hour_usd decimal(18, 6), serverless boolean)"
+        " price_per_hour_usd decimal(18, 6), serverless boolean,"
+        " price_per_gpu_hour_usd decimal(18, 6))"
     )
     bulk_insert(con, BATCH_TABLE, ["scrape_id", "provider", "observed_at"], batch)
     bulk_insert(

@@ -10,6 +10,8 @@
 -- figure is vram_gb_reported (flagged when more than 10% away). A share of a GPU (gpu_count < 1:
 -- MIG profile, vGPU share) gives the user gpu_count x the datasheet memory (vram_gb_usable);
 -- filters, $/GB and model fit use usable memory. Unknown GPU: specs and capabilities null.
+-- Price per GPU-hour: the observation's (tier's) stored price_per_gpu_hour_usd, computed once by
+-- warehouse/units.py, never derived here.
 -- Age: age_days is the price's own age at as_of (observed_at, at its stated precision), and
 -- stale = age_days > stale_after_days, whatever the scrape did.
 create or replace table current_offers as
@@ -60,6 +62,7 @@ curated_serverless as (
         (t.price_per_hour_usd / t.price_per_hour)::decimal(18, 8) as usd_per_unit,
         case when t.currency = 'USD' then null else t.source_date end as fx_rate_date,
         t.price_per_hour_usd,
+        t.price_per_gpu_hour_usd,
         true as serverless,
         t.source_url,
         timezone('UTC', t.source_date::timestamp) as observed_at,
@@ -133,6 +136,7 @@ typed as (
         o.usd_per_unit,
         o.fx_rate_date,
         o.price_per_hour_usd,
+        o.price_per_gpu_hour_usd,
         o.serverless,
         o.source_url,
         o.observed_at,
@@ -162,9 +166,10 @@ typed as (
 )
 
 select
-    *,
+    * exclude (price_per_gpu_hour_usd),
     (gpu_count * vram_gb_per_gpu)::decimal(12, 2) as vram_gb_total,
-    round(price_per_hour_usd / gpu_count, 6) as price_per_gpu_hour_usd,
+    -- stored (warehouse/units.py), served as the DOUBLE it was before migration 0012
+    price_per_gpu_hour_usd::double as price_per_gpu_hour_usd,
     case when vram_gb_per_gpu > 0
         then round(price_per_hour_usd / (gpu_count * vram_gb_per_gpu), 6)
     end as price_per_vram_gb_hour_usd,

@@ -17,7 +17,8 @@
 --     as confirmed while open.
 -- Chain link: an offer is matched on day d when it fed both d and d-1 (same offer, source
 -- and GPU) at positive prices; its price on a day is that of the day's last interval feeding
--- it (USD per GPU-hour). matched_offer_count counts them and log_price_relative_sum adds
+-- it (USD per GPU-hour: offer_history.price_per_gpu_hour_usd, stored, never derived here).
+-- matched_offer_count counts them and log_price_relative_sum adds
 -- ln(price_d / price_d-1) over them (each rounded to 12 decimals, so that the sum is exact);
 -- market_index turns these into a Jevons index.
 -- Depends on: offer_history, price_screens, scrapes. Excludes serverless tiers, unresolved
@@ -75,7 +76,7 @@ intervals as (
         h.source,
         h.valid_from,
         h.valid_to,
-        h.price_per_hour_usd / h.gpu_count as usd_per_gpu_hour,
+        h.price_per_gpu_hour_usd as usd_per_gpu_hour,
         greatest(h.valid_from, $start - interval 1 day) as clipped_from,
         least(coalesce(h.valid_to, $now), $now) as clipped_to
     from offer_history as h

@@ -22,7 +22,7 @@ with intervals as (
         pricing,
         source,
         valid_from,
-        price_per_hour_usd / gpu_count as usd_per_gpu_hour,
+        price_per_gpu_hour_usd as usd_per_gpu_hour,
         coalesce(valid_to, now()) as valid_until
     from offer_history
     where gpu_id is null
