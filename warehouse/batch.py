@@ -62,6 +62,8 @@ _NORMALISED = "_batch_normalised"
 # Observation columns normalise computes from an offer; the rest are the offer's own
 _DERIVED = ("offer_id", "gpu_id", "price_per_hour", "usd_per_unit", "fx_rate_date",
             "price_per_hour_usd", "price_per_gpu_hour_usd")  # fmt: skip
+# Observation columns that store an offer field under another name
+_RENAMED = {"gpu_name_provider": "gpu_name"}
 
 
 def _shapes(con: duckdb.DuckDBPyConnection, names: list[str]) -> Iterator[tuple[str, ScrapedOffer]]:
@@ -115,7 +117,13 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
     )
     derived = set(_DERIVED)
     select = ", ".join(
-        f"n.{c}" if c in derived else f"null::boolean as {c}" if c not in present else f"k.{c}"
+        f"n.{c}"
+        if c in derived
+        else f"k.{_RENAMED[c]} as {c}"
+        if c in _RENAMED
+        else f"null::boolean as {c}"
+        if c not in present
+        else f"k.{c}"
         for c in OBSERVATION_COLUMNS
     )
     con.execute(f"""

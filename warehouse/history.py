@@ -142,12 +142,12 @@ _OPEN_SQL = """
 insert into offer_history (
     offer_id, provider, valid_from, valid_to, instance_type, region, pricing,
     reserved_term_months, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
-    scrape_id, gpu_name, serverless, price_per_gpu_hour_usd
+    scrape_id, gpu_name_provider, serverless, price_per_gpu_hour_usd
 )
 select
     c.offer_id, o.provider, c.t, c.next_t, o.instance_type, o.region, o.pricing,
     o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency, o.price_per_hour_usd,
-    $source, case when $keep_scrape_id then c.scrape_id end, o.gpu_name, o.serverless,
+    $source, case when $keep_scrape_id then c.scrape_id end, o.gpu_name_provider, o.serverless,
     o.price_per_gpu_hour_usd
 from _history_changes as c
 inner join {observed} as o on c.scrape_id = o.scrape_id and c.offer_id = o.offer_id

@@ -260,7 +260,7 @@ def normalise(
             region=o.region,
             pricing=pricing,
             reserved_term_months=o.reserved_term_months,
-            gpu_name=o.gpu_name,
+            gpu_name_provider=o.gpu_name,
             gpu_id=gpu_id,
             gpu_count=o.gpu_count,
             vram_gb_reported=vram,

@@ -42,14 +42,8 @@ _MARKET_COLUMNS = (
     "serverless",
     "observed_at",
 )
-# read as the scraped rows name it (gpu_name: the provider's spelling); columns: code constants
-_CURRENT_SQL = (
-    "select "
-    + ", ".join(
-        "gpu_name_provider as gpu_name" if c == "gpu_name_provider" else c for c in _MARKET_COLUMNS
-    )
-    + " from current_offers"
-)
+# columns: code constants
+_CURRENT_SQL = "select " + ", ".join(_MARKET_COLUMNS) + " from current_offers"
 
 # The newest earlier flag of each (offer, price) that the screened scrapes do not flag.
 _EARLIER_FLAGS_SQL = """
@@ -74,7 +68,7 @@ def _market_offer(
         region=row["region"],
         pricing=str(row["pricing"]),
         gpu_id=row["gpu_id"],
-        gpu_name=row["gpu_name"],
+        gpu_name_provider=row["gpu_name_provider"],
         gpu_count=Decimal(row["gpu_count"]),
         vram_gb_per_gpu=None if row["vram_gb_per_gpu"] is None else Decimal(row["vram_gb_per_gpu"]),
         price=price,

@@ -83,7 +83,7 @@ class MarketOffer:
     region: str
     pricing: str
     gpu_id: str | None
-    gpu_name: str
+    gpu_name_provider: str
     gpu_count: Decimal
     vram_gb_per_gpu: Decimal | None  # datasheet, of the canonical GPU
     price: Decimal  # as quoted
@@ -165,7 +165,7 @@ def _repeated(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
     for o in offers:
         groups[(o.provider, o.scrape_id, o.price, o.currency, o.price_unit, o.price_per)].append(o)
     for (_, _, price, currency, unit, per), members in groups.items():
-        models = {o.gpu_id or f"name:{o.gpu_name}" for o in members}
+        models = {o.gpu_id or f"name:{o.gpu_name_provider}" for o in members}
         if len(models) < REPEAT_MIN_GPUS:
             continue
         memory = [o.vram_gb_per_gpu for o in members if o.vram_gb_per_gpu]

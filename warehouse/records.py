@@ -129,7 +129,7 @@ class Observation(msgspec.Struct, kw_only=True):
     region: str
     pricing: str
     reserved_term_months: int | None
-    gpu_name: str
+    gpu_name_provider: str
     gpu_id: str | None
     gpu_count: Decimal
     vram_gb_reported: Decimal | None
@@ -162,7 +162,7 @@ class HistoryObservation(msgspec.Struct, kw_only=True):
     region: str
     pricing: str
     reserved_term_months: int | None
-    gpu_name: str
+    gpu_name_provider: str
     gpu_id: str | None
     gpu_count: Decimal
     price: Decimal

@@ -131,7 +131,7 @@ def published(tmp_path_factory):
         con.execute("""
             insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,
                 region, pricing, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
-                gpu_name, serverless, price_per_gpu_hour_usd)
+                gpu_name_provider, serverless, price_per_gpu_hour_usd)
             values
               ('imp-lambda', 'lambda', '2026-01-10', '2026-01-12', '1x H100', 'US',
                'on_demand', 'h100-sxm', 1, 1.00, 'USD', 1.00, 'import:test', 'H100 SXM', false,
@@ -147,7 +147,7 @@ def published(tmp_path_factory):
         con.execute("""
             insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,
                 region, pricing, gpu_id, gpu_family, gpu_count, price, currency,
-                price_per_hour_usd, source, gpu_name, serverless, price_per_gpu_hour_usd)
+                price_per_hour_usd, source, gpu_name_provider, serverless, price_per_gpu_hour_usd)
             values
               ('imp-genesis-h100', 'genesis', '2026-01-10', '2026-01-12', '8x H100', 'global',
                'on_demand', null, 'h100', 8, 12.00, 'USD', 12.00, 'import:test', 'NVIDIA H100',
@@ -162,8 +162,8 @@ def published(tmp_path_factory):
         # catalog statistics (USD per instance-hour, no GPU count): p1 lists its H100s under
         # two spellings, which count as one provider with the cheaper price
         con.execute("""
-            insert into imported_daily_prices (source, day, captured_at, provider, gpu_name,
-                gpu_id, gpu_family, offer_count, min_price_per_hour_usd,
+            insert into imported_daily_prices (source, day, captured_at, provider,
+                gpu_name_provider, gpu_id, gpu_family, offer_count, min_price_per_hour_usd,
                 median_price_per_hour_usd, max_price_per_hour_usd)
             values
               ('import:cat', '2026-01-10', '2026-01-10', 'p1', 'H100', null, 'h100', 3,

@@ -64,11 +64,11 @@ def test_gpuhunt_catalog_rows_become_daily_statistics(imported, con):
     row = con.execute(
         "select offer_count, min_price_per_hour_usd, max_price_per_hour_usd, gpu_id, gpu_family"
         " from imported_daily_prices where day = '2025-04-12' and provider = 'lambdalabs'"
-        " and gpu_name = 'H100'"
+        " and gpu_name_provider = 'H100'"
     ).fetchone()
     assert row == (80, Decimal("2.49"), Decimal("23.92"), None, "h100")
     assert con.execute(
-        "select gpu_id from imported_daily_prices where gpu_name = 'MI300X' limit 1"
+        "select gpu_id from imported_daily_prices where gpu_name_provider = 'MI300X' limit 1"
     ).fetchone() == ("mi300x",)
 
 
@@ -201,7 +201,7 @@ def test_gpu_hunt_site_family_only_servers_become_family_level_intervals(con):
     # datacrunch's "8× A100 80GB" (site model column "NVIDIA A100"): SXM or PCIe is not said
     oid = offer_id("datacrunch", "gpu-hunt-site:datacrunch-8A100.176V", "FI-01", "on_demand", None)
     rows = con.execute(
-        "select gpu_name, gpu_id, gpu_family, gpu_count, price from offer_history"
+        "select gpu_name_provider, gpu_id, gpu_family, gpu_count, price from offer_history"
         " where offer_id = ?",
         [oid],
     ).fetchall()

@@ -69,7 +69,7 @@ def scrape(con, provider: str, day: int, prices: dict[str, str], *, status: str 
     con.execute(
         f"create or replace temp table {OBSERVED_TABLE} ("
         " scrape_id varchar, offer_id varchar, provider varchar, instance_type varchar,"
-        " region varchar, pricing varchar, reserved_term_months integer, gpu_name varchar,"
+        " region varchar, pricing varchar, reserved_term_months integer, gpu_name_provider varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 9), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean, price_per_gpu_hour_usd"
         " decimal(18, 6))"

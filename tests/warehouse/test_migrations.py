@@ -3,8 +3,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import duckdb
+import pytest
 
 from warehouse import db
+from warehouse.analysis import create_views
 from warehouse.db import Warehouse, migrate, migrations
 from warehouse.seeding import load_seeds
 from warehouse.units import share_per_gpu_usd
@@ -93,3 +95,84 @@ def test_0012_backfills_the_per_gpu_price_as_sql_derived_it(tmp_path, monkeypatc
         for u, g in [("4.561301", 2), ("19.920000", 8), ("12.601310", 4)]
     ]
     assert shares == expected  # new rows get the same figures
+
+
+def _migrate_before(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Apply the migrations before ``name`` as ``migrate`` would (an older warehouse)."""
+    con.execute(
+        "create table schema_migrations ("
+        " version integer primary key, name varchar not null, applied_at timestamptz not null)"
+    )
+    for version, migration, path in migrations():
+        if migration == name:
+            return
+        con.execute(path.read_text(encoding="utf-8"))
+        con.execute("insert into schema_migrations values (?, ?, now())", [version, migration])
+    raise AssertionError(f"no migration {name}")
+
+
+def test_upgrade_renames_provider_spelling_keeping_the_values(tmp_path):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    _migrate_before(con, "gpu_name_provider")
+    con.execute("""
+        insert into observations (scrape_id, offer_id, provider, instance_type, region, pricing,
+            gpu_name, gpu_id, gpu_count, price, currency, price_unit, price_per, serverless,
+            source_url, observed_at, price_per_hour, usd_per_unit, price_per_hour_usd)
+        values ('s1', 'o1', 'lambda', 'gpu_8x_h100_sxm5', 'global', 'on_demand',
+            'NVIDIA H100 SXM', 'h100-sxm', 8, 2.99, 'USD', 'hour', 'gpu', false,
+            'https://lambda.ai/pricing', '2026-01-09 10:39+00', 23.92, 1, 23.92)
+    """)
+    con.execute("""
+        insert into offer_history (offer_id, provider, valid_from, instance_type, region,
+            pricing, gpu_id, gpu_count, price, currency, price_per_hour_usd, source, gpu_name,
+            serverless)
+        values ('o1', 'lambda', '2026-01-09 10:39+00', 'gpu_8x_h100_sxm5', 'global',
+            'on_demand', 'h100-sxm', 8, 2.99, 'USD', 23.92, 'scrape', 'NVIDIA H100 SXM', false)
+    """)
+    con.execute("""
+        insert into imported_daily_prices (source, day, captured_at, provider, gpu_name,
+            gpu_id, offer_count, min_price_per_hour_usd, median_price_per_hour_usd,
+            max_price_per_hour_usd)
+        values ('import:cat', '2025-04-12', '2025-04-12 00:00+00', 'lambdalabs', 'H100', null,
+            80, 2.49, 2.99, 23.92)
+    """)
+    con.execute("""
+        insert into market_summaries (source, market, observed_at, gpu_name, gpu_id)
+        values ('import:pi', 'H100_80GB SXM5', '2025-06-16 00:00+00', 'H100_80GB', 'h100-sxm')
+    """)
+    # the analysis objects of the older warehouse, one of them naming the old column
+    con.execute("create macro offers_as_of(at_time) as table select gpu_name from offer_history")
+
+    assert migrate(con) == [v for v, n, _ in migrations() if v >= _version("gpu_name_provider")]
+    spelled = {
+        table: con.execute(f"select gpu_name_provider from {table}").fetchall()
+        for table in ("observations", "offer_history", "imported_daily_prices", "market_summaries")
+    }
+    assert spelled == {
+        "observations": [("NVIDIA H100 SXM",)],
+        "offer_history": [("NVIDIA H100 SXM",)],
+        "imported_daily_prices": [("H100",)],
+        "market_summaries": [("H100_80GB",)],
+    }
+    assert not con.execute(
+        "select table_name from information_schema.columns where column_name = 'gpu_name'"
+        " and table_schema = 'main'"
+    ).fetchall()
+    # the key still holds under its new name: the same row again is a conflict
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("""
+            insert into imported_daily_prices (source, day, captured_at, provider,
+                gpu_name_provider, offer_count, min_price_per_hour_usd,
+                median_price_per_hour_usd, max_price_per_hour_usd)
+            values ('import:cat', '2025-04-12', '2025-04-12 00:00+00', 'lambdalabs', 'H100',
+                1, 1, 1, 1)
+        """)
+    load_seeds(con)
+    create_views(con)
+    assert con.execute(
+        "select gpu_name_provider, gpu_id, gpu_name from offers_as_of(timestamp '2026-01-10')"
+    ).fetchall() == [("NVIDIA H100 SXM", "h100-sxm", "NVIDIA H100 SXM5 80GB")]
+
+
+def _version(name: str) -> int:
+    return next(v for v, n, _ in migrations() if n == name)

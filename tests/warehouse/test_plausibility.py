@@ -36,7 +36,7 @@ def offer(
         region=region,
         pricing=pricing,
         gpu_id=gpu,
-        gpu_name=gpu or "Mystery GPU",
+        gpu_name_provider=gpu or "Mystery GPU",
         gpu_count=Decimal(gpus),
         vram_gb_per_gpu=None if vram is None else Decimal(vram),
         price=Decimal(price or usd_per_gpu_hour),

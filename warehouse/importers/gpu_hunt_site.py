@@ -196,7 +196,7 @@ def import_dataset(con: duckdb.DuckDBPyConnection, folder: Path) -> ImportResult
     batch = _sessions(rows)
     kept = _latest_per_session(rows, result)
     for row in kept:
-        result.count_gpu(row["gpu_name"], row["gpu_id"], row["gpu_family"], 1)
+        result.count_gpu(row["gpu_name_provider"], row["gpu_id"], row["gpu_family"], 1)
     with transaction(con):
         _replace_history(con, kept, batch, result)
         record(con, result, fp)
@@ -250,7 +250,7 @@ def _observed_rows(
                 "region": region,
                 "pricing": "on_demand",
                 "reserved_term_months": None,
-                "gpu_name": gpu_name,
+                "gpu_name_provider": gpu_name,
                 "gpu_id": gpu_id,
                 "gpu_family": gpu_family,
                 "gpu_count": count,
@@ -317,7 +317,7 @@ def _replace_history(
     con.execute(
         f"create or replace temp table {OBSERVED_TABLE} ("
         "scrape_id varchar, offer_id varchar, provider varchar, instance_type varchar,"
-        " region varchar, pricing varchar, reserved_term_months integer, gpu_name varchar,"
+        " region varchar, pricing varchar, reserved_term_months integer, gpu_name_provider varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 6), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean,"
         " price_per_gpu_hour_usd decimal(18, 6))"

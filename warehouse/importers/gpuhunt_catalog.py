@@ -47,7 +47,7 @@ _COLUMNS = [
     "day",
     "captured_at",
     "provider",
-    "gpu_name",
+    "gpu_name_provider",
     "gpu_id",
     "gpu_family",
     "offer_count",

@@ -44,7 +44,7 @@ _SUMMARY_COLUMNS = [
     "source",
     "market",
     "observed_at",
-    "gpu_name",
+    "gpu_name_provider",
     "socket",
     "gpu_id",
     "gpu_family",

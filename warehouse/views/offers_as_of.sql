@@ -14,7 +14,7 @@ select
     h.region,
     h.pricing,
     h.reserved_term_months,
-    h.gpu_name as gpu_name_provider,
+    h.gpu_name_provider,
     h.gpu_id,
     h.gpu_family,
     g.name as gpu_name,
