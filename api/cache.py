@@ -23,8 +23,6 @@ from collections.abc import Callable, Hashable
 
 from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
-RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_BYTES  # $GPUPRICES_RESPONSE_CACHE_BYTES overrides
-RESPONSE_CACHE_BYTES_ENV = "GPUPRICES_RESPONSE_CACHE_BYTES"
 # per entry beyond body and key text: the OrderedDict node, the key tuple and its objects
 ENTRY_OVERHEAD = 256
 
@@ -37,7 +35,7 @@ def entry_bytes(key: Hashable, body: bytes) -> int:
 class ResponseCache:
     """Encoded answers of one snapshot under normalised keys; thread-safe."""
 
-    def __init__(self, max_bytes: int = RESPONSE_CACHE_BYTES) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_RESPONSE_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[Hashable, tuple[bytes, int]] = OrderedDict()
         self._bytes = 0

@@ -11,7 +11,7 @@ pre-encoded (``Snapshot.offers``, ``api.offers``): GET /instances answers any qu
 without SQL or a cache. The one response cache (``Snapshot.cached``, ``api.cache``) holds the
 other endpoints' encoded 200 answers, keyed by their normalised parameters, per snapshot (a swap
 drops it), bounded in bytes keys included (``$GPUPRICES_RESPONSE_CACHE_BYTES``, default
-``RESPONSE_CACHE_BYTES``; 0 turns it off).
+64 MB; 0 turns it off).
 """
 
 from __future__ import annotations
@@ -30,12 +30,11 @@ import duckdb
 from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 
-from api.cache import RESPONSE_CACHE_BYTES, RESPONSE_CACHE_BYTES_ENV, ResponseCache
+from api.cache import ResponseCache
 from api.offers import EncodedOffers
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
 from warehouse.queries import OfferTable
-
-__all__ = ["RESPONSE_CACHE_BYTES", "RESPONSE_CACHE_BYTES_ENV"]  # api.app reads them from here
+from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
 # Snapshots kept in memory for requests pinned with as_of: the current one and the one before
 # (the API passes Settings.held_snapshots, GPUPRICES_HELD_SNAPSHOTS).
@@ -55,7 +54,7 @@ class Snapshot:
     con: duckdb.DuckDBPyConnection
     tables: frozenset[str]
     offers: EncodedOffers | None = None
-    cache_bytes: int = RESPONSE_CACHE_BYTES
+    cache_bytes: int = DEFAULT_RESPONSE_CACHE_BYTES
     responses: ResponseCache = field(init=False)
     _local: threading.local = field(default_factory=threading.local)
 
@@ -135,7 +134,7 @@ class SnapshotStore:
         reload_interval_s: float = 1.0,
         locate: Callable[[], SnapshotInfo | None] | None = None,
         where: str | None = None,
-        cache_bytes: int = RESPONSE_CACHE_BYTES,
+        cache_bytes: int = DEFAULT_RESPONSE_CACHE_BYTES,
         held: int = HELD_SNAPSHOTS,
     ) -> None:
         self.published_dir = published_dir
