@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from datetime import datetime
 from email.utils import format_datetime, parsedate_to_datetime
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -96,10 +98,13 @@ def _with_vary(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
 
 
 def validator_headers(snapshot: Snapshot, tag: bytes) -> list[tuple[bytes, bytes]]:
-    return [
-        (b"etag", tag),
-        (b"last-modified", format_datetime(snapshot.as_of, usegmt=True).encode()),
-    ]
+    return [(b"etag", tag), (b"last-modified", _http_date(snapshot.as_of))]
+
+
+@lru_cache(maxsize=8)
+def _http_date(moment: datetime) -> bytes:
+    """``moment`` as an HTTP date (Last-Modified): formatted once per snapshot, not per answer."""
+    return format_datetime(moment, usegmt=True).encode()
 
 
 def conditional_get(store: SnapshotStore) -> Callable[[ASGIApp], ASGIApp]:

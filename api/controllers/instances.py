@@ -24,9 +24,6 @@ every query would.
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from email.utils import format_datetime
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
 
@@ -37,7 +34,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from api.conditional import CACHE_CONTROL, VARY, etag
+from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
 from api.encoding import encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
@@ -241,8 +238,7 @@ def instances_fast_route(store: SnapshotStore):
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", b"%d" % len(body)),
-                (b"etag", etag(snapshot, scope)),
-                _last_modified(snapshot.info.snapshot_id, snapshot.as_of),
+                *validator_headers(snapshot, etag(snapshot, scope)),
                 (b"cache-control", CACHE_CONTROL),
                 _VARY,
             ]
@@ -255,12 +251,6 @@ def instances_fast_route(store: SnapshotStore):
 
 
 _VARY = (b"vary", ", ".join(VARY).encode())
-
-
-@lru_cache(maxsize=4)
-def _last_modified(snapshot_id: str, as_of: datetime) -> tuple[bytes, bytes]:
-    """The Last-Modified header of a snapshot, as ``api.conditional.validator_headers``."""
-    return (b"last-modified", format_datetime(as_of, usegmt=True).encode())
 
 
 # --- the documented handler ---------------------------------------------------------------------
