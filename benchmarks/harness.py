@@ -80,26 +80,50 @@ def api_server(
     }
     if home is not None:
         child_env["GPUPRICES_HOME"] = str(home)
+    with running_server(
+        command,
+        cwd=REPO,
+        env=child_env,
+        url=f"http://127.0.0.1:{port}",
+        ready_path=ready_path,
+        timeout_s=timeout_s,
+        name="uvicorn",
+    ) as (url, _):
+        yield url
+
+
+@contextmanager
+def running_server(
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    url: str,
+    ready_path: str = HEALTH_QUERY,
+    timeout_s: float = 120.0,
+    name: str = "server",
+) -> Iterator[tuple[str, int]]:
+    """Start ``command`` (an HTTP server listening at ``url``), wait until ``ready_path``
+    answers, yield (``url``, pid); terminate it (then kill) on the way out."""
     process = subprocess.Popen(
-        command, cwd=REPO, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while True:
             if process.poll() is not None:
                 error = process.stderr.read().decode() if process.stderr else ""
-                raise RuntimeError(f"uvicorn exited with {process.returncode}: {error[-2000:]}")
+                raise RuntimeError(f"{name} exited with {process.returncode}: {error[-2000:]}")
             try:
                 httpx.get(url + ready_path, timeout=2.0)
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline:
                     raise RuntimeError(
-                        f"uvicorn did not answer on {url} within {timeout_s} s"
+                        f"{name} did not answer on {url} within {timeout_s} s"
                     ) from None
                 time.sleep(0.1)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         try:

@@ -27,7 +27,6 @@ import argparse
 import logging
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,7 +41,12 @@ if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package o
 
 import httpx  # noqa: E402
 
-from benchmarks.harness import SNAPSHOTS, direct_ingest, free_port  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
+    SNAPSHOTS,
+    direct_ingest,
+    free_port,
+    running_server,
+)
 
 SWAP_EVERY_S = 1.5
 THREADS = 8
@@ -60,31 +64,15 @@ def serve(home: Path, app_root: Path) -> Iterator[tuple[str, int]]:
         "GPUPRICES_RELOAD_INTERVAL_S": "0.2",
         "PYTHONPATH": str(app_root),
     }
-    process = subprocess.Popen(
-        command, cwd=app_root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                error = process.stderr.read().decode() if process.stderr else ""
-                raise RuntimeError(f"server exited with {process.returncode}: {error[-2000:]}")
-            try:
-                httpx.get(url + "/health", timeout=2.0)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"no answer on {url}") from None
-                time.sleep(0.1)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with running_server(
+        command,
+        cwd=app_root,
+        env=env,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/health",
+        name="gpuprices serve",
+    ) as server:
+        yield server
 
 
 def rss_mb(pid: int) -> float:
