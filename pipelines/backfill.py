@@ -139,6 +139,7 @@ def run_backfill(
                 con,
                 stale_after_hours=settings.stale_after_hours,
                 stale_after_days=settings.stale_after_days,
+                shelf_life_days=settings.shelf_life_days(),
             )
         report.snapshot = publish(con, paths.published)
     return report

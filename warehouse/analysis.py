@@ -15,6 +15,7 @@ VIEWS_DIR = Path(__file__).resolve().parent / "views"
 
 # Creation order: an object comes after every object it reads (each file's header names them).
 VIEW_ORDER: tuple[str, ...] = (
+    "price_kind",  # a scalar macro: price_kind(pricing, serverless, provider_kind)
     "offer_intervals",
     "daily_offer_prices",
     "daily_gpu_prices",
@@ -27,7 +28,7 @@ VIEW_ORDER: tuple[str, ...] = (
 )
 # The macros among them (the others are views).
 TABLE_MACROS: frozenset[str] = frozenset({"offers_as_of", "market_history"})
-SCALAR_MACROS: frozenset[str] = frozenset({"gpu_matches"})
+SCALAR_MACROS: frozenset[str] = frozenset({"gpu_matches", "price_kind"})
 # Tables the views read; a snapshot must contain all of them.
 VIEW_TABLES: tuple[str, ...] = (
     "offer_history",

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
 from warehouse import plausibility
+from warehouse.analysis import view_sql
 from warehouse.db import transaction
 from warehouse.history import maintain
 from warehouse.quality import stale_before
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS, DEFAULT_STALE_AFTER_HOURS
+from warehouse.shelf_life import write_shelf_lives
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -32,12 +35,16 @@ def rebuild(
     now: datetime | None = None,
     stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS,
     stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
+    shelf_life_days: Mapping[str, float] | None = None,
 ) -> dict[str, int]:
     """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
 
     Freshness is judged at ``now`` (default: the current time): the models read the snapshot
     instant (``as_of``) and the staleness settings (``stale_after_hours`` for a provider,
-    ``stale_after_days`` for an offer: ``GPUPRICES_STALE_AFTER_*``) from session variables.
+    ``stale_after_days`` for an offer: ``GPUPRICES_STALE_AFTER_*``) from session variables, and
+    each kind of price's shelf life (``shelf_life_days``, kind -> days over the defaults of
+    ``warehouse.shelf_life``: ``GPUPRICES_SHELF_LIFE_DAYS_*``) from the ``shelf_lives`` table,
+    written first.
     After ``current_offers`` is built, the plausibility screen runs over the whole current
     market (``warehouse.plausibility``); its verdicts are stored in ``price_screens`` and
     ``current_offers`` is rebuilt once to carry them.
@@ -50,6 +57,8 @@ def rebuild(
     con.execute("set variable as_of = ?::timestamptz", [now])
     con.execute("set variable stale_after_days = ?::double", [stale_after_days])
     with transaction(con):
+        write_shelf_lives(con, shelf_life_days)
+        con.execute(view_sql("price_kind"))  # the models classify prices with it
         for name in names:
             con.execute(model_sql(name))
             if name == "current_offers" and plausibility.screen_current(con, now=now):

@@ -50,6 +50,7 @@ PUBLISHED_TABLES: tuple[str, ...] = (
 OPTIONAL_TABLES: tuple[str, ...] = (
     "price_screens",  # plausibility verdicts: history leaves suspect intervals out
     "provider_facts",
+    "shelf_lives",  # the shelf life per kind of price the snapshot was built with
     "serverless_platforms",
     "serverless_tiers",
     "models",

@@ -24,6 +24,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from warehouse.paths import Paths
+from warehouse.shelf_life import DEFAULT_SHELF_LIFE_DAYS, PriceKind
 
 ENV_PREFIX = "GPUPRICES_"
 
@@ -208,6 +209,51 @@ class Settings(BaseSettings):
         **_FINITE,
     )
 
+    # shelf life: how long a price stays in force after it was observed (warehouse.shelf_life)
+    shelf_life_days_dynamic: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.DYNAMIC],
+        "A price the provider resets daily (`pricing: dynamic`) expires this long after it was "
+        "observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+    shelf_life_days_spot: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.SPOT],
+        "A spot (interruptible) price expires this long after it was observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+    shelf_life_days_marketplace: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.MARKETPLACE],
+        "A marketplace listing, bid or auction price expires this long after it was observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+    shelf_life_days_on_demand: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.ON_DEMAND],
+        "An on-demand list price expires this long after it was observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+    shelf_life_days_reserved: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.RESERVED],
+        "A reserved-term list price expires this long after it was observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+    shelf_life_days_serverless: float = _setting(
+        DEFAULT_SHELF_LIFE_DAYS[PriceKind.SERVERLESS],
+        "A serverless list price expires this long after it was observed, days",
+        "pipeline",
+        ge=0,
+        **_FINITE,
+    )
+
     # readers: the API and the CLI's read commands
     snapshot_url: str | None = _setting(
         None,
@@ -313,6 +359,10 @@ class Settings(BaseSettings):
             return Paths(self.home.expanduser().resolve())
         data = self.xdg_data_home or Path.home() / ".local" / "share"
         return Paths(data / "gpuprices")
+
+    def shelf_life_days(self) -> dict[str, float]:
+        """Each kind of price's shelf life in days (``warehouse.shelf_life.PriceKind`` names)."""
+        return {str(kind): getattr(self, f"shelf_life_days_{kind}") for kind in PriceKind}
 
     def parallelism(self) -> int | None:
         """Provider steps at once, or None for in-process."""

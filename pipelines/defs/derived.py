@@ -54,6 +54,7 @@ def current_offers(gpuprices: GpupricesResource) -> dg.MaterializeResult:
             con,
             stale_after_hours=settings.stale_after_hours,
             stale_after_days=settings.stale_after_days,
+            shelf_life_days=settings.shelf_life_days(),
         )
     return dg.MaterializeResult(
         metadata={f"rows_{k}": v for k, v in counts.items()},

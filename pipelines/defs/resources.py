@@ -85,6 +85,29 @@ class GpupricesResource(dg.ConfigurableResource):
     stale_after_hours: float | None = _field(
         "A provider not refreshed for this long is stale, hours", "stale_after_hours"
     )
+    shelf_life_days_dynamic: float | None = _field(
+        "A daily-reset (dynamic) price expires this long after it was observed, days",
+        "shelf_life_days_dynamic",
+    )
+    shelf_life_days_spot: float | None = _field(
+        "A spot price expires this long after it was observed, days", "shelf_life_days_spot"
+    )
+    shelf_life_days_marketplace: float | None = _field(
+        "A marketplace/auction price expires this long after it was observed, days",
+        "shelf_life_days_marketplace",
+    )
+    shelf_life_days_on_demand: float | None = _field(
+        "An on-demand list price expires this long after it was observed, days",
+        "shelf_life_days_on_demand",
+    )
+    shelf_life_days_reserved: float | None = _field(
+        "A reserved-term list price expires this long after it was observed, days",
+        "shelf_life_days_reserved",
+    )
+    shelf_life_days_serverless: float | None = _field(
+        "A serverless list price expires this long after it was observed, days",
+        "shelf_life_days_serverless",
+    )
 
     def settings(self) -> Settings:
         """``Settings`` with this resource's fields (an empty string counts as unset) over the

@@ -2,7 +2,8 @@
 -- Grain: one row per offer_id, from each provider's newest successful scrape, plus the curated
 -- serverless tiers (seeds/serverless_tiers.csv) of platforms that are not scraped.
 -- Depends on: scrapes, observations, price_screens, gpus, serverless_tiers, provider_facts,
--- serverless_platforms; variables as_of (the snapshot instant) and stale_after_days.
+-- serverless_platforms, shelf_lives; variables as_of (the snapshot instant) and
+-- stale_after_days; macro price_kind (views/price_kind.sql).
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
 -- null = unknown.
@@ -14,6 +15,11 @@
 -- warehouse/units.py, never derived here.
 -- Age: age_days is the price's own age at as_of (observed_at, at its stated precision), and
 -- stale = age_days > stale_after_days, whatever the scrape did.
+-- Shelf life: price_kind (the price_kind macro: dynamic, spot, marketplace, on_demand, reserved,
+-- serverless) decides how long the price stays in force (shelf_lives, written from the settings
+-- before this model is built); expires_at = observed_at + that many days, and expired =
+-- as_of >= expires_at. Expired offers stay in the table (include_expired=true shows them);
+-- every answer that lists or ranks offers leaves them out by default.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id
@@ -156,7 +162,8 @@ typed as (
         coalesce(f.minimum_charge_s, p.minimum_charge_s) as minimum_charge_s,
         f.egress_usd_per_gb,
         f.block_storage_usd_per_gb_month,
-        f.spot_available
+        f.spot_available,
+        price_kind(o.pricing, o.serverless, f.kind) as price_kind
     from offers as o
     left join gpus as g on o.gpu_id = g.gpu_id
     left join provider_facts as f on o.provider = f.provider
@@ -166,7 +173,7 @@ typed as (
 )
 
 select
-    * exclude (price_per_gpu_hour_usd),
+    typed.* exclude (price_per_gpu_hour_usd),
     (gpu_count * vram_gb_per_gpu)::decimal(12, 2) as vram_gb_total,
     -- stored (warehouse/units.py), served as the DOUBLE it was before migration 0012
     price_per_gpu_hour_usd::double as price_per_gpu_hour_usd,
@@ -175,6 +182,12 @@ select
     end as price_per_vram_gb_hour_usd,
     round(epoch(getvariable('as_of')::timestamptz - observed_at) / 86400, 1) as age_days,
     epoch(getvariable('as_of')::timestamptz - observed_at) / 86400
-        > getvariable('stale_after_days') as stale
+        > getvariable('stale_after_days') as stale,
+    l.shelf_life_days,
+    observed_at + to_microseconds(round(l.shelf_life_days * 86400000000)::bigint) as expires_at,
+    getvariable('as_of')::timestamptz
+        >= observed_at + to_microseconds(round(l.shelf_life_days * 86400000000)::bigint)
+        as expired
 from typed
+inner join shelf_lives as l on typed.price_kind = l.price_kind
 order by provider, instance_type, region, pricing;
