@@ -31,6 +31,7 @@ from scrapers import recorded
 from scrapers.base import Provider
 from warehouse import retention
 from warehouse.db import Warehouse, transaction
+from warehouse.identity import merge_offer_identities
 from warehouse.load import scrape_id
 from warehouse.paths import Paths
 from warehouse.problems import Problem, ProblemCode
@@ -97,6 +98,8 @@ def scrape_provider(
             max_offers=settings.max_offers_per_scrape,
             clock_skew_s=settings.clock_skew_s,
         )
+        # offers stored under a spelling the scraper now keys as another product's: one series
+        merge_offer_identities(con, provider.slug, provider.product_key)
     outcomes: list[ScrapeOutcome] = []
 
     def report(outcome: ScrapeOutcome) -> None:

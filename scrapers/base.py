@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -89,17 +89,37 @@ class RawResponse:
         )
 
 
+def normalise_product_key(text: str) -> str:
+    """A product key as identity compares it: surrounding whitespace dropped, every run of
+    whitespace (tabs, newlines, non-breaking spaces of a web page) one space. Case is kept:
+    every stored offer id hashes its instance type's case, so folding it would give every
+    provider new ids; a provider whose spelling varies in case says so in its
+    ``Provider.product_keys``."""
+    return " ".join(text.split())
+
+
 class Offer(BaseModel):
     """One rentable GPU configuration at one price, as the provider states it.
 
     Prices stay in the provider's currency and unit here; conversion to USD per hour happens
     in exactly one place (``scrapers.units`` / the warehouse), never per provider.
+
+    ``product_key`` is the offer's identity within its provider (with region, pricing and term):
+    the warehouse's offer id is a hash of them, so two spellings of one product (an API's id and
+    a web page's display name) must get one key, and two products one capture lists apart must
+    never share one. Default: the instance type (``normalise_product_key``); a scraper that
+    reads several spellings of one product sets it from its ``Provider.product_keys``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     provider: str
     instance_type: str = Field(min_length=1, description="Instance type, SKU or tier name")
+    product_key: str = Field(
+        default="",
+        description="The product's stable key within the provider, whatever the spelling of the"
+        " layout it was read from (default: the instance type); whitespace-normalised",
+    )
     region: str = Field(default="global", min_length=1)
     gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
     gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
@@ -127,6 +147,21 @@ class Offer(BaseModel):
     )
     source_url: str
     observed_at: datetime
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_product_key(cls, data: object) -> object:
+        if isinstance(data, dict) and not data.get("product_key"):
+            return {**data, "product_key": data.get("instance_type") or ""}
+        return data
+
+    @field_validator("product_key")
+    @classmethod
+    def _normalised_key(cls, value: str) -> str:
+        key = normalise_product_key(value)
+        if not key:
+            raise ValueError("product_key must not be blank")
+        return key
 
     @field_validator("observed_at")
     @classmethod
@@ -221,6 +256,11 @@ class Provider:
     # fetch, also listing the parts that failed on their own (see PartialFetchFn); a module
     # without one fails the whole fetch on any failed request
     fetch_with_skips: PartialFetchFn | None = None
+    # offer identity: instance types (as the parser states them) that name a product another
+    # spelling also names -> that product's key (``Offer.product_key``). Every other instance
+    # type is its own key. The pipeline also re-keys stored offers by it (``product_key``), so
+    # a spelling added here merges the history already kept under it.
+    product_keys: Mapping[str, str] = field(default_factory=dict)
 
     def fetch_report(
         self, client: httpx.Client, token: str | None
@@ -243,6 +283,10 @@ class Provider:
             raise PageTooLarge(f"{self.name}: {exc}") from None
         check_structure(offers, excluded)
         return offers, excluded
+
+    def product_key(self, instance_type: str) -> str:
+        """The product key of an offer stated as ``instance_type`` (``Offer.product_key``)."""
+        return normalise_product_key(self.product_keys.get(instance_type, instance_type))
 
     def parse(self, responses: Sequence[RawResponse]) -> list[Offer]:
         """The offers of ``parse_report`` (same failures: drift raises ``SchemaDriftError``)."""

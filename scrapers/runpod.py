@@ -132,6 +132,9 @@ Names: API layouts use the gpu type id for ``gpu_name`` ("NVIDIA H100 80GB HBM3"
 "1x <id>" as ``instance_type``; web-page layouts only carry the display name ("H100 SXM") and use
 it the same way, except that a display name RunPod uses for one part only but that names several
 products elsewhere ("A100 PCIe") becomes that part's gpu type id (``DISPLAY_NAME_IDS``).
+Identity does not follow the spelling: every offer's ``product_key`` is "1x <gpu type id>", a
+page row's read from ``PAGE_NAME_IDS``, so secure H100 SXM on-demand is one series whether
+the API ("1x NVIDIA H100 80GB HBM3") or the page ("1x H100 SXM") stated it.
 
 MIG slices (gpu type ids "<GPU> MIG <n>g.<m>gb", e.g. "NVIDIA RTX PRO 6000 Blackwell Server
 Edition MIG 1g.24gb") are a fraction of one GPU: ``gpu_name`` is the full GPU, ``gpu_count`` the
@@ -303,6 +306,12 @@ _ROW_TAGS = {"GB VRAM": "vram", "GB RAM": "ram", "vCPUs": "vcpus"}
 _LD_OFFER_REGIONS = {"Secure Cloud": SECURE, "Community Cloud": COMMUNITY}
 _LD_PRODUCT_SUFFIX = " GPU on Runpod"
 
+
+def _instance_type(name: str) -> str:
+    """The instance type of a one-GPU Pod of gpu type id or display name ``name``."""
+    return f"1x {name}"
+
+
 # Web-page display names that name several products outside RunPod -> RunPod's gpu type id for
 # them, per RunPod's GPU types reference (https://docs.runpod.io/references/gpu-types: "NVIDIA A100
 # 80GB PCIe | A100 PCIe | 80", "NVIDIA A100-SXM4-80GB | A100 SXM | 80"). Other display names
@@ -378,30 +387,42 @@ KNOWN_GPU_TYPE_IDS = frozenset(
     }
 )
 # The display names of the web-page layouts (2025-09 rows, 2026-08 ld+json; the same 19 names
-# as the 2026-02 parse of the page by another tool). Any other GPU row -> ``unknown_gpu``.
-KNOWN_PAGE_NAMES = frozenset(
-    {
-        "A100 PCIe",
-        "A100 SXM",
-        "A40",
-        "B200",
-        "B300",
-        "H100 NVL",
-        "H100 PCIe",
-        "H100 SXM",
-        "H200",
-        "L4",
-        "L40",
-        "L40S",
-        "RTX 3090",
-        "RTX 4090",
-        "RTX 5090",
-        "RTX 6000 Ada",
-        "RTX A5000",
-        "RTX A6000",
-        "RTX Pro 6000",
-    }
-)
+# as the 2026-02 parse of the page by another tool) -> the gpu type id the API gives the same
+# product. Any other GPU row -> ``unknown_gpu``. The ids are RunPod's GPU types reference
+# (https://docs.runpod.io/references/gpu-types: "GPU ID | Display Name", e.g. "NVIDIA H100 80GB
+# HBM3 | H100 SXM") and agree with the displayName of each id in the 2026 API captures, where
+# the page's "H200" is displayed "H200 SXM" and its "RTX Pro 6000" "RTX PRO 6000" (the Server
+# Edition; the Workstation Edition is "RTX PRO 6000 WK" there, and its 2025-06 "RTX PRO 6000"
+# predates both pages). ``tests/scrapers/test_runpod.py`` checks each id against the captures.
+PAGE_NAME_IDS: dict[str, str] = {
+    "A100 PCIe": "NVIDIA A100 80GB PCIe",
+    "A100 SXM": "NVIDIA A100-SXM4-80GB",
+    "A40": "NVIDIA A40",
+    "B200": "NVIDIA B200",
+    "B300": "NVIDIA B300 SXM6 AC",
+    "H100 NVL": "NVIDIA H100 NVL",
+    "H100 PCIe": "NVIDIA H100 PCIe",
+    "H100 SXM": "NVIDIA H100 80GB HBM3",
+    "H200": "NVIDIA H200",
+    "L4": "NVIDIA L4",
+    "L40": "NVIDIA L40",
+    "L40S": "NVIDIA L40S",
+    "RTX 3090": "NVIDIA GeForce RTX 3090",
+    "RTX 4090": "NVIDIA GeForce RTX 4090",
+    "RTX 5090": "NVIDIA GeForce RTX 5090",
+    "RTX 6000 Ada": "NVIDIA RTX 6000 Ada Generation",
+    "RTX A5000": "NVIDIA RTX A5000",
+    "RTX A6000": "NVIDIA RTX A6000",
+    "RTX Pro 6000": "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+}
+KNOWN_PAGE_NAMES = frozenset(PAGE_NAME_IDS)
+# Offer identity (``Offer.product_key``): one product is one series whichever layout it was
+# read from. The key is the API's instance type, "1x <gpu type id>", so the offers of the live
+# source keep their ids, and a page row's offer (instance type "1x <display name>", as the page
+# prints it) gets the id of the API offer of the same product, region, pricing and term.
+PRODUCT_KEYS: dict[str, str] = {
+    _instance_type(name): _instance_type(gpu_id) for name, gpu_id in PAGE_NAME_IDS.items()
+}
 UNPARSED_PRICE = "unparsed_price"
 MISSING_PRICE = "missing_price"
 MALFORMED_ITEM = "malformed_item"
@@ -1114,9 +1135,11 @@ def _offer(
     price_per: PricePer = PricePer.GPU,
     offered: bool | None = None,
 ) -> Offer:
+    instance_type = _instance_type(name)
     return Offer(
         provider=SLUG,
-        instance_type=f"1x {name}",
+        instance_type=instance_type,
+        product_key=PRODUCT_KEYS.get(instance_type, instance_type),
         region=region,
         gpu_name=gpu_name or name,
         gpu_count=gpu_count,
@@ -1145,6 +1168,7 @@ PROVIDER = Provider(
     token_env=TOKEN_ENV,  # optional: every query works without a key
     token_required=False,
     kind="cloud",
+    product_keys=PRODUCT_KEYS,
     notes="GraphQL gpuTypes; Secure/Community on-demand, spot and savings plans per GPU-hour;"
     " live also per data centre / country with vCPU and RAM (gpuhunt's queries).",
 )

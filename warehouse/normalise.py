@@ -19,7 +19,7 @@ import duckdb
 from warehouse.gpus import load_gpus, resolve
 from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import latest_plausible_observation
-from warehouse.records import Observation, OfferLike, offer_id
+from warehouse.records import Observation, OfferLike, identity_key, offer_id
 from warehouse.units import price_per_gpu_hour_usd, price_per_hour, quantize_money, to_usd
 
 # The least USD per instance-hour that is a price (after rounding to the warehouse's 6
@@ -145,7 +145,7 @@ class _Memo:
         self.prices: dict[tuple[Any, ...], _Prices] = {}
 
     def offer_id(self, o: OfferLike, pricing: str) -> str:
-        key = (o.provider, o.instance_type, o.region, pricing, o.reserved_term_months)
+        key = (o.provider, identity_key(o), o.region, pricing, o.reserved_term_months)
         found = self.ids.get(key)
         if found is None:
             found = self.ids[key] = offer_id(*key)

@@ -7,7 +7,12 @@ old and new values, and the scrape fails with the problem ``PRICE_JUMP``. The de
 factor is 10 (``GPUPRICES_PRICE_JUMP_FACTOR``): real GPU prices move by tens of percent, while
 parser and unit bugs (cents read as dollars, a monthly price read as hourly: 730x, a per-second
 price read as hourly: 1/3600x) move them by one or more orders of magnitude. A real 10x change
-stays quarantined until an operator raises the factor for one run.
+stays quarantined until an operator raises the factor for one run. The reference is never a
+price the plausibility screen judged suspect when its interval opened (``price_screens``: a
+provider's "not offered" placeholder, e.g. $0.50 for a GPU its cloud does not rent): an offer
+whose current price is suspect is not judged (the real price that follows a placeholder under
+the same offer id is no misread, nor is the placeholder seen again), and a suspect price is in
+no GPU median.
 
 Staleness, two questions with two answers:
 
@@ -151,12 +156,30 @@ def price_jumps(
     factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     current: dict[str, tuple[Any, ...]] = {}
     per_gpu_hour: dict[tuple[str, str], list[Decimal]] = defaultdict(list)
-    for offer_id, price, currency, usd, scrape_id, gpu_id, usd_per_gpu, pricing in con.execute(
+    # offers whose current price was judged suspect: no reference, and not one to compare
+    # with the GPU median either (the offer is known; its price is a placeholder)
+    unjudged: set[str] = set()
+    for (
+        offer_id,
+        price,
+        currency,
+        usd,
+        scrape_id,
+        gpu_id,
+        usd_per_gpu,
+        pricing,
+        suspect,
+    ) in con.execute(
         "select offer_id, price, currency, price_per_hour_usd, scrape_id, gpu_id,"
-        " price_per_gpu_hour_usd, pricing from offer_history"
+        " price_per_gpu_hour_usd, pricing, exists (select 1 from price_screens as s"
+        " where s.scrape_id = h.scrape_id and s.offer_id = h.offer_id"
+        " and s.price_status = 'suspect') from offer_history as h"
         " where provider = ? and source = ? and valid_to is null and price_per_hour_usd > 0",
         [provider, SCRAPE_SOURCE],
     ).fetchall():
+        if suspect:
+            unjudged.add(offer_id)
+            continue
         current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id)
         if gpu_id is not None and usd_per_gpu is not None:
             per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd_per_gpu))
@@ -169,6 +192,8 @@ def price_jumps(
         # a price that reached 0 (or below) after rounding is the largest jump there is: it is
         # compared like any other (prepare rejects it too, this guard must not wave it through)
         new_usd = max(Decimal(new_usd), Decimal(0))
+        if row["offer_id"] in unjudged:
+            continue
         old = current.get(row["offer_id"])
         if old is not None:
             basis = "offer"

@@ -37,10 +37,21 @@ def values(record: msgspec.Struct) -> tuple[Any, ...]:
     return msgspec.structs.astuple(record)
 
 
-def offer_id(provider: str, instance_type: str, region: str, pricing: str, term: int | None) -> str:
-    """Stable id of an offer: the same (provider, instance type, region, pricing) keeps it."""
-    key = "\x1f".join([provider, instance_type, region, pricing, str(term or "")])
+def offer_id(provider: str, product_key: str, region: str, pricing: str, term: int | None) -> str:
+    """Stable id of an offer: the same (provider, product key, region, pricing, term) keeps it.
+
+    The product key is the scraper's (``OfferLike.product_key``; ``identity_key``): one
+    product stated in two spellings (an API's id, a web page's display name) is one offer, so
+    its history is one series. The default key is the instance type itself, so the ids of
+    offers whose scraper sets no key are the hash they always were (docs/history.md, "Offer
+    identity")."""
+    key = "\x1f".join([provider, product_key, region, pricing, str(term or "")])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def identity_key(offer: OfferLike) -> str:
+    """The key an offer's id hashes: its scraper's product key, else its instance type."""
+    return offer.product_key or offer.instance_type
 
 
 class OfferLike(Protocol):
@@ -53,6 +64,8 @@ class OfferLike(Protocol):
     def provider(self) -> str: ...
     @property
     def instance_type(self) -> str: ...
+    @property
+    def product_key(self) -> str: ...
     @property
     def region(self) -> str: ...
     @property
@@ -95,6 +108,7 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
 
     provider: str
     instance_type: str
+    product_key: str = ""  # "": the instance type (identity_key)
     region: str = "global"
     gpu_name: str
     gpu_count: Decimal
@@ -297,3 +311,15 @@ BATCH_SCRAPE_COLUMNS = columns(BatchScrape)
 ESTIMATE_OFFER_COLUMNS = columns(EstimateOffer)
 TOKEN_ESTIMATE_COLUMNS = columns(TokenEstimate)
 SERVERLESS_TIER_COLUMNS = columns(ServerlessTier)
+
+
+class OfferIdMerge(msgspec.Struct, kw_only=True):
+    """One row of ``offer_id_merges``: an offer id re-keyed to its product key's id
+    (``warehouse.identity``), with the spelling it was stored under."""
+
+    old_offer_id: str
+    offer_id: str
+    provider: str
+    instance_type: str
+    product_key: str
+    merged_at: datetime

@@ -11,7 +11,12 @@ captures it is meant to read:
   currency code, a positive GPU count, enums for pricing, unit and per-what, the capture's
   timezone-aware observation time, and an https source URL;
 - one offer per key (instance type, region, pricing, term), and a pure parse: the same bytes
-  give the same offers and exclusions.
+  give the same offers and exclusions;
+- offer identity (issue 21): every offer's ``product_key`` is its provider's key of its instance
+  type (``Provider.product_key``, which the ingest also re-keys stored offers by), the offer ids
+  the warehouse hashes from it stay unique within one capture (a key never merges two offers
+  one capture lists apart), and a provider without ``product_keys`` keys every offer by its
+  instance type, so its ids are the ones it always had.
 
 Provider-specific values (a price a person reads off the capture) live in the per-provider
 test modules beside this one; what the pipeline does with the offers lives in tests/pipelines.
@@ -41,6 +46,7 @@ from scrapers.base import (
 from scrapers.registry import PROVIDERS
 from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
 from tests.conftest import SNAPSHOTS
+from warehouse.records import identity_key, offer_id
 
 CAPTURES = [capture for found in discover(SNAPSHOTS).values() for capture in found]
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -127,3 +133,18 @@ def test_one_offer_per_key_and_the_same_bytes_parse_the_same(capture):
     again, excluded_again = PROVIDERS[capture.provider].parse_report(list(responses))
     assert [o.model_dump() for o in again] == [o.model_dump() for o in offers]
     assert excluded_again == excluded
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=_id)
+def test_offer_ids_stay_unique_within_one_capture(capture):
+    offers, _ = _parsed(capture)
+    provider = PROVIDERS[capture.provider]
+    ids = Counter(
+        offer_id(o.provider, identity_key(o), o.region, o.pricing.value, o.reserved_term_months)
+        for o in offers
+    )
+    assert [i for i, n in ids.items() if n > 1] == []
+    for offer in offers:
+        assert offer.product_key == provider.product_key(offer.instance_type), offer
+        if not provider.product_keys:
+            assert offer.product_key == offer.instance_type, offer

@@ -889,3 +889,42 @@ def test_every_capture_replayed_through_fetch_parses_as_before(capture: Path) ->
     assert {o.region for o in offers} <= {"secure", "community"}
     if capture != ROWS_2025_09:
         assert all(o.vcpus is None and o.ram_gb is None for o in offers)
+
+
+# --- offer identity (issue 21) ----------------------------------------------------------------
+
+
+def _api_names() -> dict[str, set[str]]:
+    """gpu type id -> its displayName in the 2026 API captures (items and envelope)."""
+    names: dict[str, set[str]] = {}
+    for path in (ITEMS_2026_03, ENVELOPE_2026_09):
+        payload = json.loads(path.read_bytes())
+        items = payload["data"]["gpuTypes"] if isinstance(payload, dict) else payload
+        for item in items:
+            names.setdefault(item["id"], set()).add(item["displayName"])
+    return names
+
+
+def test_every_page_name_is_the_display_name_of_its_gpu_type_id() -> None:
+    names = _api_names()
+    for page_name, gpu_id in runpod.PAGE_NAME_IDS.items():
+        assert gpu_id in runpod.KNOWN_GPU_TYPE_IDS, gpu_id
+        # the page drops the API's form factor suffix of one name (H200 SXM) and writes "Pro"
+        shown = {n.casefold() for n in names[gpu_id]}
+        shown |= {n.removesuffix(" sxm") for n in shown}
+        assert page_name.casefold() in shown, (page_name, gpu_id, names[gpu_id])
+
+
+def test_runpod_page_and_api_h100_sxm_are_one_offer() -> None:
+    page = _offers(LD_JSON_2026_08)[("1x H100 SXM", "secure", ON_DEMAND, None)]
+    api = _offers(ENVELOPE_2026_09)[(H100_SXM, "secure", ON_DEMAND, None)]
+    assert (page.instance_type, page.product_key) == ("1x H100 SXM", H100_SXM)
+    assert api.product_key == H100_SXM
+    assert (page.price, api.price) == (Decimal("2.99"), Decimal("3.49"))
+
+
+def test_every_page_product_is_a_product_of_the_api() -> None:
+    api = {o.product_key for o in runpod.PROVIDER.parse([_raw(ENVELOPE_2026_09)])}
+    for capture in (ROWS_2025_09, LD_JSON_2026_08):
+        page = {o.product_key for o in runpod.PROVIDER.parse([_raw(capture)])}
+        assert page <= api, page - api

@@ -18,6 +18,7 @@ TABLES: dict[str, type[msgspec.Struct]] = {
     "scrape_skipped_parts": records.ScrapeSkippedPart,
     "serverless_tiers": records.ServerlessTier,
     "token_estimates": records.TokenEstimate,
+    "offer_id_merges": records.OfferIdMerge,
 }
 
 
