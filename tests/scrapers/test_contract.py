@@ -48,7 +48,21 @@ from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
 from tests.conftest import SNAPSHOTS
 from warehouse.records import identity_key, offer_id
 
-CAPTURES = [capture for found in discover(SNAPSHOTS).values() for capture in found]
+# Providers whose real captures reached ../shared/snapshots (2026-08-22/29) before their scrapers:
+# issue 26 builds them. Each one removed from here when its scraper lands; a new folder that is
+# neither scraped nor listed fails the test below.
+AWAITING_SCRAPER = frozenset(
+    {
+        "civo", "deepinfra", "e2e", "fal", "gmicloud", "hotaisle", "hyperbolic", "latitude",
+        "massedcompute", "scaleway", "shadeform", "tensorpool", "together",
+    }
+)  # fmt: skip
+CAPTURES = [
+    capture
+    for slug, found in discover(SNAPSHOTS).items()
+    if slug not in AWAITING_SCRAPER
+    for capture in found
+]
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
@@ -71,7 +85,8 @@ def _parsed(capture: Capture) -> tuple[list[Offer], Counter[str]]:
 
 
 def test_every_provider_folder_with_a_real_response_has_a_scraper():
-    assert set(discover(SNAPSHOTS)) == set(PROVIDERS)
+    assert set(discover(SNAPSHOTS)) - AWAITING_SCRAPER == set(PROVIDERS)
+    assert not AWAITING_SCRAPER & set(PROVIDERS), "a scraper landed: drop it from AWAITING_SCRAPER"
 
 
 @pytest.mark.parametrize("slug", sorted(PROVIDERS))
