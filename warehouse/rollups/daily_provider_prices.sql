@@ -32,9 +32,13 @@
 -- with $start (midnight UTC of the first day to redo), $now (open intervals end there) and
 -- $shelf_lives (a list of {price_kind, shelf_life_days}, every kind).
 -- Partial scrapes: once `scrapes.coverage` ('full'/'partial') and `offer_history.last_seen_at`
--- exist, a partial scrape confirms only the offers it listed: restrict all_successful_scrapes
--- to coverage = 'full' and take last_seen_at as an observation in last_confirmed (confirmed
--- until greatest(..., last_seen_at)) and in offer_days (its day observed); nothing else changes.
+-- exist, a partial scrape observes only the offers it listed. The switch: (1) in
+-- all_successful_scrapes keep coverage = 'full' only (the scrapes that observe every open
+-- interval of their provider; scrape_days, newest_scrapes and provider_gaps follow); (2) in
+-- last_confirmed, confirmed_until = greatest(that, h.last_seen_at), and the closing-scrape
+-- lookup reads every successful scrape, partial ones included; (3) in observed_days, the day
+-- of last_seen_at is observed too, and in expired_spans a gap that holds last_seen_at ends
+-- there. An interval's opening is an observation whatever the coverage.
 insert into daily_provider_prices (
     day, provider, gpu_id, pricing, source, min_usd_per_gpu_hour, max_usd_per_gpu_hour,
     offer_count, matched_offer_count, log_price_relative_sum
