@@ -65,6 +65,7 @@ def rebuild(
                 con.execute(model_sql(name))  # verdicts changed: carry them
             row = con.execute(f"select count(*) from {name}").fetchone()  # name is allow-listed
             counts[name] = int(row[0]) if row else 0
-    # History follows the models: the daily rollup, observation retention, the analysis views.
-    counts.update(maintain(con, now=now, stale_after_days=stale_after_days))
+    # History follows the models: the daily rollup (with the same shelf lives), observation
+    # retention, the analysis views.
+    counts.update(maintain(con, now=now, shelf_life_days=shelf_life_days))
     return counts

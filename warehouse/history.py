@@ -17,13 +17,16 @@ under their own ``source``. Each source keeps its own intervals, so imported his
 closes or reopens scraped intervals.
 
 Also here: the incremental refresh of the daily rollup and the retention of raw observations,
-both run after every ingestion (``maintain``). The rollup feeds a day only with prices that were
-confirmed recently and not judged suspect; a successful scrape confirms the prices it sees
-unchanged without writing history, so it marks the rollup dirty from its day on all the same.
+both run after every ingestion (``maintain``). The rollup feeds a day only with prices observed
+within their kind's shelf life (``warehouse.shelf_life``) and not judged suspect; a successful
+scrape observes the prices it sees unchanged without writing history, so it marks the rollup
+dirty from its day on all the same.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -31,12 +34,12 @@ from typing import Any
 
 import duckdb
 
-from warehouse.analysis import create_views
+from warehouse.analysis import create_views, view_sql
 from warehouse.db import transaction
 from warehouse.records import HISTORY_OBSERVATION_COLUMNS
 from warehouse.records import IMPORT_PREFIX as IMPORT_PREFIX
 from warehouse.records import SCRAPE_SOURCE as SCRAPE_SOURCE
-from warehouse.settings import DEFAULT_STALE_AFTER_DAYS
+from warehouse.shelf_life import shelf_lives
 
 ROLLUP = "daily_provider_prices"
 ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
@@ -252,30 +255,40 @@ def _screened_since(con: duckdb.DuckDBPyConnection, since: datetime) -> date | N
     return _utc_day(first) if first is not None else None
 
 
+def _built_with(shelf_life_days: Mapping[str, float] | None) -> tuple[list[dict], str]:
+    """The rollup's ``$shelf_lives`` parameter and its record in ``history_rollup_state``."""
+    lives = shelf_lives(shelf_life_days)
+    rows = [{"price_kind": str(k), "shelf_life_days": v} for k, v in lives.items()]
+    return rows, json.dumps({str(k): v for k, v in lives.items()}, sort_keys=True)
+
+
 def refresh_rollup(
     con: duckdb.DuckDBPyConnection,
     *,
     now: datetime | None = None,
     full: bool = False,
-    stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
+    shelf_life_days: Mapping[str, float] | None = None,
 ) -> RollupRefresh:
     """Bring ``daily_provider_prices`` up to date (inside the caller's transaction).
 
     Redoes the days from the earliest of: the first day history changed since the last refresh
     (a new interval or a successful scrape, which confirms prices), the first day of an interval
     whose plausibility verdict was written since, and the last refreshed day (open intervals
-    have grown into it since). Everything when ``full``, never refreshed, or built with another
-    staleness threshold. Open intervals count as valid until ``now`` (default: the wall clock,
-    UTC). ``stale_after_days``: ``GPUPRICES_STALE_AFTER_DAYS`` (the caller's settings; default 30).
+    have grown into it since). Everything when ``full``, never refreshed, or built with other
+    shelf lives. Open intervals count as valid until ``now`` (default: the wall clock, UTC).
+    ``shelf_life_days``: each kind of price's shelf life in days (``warehouse.shelf_life``
+    kind names -> days over its defaults; ``GPUPRICES_SHELF_LIFE_DAYS_*``); raises
+    ``ValueError`` for an unknown kind or a negative figure.
     """
     now = now or datetime.now(UTC)
     today = _utc_day(now)
-    dirty_from, refreshed_through, refreshed_at, built_with = con.execute(
-        "select dirty_from, refreshed_through, refreshed_at, stale_after_days"
+    lives, built_with = _built_with(shelf_life_days)
+    dirty_from, refreshed_through, refreshed_at, built = con.execute(
+        "select dirty_from, refreshed_through, refreshed_at, shelf_life_days"
         " from history_rollup_state where rollup = ?",
         [ROLLUP],
     ).fetchone() or (None, None, None, None)
-    if full or refreshed_through is None or built_with != stale_after_days:
+    if full or refreshed_through is None or built != built_with:
         first = _one(con, "select min(valid_from) from offer_history")
         start = _utc_day(first) if first is not None else None
     else:
@@ -284,19 +297,20 @@ def refresh_rollup(
     rows = 0
     if start is not None:
         start_ts = datetime(start.year, start.month, start.day, tzinfo=UTC)
+        con.execute(view_sql("price_kind"))  # the rollup classifies prices with it
         con.execute(f"delete from {ROLLUP} where day >= ?", [start])
         rows = int(
             _one(
                 con,
                 ROLLUP_SQL.read_text(encoding="utf-8"),
-                {"start": start_ts, "now": now, "stale_after_days": stale_after_days},
+                {"start": start_ts, "now": now, "shelf_lives": lives},
             )
             or 0
         )
     con.execute(
         "update history_rollup_state set dirty_from = null, refreshed_through = ?,"
-        " refreshed_at = ?, stale_after_days = ? where rollup = ?",
-        [today, now, stale_after_days, ROLLUP],
+        " refreshed_at = ?, shelf_life_days = ? where rollup = ?",
+        [today, now, built_with, ROLLUP],
     )
     return RollupRefresh(start, today, rows)
 
@@ -355,14 +369,15 @@ def maintain(
     con: duckdb.DuckDBPyConnection,
     *,
     now: datetime | None = None,
-    stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
+    shelf_life_days: Mapping[str, float] | None = None,
 ) -> dict[str, int]:
-    """After an ingestion: refresh the daily rollup, apply retention, (re)create the views.
+    """After an ingestion: refresh the daily rollup (``shelf_life_days`` as in
+    ``refresh_rollup``), apply retention, (re)create the views.
 
     One transaction; returns row counts for the asset metadata.
     """
     with transaction(con):
-        refresh = refresh_rollup(con, now=now, stale_after_days=stale_after_days)
+        refresh = refresh_rollup(con, now=now, shelf_life_days=shelf_life_days)
         pruned = prune_observations(con)
         views = create_views(con)
     return {

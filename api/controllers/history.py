@@ -5,7 +5,7 @@ The first three select from the snapshot's analysis objects through
 ``warehouse.history_queries``: ``offer_intervals`` (change intervals per offer, scraped,
 ``source`` = 'scrape', and imported from public datasets, 'import:<dataset>'), ``price_changes``
 and the ``market_history`` macro, which reads the daily rollup (``daily_provider_prices``:
-no suspect price, none last confirmed more than GPUPRICES_STALE_AFTER_DAYS before the day) and,
+no suspect price, none past its kind's shelf life, GPUPRICES_SHELF_LIFE_DAYS_*, on the day) and,
 for a family (``gpu=h100``), the family-level offers (``daily_family_level_prices``: gpu_id
 null, gpu_family set, "NVIDIA H100" of unknown variant), counted per bucket. So /history
 answers what ``select * from market_history(...)`` answers on the snapshot file. Catalog rows
@@ -115,8 +115,9 @@ class HistoryController(Controller):
         "providers of each provider's cheapest offer, in USD per GPU-hour, over scraped and "
         "imported offer history: the daily prices of `daily_provider_prices` (a provider's "
         "scraped offers are preferred over imported ones for the same day; a price the "
-        "plausibility screen judged suspect, or last confirmed more than "
-        "GPUPRICES_STALE_AFTER_DAYS (default 30) days before the day, is left out), so a "
+        "plausibility screen judged suspect, or last observed longer before the day than its "
+        "kind's shelf life (GPUPRICES_SHELF_LIFE_DAYS_*: 180 days for an on-demand list price, "
+        "30 for spot and marketplace prices, 2 for dynamic ones), is left out), so a "
         "day of a canonical GPU is its `daily_gpu_prices` row. Serverless tiers are left out. "
         "In a week or month each provider's price is the cheapest of its days, and "
         "`offer_count` adds up the most offers each provider had on one day of it. A family "

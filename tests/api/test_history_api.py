@@ -39,6 +39,7 @@ T0 = datetime(2026, 1, 9, 10, 0, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
 T2 = datetime(2026, 3, 9, 12, 0, tzinfo=UTC)
 NOW = datetime(2026, 3, 20, tzinfo=UTC)
+ON_DEMAND_30_DAYS = {"on_demand": 30.0}
 LAMBDA_8X = offer_id("lambda", "8x H100", "global", "on_demand", None)
 LAMBDA_1X = offer_id("lambda", "1x H100", "global", "on_demand", None)
 RUNPOD_1X = offer_id("runpod", "1x H100 SXM", "global", "on_demand", None)
@@ -177,7 +178,9 @@ def published(tmp_path_factory):
               ('import:cat', '2026-01-18', '2026-01-18', 'p2', 'H100', null, 'h100', 4,
                15.00, 20.00, 25.00)
         """)
-        rebuild(con, now=NOW)
+        # on-demand prices kept for 30 days (the default is 180), so that these few months show
+        # a price in force, then gone
+        rebuild(con, now=NOW, shelf_life_days=ON_DEMAND_30_DAYS)
         publish(con, home / "published", now=NOW)
     return home / "published"
 
@@ -630,7 +633,8 @@ def test_h100_history_has_gpu_hunt_family_level_offers_on_the_datasets_days(real
         for day in SITE_DAYS
     }
     # fluidstack's H100 PCIe interval from its capture of 2025-01-09 is still open, but that
-    # price was last confirmed 15 months before: it is stale, so fluidstack's "H100" servers
+    # price was last observed 15 months before, past its 180-day shelf life, so fluidstack's
+    # "H100" servers
     # of gpu-hunt.com are its prices on these days (they were left out while /history counted
     # the open interval on every day)
     assert "fluidstack" not in scraped["2026-03-31"]
@@ -651,9 +655,10 @@ def test_h100_history_has_gpu_hunt_family_level_offers_on_the_datasets_days(real
         "2026-03-31": 3,
         "2026-04-01": 3,
     }
-    # the dataset has nothing on the days around it (and on 03-30 no H100 price was
-    # confirmed within 30 days at all)
-    assert "2026-03-30" not in by_day
+    # the dataset has nothing on the days around it: on 03-30 the H100 prices in force are
+    # scraped ones (Crusoe's of 2025-12-15 and Lambda's of 2026-01-09, within 180 days)
+    assert by_day["2026-03-30"]["family_level_offer_count"] == 0
+    assert by_day["2026-03-30"]["provider_count"] == 2
     assert by_day["2026-04-02"]["family_level_offer_count"] == 0
 
 
@@ -666,6 +671,7 @@ def test_h100_sxm_history_has_no_family_level_offers(real):
         [i["start"] for i in body["items"]]
         == list(family_days)
         == [
+            "2026-03-30",
             "2026-03-31",
             "2026-04-01",
             "2026-04-02",
@@ -677,16 +683,19 @@ def test_h100_sxm_history_has_no_family_level_offers(real):
         assert model_day["offer_count"] <= family_days[model_day["start"]]["offer_count"]
 
 
-def test_h100_sxm_on_2026_04_01_counts_only_prices_confirmed_within_30_days(real, backfilled):
+def test_h100_sxm_on_2026_04_01_counts_only_prices_within_their_shelf_life(real, backfilled):
     # /history restated the rollup without its staleness rule: scraped intervals still open
     # from captures of 2025 and January 2026 counted on 2026-04-01, 15 providers and 73 offers
-    # from 1.99, where daily_gpu_prices has 10 providers and 21 offers from 2.45
+    # from 1.99. With the 180-day shelf life of an on-demand price: gpu-hunt.com's 9 providers
+    # and RunPod's scrape of the day, plus Crusoe's (2025-12-15, $3.90) and Lambda's
+    # (2026-01-09, $2.99, whose scrape wins over its 4 gpu-hunt.com rows) scraped prices: 11
+    # providers and 19 offers from latitude's 2.45
     (day,) = _ok(real, "/history", gpu="h100-sxm", **{"from": "2026-04-01", "to": "2026-04-01"})[
         "items"
     ]
     assert (day["provider_count"], day["offer_count"], day["min_usd_per_gpu_hour"]) == (
-        10,
-        21,
+        11,
+        19,
         2.45,
     )
     assert _daily_gpu_prices(backfilled, "h100-sxm", "on_demand")["2026-04-01"] == (

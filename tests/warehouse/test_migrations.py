@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import duckdb
@@ -8,6 +9,7 @@ import pytest
 from warehouse import db
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse, migrate, migrations
+from warehouse.history import refresh_rollup
 from warehouse.seeding import load_seeds
 from warehouse.units import share_per_gpu_usd
 
@@ -176,3 +178,49 @@ def test_upgrade_renames_provider_spelling_keeping_the_values(tmp_path):
 
 def _version(name: str) -> int:
     return next(v for v, n, _ in migrations() if n == name)
+
+
+def test_upgrade_rebuilds_a_rollup_built_with_the_single_stale_threshold(tmp_path):
+    # a warehouse whose rollup was built with GPUPRICES_STALE_AFTER_DAYS = 30 and links of
+    # consecutive days only: the upgrade forgets the threshold and asks for a full rebuild
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    _migrate_before(con, "rollup_shelf_life")
+    con.execute(
+        "update history_rollup_state set refreshed_through = '2026-03-01',"
+        " refreshed_at = '2026-03-01 12:00+00', stale_after_days = 30"
+        " where rollup = 'daily_provider_prices'"
+    )
+    con.execute(
+        "insert into daily_provider_prices values ('2026-03-01', 'p', 'h100-sxm', 'on_demand',"
+        " 'scrape', 2.99, 2.99, 1, 0, 0)"
+    )
+    assert migrate(con) == [v for v, n, _ in migrations() if v >= _version("rollup_shelf_life")]
+    state = con.execute(
+        "select refreshed_through, refreshed_at is not null, shelf_life_days"
+        " from history_rollup_state where rollup = 'daily_provider_prices'"
+    ).fetchall()
+    assert state == [(None, True, None)]
+    assert not con.execute(
+        "select column_name from information_schema.columns"
+        " where table_name = 'history_rollup_state' and column_name = 'stale_after_days'"
+    ).fetchall()
+    # the next refresh redoes every day from the first interval, under the new rules
+    con.execute(
+        "insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,"
+        " region, pricing, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,"
+        " serverless, price_per_gpu_hour_usd) values ('o1', 'p', '2026-02-27 00:00+00',"
+        " '2026-03-02 00:00+00', 'i', 'global', 'on_demand', 'h100-sxm', 1, 2.99, 'USD', 2.99,"
+        " 'import:x', false, 2.99)"
+    )
+    refresh_rollup(con, now=datetime(2026, 3, 2, tzinfo=UTC))
+    rows = con.execute(
+        "select day, source, offer_count, matched_offer_count from daily_provider_prices"
+        " order by day"
+    ).fetchall()
+    assert rows == [
+        (date(2026, 2, 27), "import:x", 1, 0),
+        (date(2026, 2, 28), "import:x", 1, 1),  # an imported interval is observed daily
+        (date(2026, 3, 1), "import:x", 1, 1),
+    ]
+    (built,) = con.execute("select shelf_life_days from history_rollup_state").fetchone() or ("",)
+    assert '"on_demand": 180.0' in built

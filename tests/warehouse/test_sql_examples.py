@@ -147,3 +147,25 @@ def test_the_sql_a_user_runs_on_the_snapshot_is_what_history_serves(files):
         {k: str(v) if k == "start" else float(v) if "usd" in k else v for k, v in r.items()}
         for r in rows
     ]
+
+
+MONTHLY_MEDIAN = next(b for b in BLOCKS if "market_history('h100-sxm', 'on_demand', 'month'" in b)
+
+
+def test_h100_sxm_median_by_month_counts_each_price_for_its_shelf_life(files):
+    # read off the captures (on-demand, USD per GPU-hour): Hyperstack H100 SXM $3.75
+    # (2024-08-22), Lambda 8x H100 "$2.99 / GPU / hr" (2024-11-03), Nebius H100 $2.95
+    # (2024-11-15). An on-demand list price is in force for 180 days after it was observed, so
+    # Hyperstack's counts in November 2024 and has expired by March 2025 (2025-02-18); with
+    # the old 30-day threshold November read 2.97 from two providers
+    con = duckdb.connect(str(files[1]), read_only=True)
+    try:
+        rows = {
+            str(r[0]): (*(float(v) for v in r[1:4]), r[4])
+            for r in con.execute(MONTHLY_MEDIAN).fetchall()
+        }
+    finally:
+        con.close()
+    assert rows["2024-11-01"] == (2.99, 2.95, 3.75, 3)
+    assert rows["2025-02-01"] == (2.99, 2.95, 3.75, 3)
+    assert rows["2025-03-01"] == (2.97, 2.95, 2.99, 2)

@@ -3,8 +3,9 @@
 -- (USD per GPU-hour): min/median/max are taken across those provider prices, so `max` is the
 -- dearest provider's cheapest offer, not the dearest offer.
 -- Only prices that may feed the day count: none the plausibility screen judged suspect, none
--- last confirmed more than GPUPRICES_STALE_AFTER_DAYS (default 30) days before the day began
--- (rules in warehouse/rollups/daily_provider_prices.sql); daily_offer_prices keeps them all.
+-- last observed more than its kind's shelf life (GPUPRICES_SHELF_LIFE_DAYS_*: 180 days for an
+-- on-demand list price, 30 for spot and marketplace, 2 for dynamic) before the day began (rules
+-- in warehouse/rollups/daily_provider_prices.sql); daily_offer_prices keeps them all.
 -- Depends on: daily_provider_prices (the incremental rollup of offer_history; scraped intervals
 -- win over imported ones for the same provider and day).
 create or replace view daily_gpu_prices as

@@ -14,8 +14,9 @@
 -- models) and, for a family, its daily_family_level_prices rows; where it has rows from
 -- scraped and imported intervals that day, the scraped ones win (else the first source by
 -- name), so one source's prices are never mixed with another's for a provider and day. The
--- rollup's rules apply unchanged: no suspect price, none last confirmed more than
--- GPUPRICES_STALE_AFTER_DAYS before the day (warehouse/rollups/daily_provider_prices.sql).
+-- rollup's rules apply unchanged: no suspect price, none last observed more than its kind's
+-- shelf life before the day (GPUPRICES_SHELF_LIFE_DAYS_*; see
+-- warehouse/rollups/daily_provider_prices.sql).
 -- For a canonical id and bucket 'day' every row equals daily_gpu_prices for that day.
 -- Per bucket: each provider's price is the cheapest of its days in the bucket; min / median /
 -- max are taken across those provider prices; provider_count counts the providers with a
