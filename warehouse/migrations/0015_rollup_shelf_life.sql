@@ -1,4 +1,4 @@
--- 0014 (planned as 0019 in issue 21's numbering; renumber at merge): the daily rollup keeps
+-- 0015: the daily rollup keeps
 -- each kind of price for its shelf life, and its chain links match observations across gaps
 -- (see warehouse/rollups/daily_provider_prices.sql). Forward-only.
 -- A price now feeds a day while the day is within its kind's shelf life (warehouse/shelf_life.py,
