@@ -77,3 +77,6 @@ where h.offer_id = o.offer_id and h.valid_from = o.valid_from;
 update offer_history
 set price_unit = 'hour', price_per = 'instance', price_per_hour = price
 where source like 'import:%';
+
+-- The rollup's confirmations are now each interval's last_seen_at: rebuild it on the next refresh.
+update history_rollup_state set refreshed_through = null where rollup = 'daily_provider_prices';

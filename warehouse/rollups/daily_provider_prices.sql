@@ -9,10 +9,10 @@
 --     judged 'suspect' (price_screens) is left out; it stays in offer_history and in the
 --     per-offer views;
 --   * not stale: an interval's price feeds day d only if it was confirmed during d or at most
---     $stale_after_days (GPUPRICES_STALE_AFTER_DAYS) before d began. A scraped price is
---     confirmed at every successful scrape of its provider while its interval is open: an
---     applied scrape either sees the offer unchanged or ends the interval, so the newest
---     successful scrape at or before a moment is the newest confirmation then. Imported
+--     $stale_after_days (GPUPRICES_STALE_AFTER_DAYS) before d began. A scraped price was
+--     last confirmed at its interval's last_seen_at (the newest scrape that listed it
+--     unchanged; a partial scrape that does not list it confirms nothing); every full scrape
+--     in between listed it too (it would have ended the interval otherwise). Imported
 --     datasets are dense series of sessions whose intervals end at the last one: they count
 --     as confirmed while open.
 -- Chain link: an offer is matched on day d when it fed both d and d-1 (same offer, source
@@ -77,6 +77,7 @@ intervals as (
         h.valid_from,
         h.valid_to,
         h.price_per_gpu_hour_usd as usd_per_gpu_hour,
+        h.last_seen_at,
         greatest(h.valid_from, $start - interval 1 day) as clipped_from,
         least(coalesce(h.valid_to, $now), $now) as clipped_to
     from offer_history as h
@@ -109,13 +110,16 @@ newest_scrapes as (
 ),
 
 last_confirmed as (
-    -- the interval's newest confirmation before it ended: the provider's newest successful
-    -- scrape while it is open, else the one before the scrape that closed it. No day that
-    -- begins more than the threshold after it is fresh, so those days are not even expanded
+    -- the interval's newest confirmation before it ended: its last_seen_at (migration 0014;
+    -- a partial scrape that did not list the offer does not confirm it), else, for a row
+    -- without one, the provider's newest successful scrape while it is open, or the one
+    -- before the scrape that closed it. No day that begins more than the threshold after it
+    -- is fresh, so those days are not even expanded
     select
         i.*,
         case
             when i.source <> 'scrape' then i.clipped_to
+            when i.last_seen_at is not null then least(i.last_seen_at, $now)
             when i.valid_to is null or i.valid_to > $now then greatest(i.valid_from, n.observed_at)
             else greatest(i.valid_from, c.previous_at)
         end as confirmed_until
