@@ -328,3 +328,25 @@ def test_a_eur_cut_stays_a_cut_whatever_the_exchange_rate_did(con):
     ).fetchall()
     assert (pct, basis) == (-5.0, "price")
     assert pct_usd == pytest.approx(14.0, abs=0.01)  # 0.95 * 1.2 = 1.14
+
+
+def test_a_live_scrape_with_skipped_parts_is_partial_and_keeps_the_rest_open(con):
+    scrape(con, "s0", T0, [offer("8x H100", "2.99"), offer("1x H100", "3.29", count=1)])
+    assert start_scrape(
+        con, scrape_id="s1", provider="lambda", run_id="r", mode="live", source="live", fetches=[]
+    )
+    rows, _ = prepare(con, [ScrapedOffer(**offer("8x H100", "2.99", when=T1))])
+    commit_scrape(
+        con,
+        scrape_id="s1",
+        provider="lambda",
+        observed_at=T1,
+        rows=rows,
+        skipped_parts={"region us-east-2": "timed out"},
+    )
+    assert con.execute(
+        "select coverage, coverage_reason from scrapes where scrape_id = 's1'"
+    ).fetchall() == [("partial", "skipped parts: region us-east-2")]
+    assert con.execute(
+        "select instance_type, valid_to, last_seen_at from offer_history order by 1"
+    ).fetchall() == [("1x H100", None, T0), ("8x H100", None, T1)]
