@@ -65,7 +65,8 @@ def stage_day(con: duckdb.DuckDBPyConnection, day: Day) -> None:
         create or replace temp table _gen_scrapes as
         select scrape_id, provider, provider_idx, hour, observed_at::timestamptz as observed_at,
                status, case when status = 'failed' then 'generated outage' end as error,
-               'history_scale' as run_id, 'replay' as mode, 'generated' as source
+               'history_scale' as run_id, 'replay' as mode, 'generated' as source,
+               'full' as coverage, null::varchar as coverage_reason
         from _gen_scrapes_in
     """)
     con.execute("""

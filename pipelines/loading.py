@@ -237,6 +237,7 @@ def _load(
             observed_precision=session.observed_precision,
             exclusions=excluded,
             skipped_parts=skipped,
+            partial_reason=session.partial_reason,
         )
     except Exception as exc:
         if disk_full(exc):

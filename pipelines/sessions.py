@@ -30,6 +30,9 @@ class Session:
     source: str
     transport: httpx.BaseTransport | None = None
     observed_precision: str = "second"  # a live fetch knows the instant
+    # why the responses hold only a subset of the provider's list (a recorded excerpt), or None;
+    # a live fetch knows it saw a subset through its skipped parts instead
+    partial_reason: str | None = None
 
     @property
     def is_replay(self) -> bool:
@@ -42,6 +45,7 @@ class Session:
             f"{capture.provider}/{capture.path.name}",
             ReplayTransport(capture),
             capture.precision,
+            capture.partial_reason,
         )
 
 

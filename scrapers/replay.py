@@ -3,7 +3,9 @@
 Layout: ``DIR/<provider slug>/<capture date>_<what>.<ext>``. Each capture file is one replayed
 scrape: every request the scraper sends during it is answered with that file's bytes, stamped
 with the capture time. Files that ``DIR/PROVENANCE.md`` marks as another tool's output
-(PARSED, PROCESSED, AGGREGATED) are not responses and are never replayed.
+(PARSED, PROCESSED, AGGREGATED) are not responses and are never replayed. A file whose
+completeness line says it holds a subset of the rows (EXCERPT, PARTIAL, FILTERED, SAMPLE) is a
+partial capture: its scrape never closes an offer it does not list (``Capture.partial_reason``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ CAPTURED_AT_HEADER = "x-gpuprices-captured-at"
 # that fetch code which requires one runs unchanged (real tokens are never handed to replay).
 REPLAY_TOKEN = "replay-placeholder-token"
 NOT_A_RESPONSE_MARKERS = ("PARSED", "PROCESSED", "AGGREGATED")
+# Words of a PROVENANCE completeness line (any case) that say the file holds a subset of the
+# provider's rows: a cut-out section, rows removed by the saver, a sample.
+SUBSET_MARKERS = ("EXCERPT", "PARTIAL", "FILTERED", "SAMPLE")
+_SUBSET = re.compile(r"\b(" + "|".join(SUBSET_MARKERS) + r")\b", re.IGNORECASE)
+_COMPLETENESS = re.compile(r"^-\s*completeness:\s*(?P<text>.*)$", re.IGNORECASE)
 _DATE_PREFIX = re.compile(
     r"^(?P<approx>c)?(?P<y>\d{4})-(?P<m>\d{2})(?:-(?P<d>\d{2}))?"
     r"(?:T(?P<H>\d{2})(?P<M>\d{2})?Z?)?(?=[_.])"
@@ -40,6 +47,9 @@ class Capture:
     captured_at: datetime
     approximate: bool
     precision: str = "minute"  # "month", "day" or "minute": how much of captured_at is known
+    # why the capture holds only a subset of the provider's list ("PROVENANCE: EXCERPT"), or
+    # None for a full one
+    partial_reason: str | None = None
 
     @property
     def content_type(self) -> str:
@@ -98,9 +108,33 @@ def not_responses(replay_dir: Path) -> set[str]:
     return excluded
 
 
+def partial_captures(replay_dir: Path) -> dict[str, str]:
+    """Relative path -> reason, for the files PROVENANCE.md's completeness line marks as a subset
+    of the rows (a word of ``SUBSET_MARKERS`` in any case: ``"PROVENANCE: EXCERPT"``)."""
+    provenance = replay_dir / "PROVENANCE.md"
+    if not provenance.is_file():
+        return {}
+    partial: dict[str, str] = {}
+    current: str | None = None
+    for line in provenance.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^###\s+`([^`]+)`", line)
+        if heading:
+            current = heading.group(1)
+            continue
+        if line.startswith("## "):
+            current = None
+        completeness = _COMPLETENESS.match(line.strip())
+        if current and completeness:
+            words = dict.fromkeys(m.upper() for m in _SUBSET.findall(completeness["text"]))
+            if words:
+                partial[current] = "PROVENANCE: " + ", ".join(words)
+    return partial
+
+
 def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, list[Capture]]:
     """Replayable captures per provider slug, oldest first."""
     excluded = not_responses(replay_dir)
+    partial = partial_captures(replay_dir)
     found: dict[str, list[Capture]] = {}
     for folder in sorted(p for p in replay_dir.iterdir() if p.is_dir()):
         if providers is not None and folder.name not in providers:
@@ -112,7 +146,9 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
             if not path.is_file() or rel in excluded or stamp is None:
                 continue
             precision = capture_precision(path.name) or "minute"
-            captures.append(Capture(folder.name, path, stamp[0], stamp[1], precision))
+            captures.append(
+                Capture(folder.name, path, stamp[0], stamp[1], precision, partial.get(rel))
+            )
         if captures:
             found[folder.name] = sorted(captures, key=lambda c: (c.captured_at, c.path.name))
     return found

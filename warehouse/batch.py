@@ -8,7 +8,8 @@ distinct offer shape of a day, joined back to every scrape in SQL; history is ap
 ``history.apply_batch``, the code the per-scrape path runs too.
 
 Input: a table of scrapes (``records.BatchScrape``: ``scrape_id, provider, run_id, mode,
-source, observed_at, status, error``; status 'success' or 'failed') and a table of offers (the
+source, observed_at, status, error, coverage, coverage_reason``; status 'success' or 'failed',
+coverage 'full' or 'partial') and a table of offers (the
 ``records.ScrapedOffer`` fields plus ``scrape_id``; ``offered`` may be left out). Names are
 identifiers chosen by the caller's code.
 """
@@ -179,10 +180,13 @@ def commit_batch(
         con.execute(
             f"""
             insert into scrapes (scrape_id, provider, run_id, mode, source, started_at,
-                                 finished_at, observed_at, status, error, offer_count)
+                                 finished_at, observed_at, status, error, offer_count,
+                                 coverage, coverage_reason)
             select s.scrape_id, s.provider, s.run_id, s.mode, s.source, s.observed_at, ?,
                    s.observed_at, s.status, s.error,
-                   case when s.status = 'success' then coalesce(n.offers, 0) end
+                   case when s.status = 'success' then coalesce(n.offers, 0) end,
+                   case when s.status = 'success' then s.coverage end,
+                   case when s.status = 'success' then s.coverage_reason end
             from _batch_new as s
             left join (select scrape_id, count(*) as offers from {STAGED_TABLE}
                        group by scrape_id) as n on s.scrape_id = n.scrape_id
@@ -191,7 +195,8 @@ def commit_batch(
         )
         con.execute(f"""
             create or replace temp table {BATCH_TABLE} as
-            select scrape_id, provider, observed_at from _batch_new where status = 'success'
+            select scrape_id, provider, observed_at, coverage
+            from _batch_new where status = 'success'
         """)
         observed = con.execute(
             f"""

@@ -1,15 +1,21 @@
 """Price history as change intervals, maintained set-based over batches of scrapes.
 
 ``offer_history`` holds one row per offer per stretch of time in which its price and shape
-(price, currency, GPU, GPU count) stayed the same: ``[valid_from, valid_to)``, ``valid_to`` null
-= still current. Rules, per provider, applied to its successful scrapes in time order:
+(price, currency, price unit and basis, GPU, GPU count) stayed the same: ``[valid_from,
+valid_to)``, ``valid_to`` null = still current, ``last_seen_at`` the newest observation that saw
+the price. Rules, per provider, applied to its successful scrapes in time order:
 
 - an offer whose values changed gets its open interval closed at the scrape's ``observed_at``
-  and a new interval opened at the same instant;
-- an offer missing from a successful scrape is closed at that scrape's time;
+  and a new interval opened at the same instant, however long ago the old price was last seen;
+- an offer a scrape lists unchanged advances its open interval's ``last_seen_at``;
+- an offer missing from a successful **full** scrape (``scrapes.coverage``) is closed at that
+  scrape's time; a **partial** scrape (a recorded excerpt, a filtered capture, a live fetch
+  with parts that failed alone) says nothing about the offers it does not list: they stay open
+  and their ``last_seen_at`` stays where it was;
 - a failed scrape is never applied, so its provider's offers stay open (not seen is not gone);
-- a scrape older than the provider's newest history point only adds observations (history is
-  built forward in time), and an unchanged offer writes nothing.
+- a scrape older than the provider's newest history point (a change, an end, a confirmation)
+  only adds observations (history is built forward in time); re-applying a scrape writes
+  nothing.
 
 ``apply_batch`` applies any number of scrapes (of any providers) in one pass: the hourly pipeline
 passes one scrape, the scale generator a day of them, the importers a whole dataset's sessions
@@ -36,6 +42,15 @@ import duckdb
 
 from warehouse.analysis import create_views, view_sql
 from warehouse.db import transaction
+from warehouse.history_sql import (
+    BATCH_TABLE,
+    COUNTS_SQL,
+    OBSERVED_TABLE,
+    OPEN_SQL,
+    RUNS_SQL,
+    SEQUENCE_SQL,
+    UPDATE_OPEN_SQL,
+)
 from warehouse.records import HISTORY_OBSERVATION_COLUMNS
 from warehouse.records import IMPORT_PREFIX as IMPORT_PREFIX
 from warehouse.records import SCRAPE_SOURCE as SCRAPE_SOURCE
@@ -44,118 +59,9 @@ from warehouse.shelf_life import shelf_lives
 ROLLUP = "daily_provider_prices"
 ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
 
-# The batch tables apply_batch reads (temporary, per connection):
-#   BATCH_TABLE     scrape_id, provider, observed_at      one row per successful scrape
-#   OBSERVED_TABLE  observation-shaped rows of those scrapes (OBSERVED_COLUMNS); callers may
-#                   pass another table or view name
-BATCH_TABLE = "_history_batch"
-OBSERVED_TABLE = "_history_observed"
+FULL, PARTIAL = "full", "partial"  # scrapes.coverage (migration 0016)
 OBSERVED_SCRAPE = "_history_observed_scrape"  # the per-scrape path's copy of its observations
 OBSERVED_COLUMNS = HISTORY_OBSERVATION_COLUMNS  # records.HistoryObservation
-
-_SEQUENCE_SQL = f"""
-create or replace temp table _history_seq as
-with marks as (
-    select provider, max(greatest(valid_from, coalesce(valid_to, valid_from))) as mark
-    from offer_history
-    where source = $source and provider in (select provider from {BATCH_TABLE})
-    group by provider
-)
-select
-    b.scrape_id,
-    b.provider,
-    b.observed_at,
-    row_number() over (partition by b.provider order by b.observed_at, b.scrape_id) as seq
-from {BATCH_TABLE} as b
-left join marks as m on b.provider = m.provider
-where m.mark is null or b.observed_at >= m.mark
-"""
-
-# The transitions of the batch: per (offer, scrape of its provider) the offer is present with
-# its values or absent, seq 0 being its open interval before the batch; a transition is an
-# appearance, a disappearance or changed values, and next_t ends the interval it opens.
-_CHANGES_SQL = """
-create or replace temp table _history_changes as
-with open_rows as (
-    select offer_id, provider, valid_from, price, currency, gpu_count, gpu_id
-    from offer_history
-    where source = $source and valid_to is null
-      and provider in (select provider from _history_seq)
-),
-
-observed as (
-    select o.offer_id, o.provider, o.scrape_id, o.price, o.currency, o.gpu_count, o.gpu_id
-    from {observed} as o
-    semi join _history_seq as s on o.scrape_id = s.scrape_id
-),
-
-universe as (
-    select offer_id, provider from open_rows
-    union
-    select offer_id, provider from observed
-),
-
-states as (
-    select offer_id, 0::bigint as seq, valid_from as t, null::varchar as scrape_id,
-           true as present, price, currency, gpu_count, gpu_id
-    from open_rows
-    union all
-    select u.offer_id, s.seq, s.observed_at, s.scrape_id, o.offer_id is not null,
-           o.price, o.currency, o.gpu_count, o.gpu_id
-    from universe as u
-    inner join _history_seq as s on u.provider = s.provider
-    left join observed as o on s.scrape_id = o.scrape_id and u.offer_id = o.offer_id
-),
-
-lagged as (
-    select
-        *,
-        lag(present) over w as prev_present,
-        lag(price) over w as prev_price,
-        lag(currency) over w as prev_currency,
-        lag(gpu_count) over w as prev_gpu_count,
-        lag(gpu_id) over w as prev_gpu_id
-    from states
-    window w as (partition by offer_id order by seq)
-),
-
-transitions as (
-    select offer_id, seq, t, scrape_id, present
-    from lagged
-    where seq > 0
-      and (present <> coalesce(prev_present, false)
-           or (present and (price is distinct from prev_price
-                            or currency is distinct from prev_currency
-                            or gpu_count is distinct from prev_gpu_count
-                            or gpu_id is distinct from prev_gpu_id)))
-)
-
-select *, lead(t) over (partition by offer_id order by seq) as next_t
-from transitions
-"""
-
-_CLOSE_SQL = """
-update offer_history as h
-set valid_to = f.t
-from (select offer_id, arg_min(t, seq) as t from _history_changes group by offer_id) as f
-where h.offer_id = f.offer_id and h.source = $source and h.valid_to is null
-"""
-
-_OPEN_SQL = """
-insert into offer_history (
-    offer_id, provider, valid_from, valid_to, instance_type, region, pricing,
-    reserved_term_months, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
-    scrape_id, gpu_name_provider, serverless, price_per_gpu_hour_usd
-)
-select
-    c.offer_id, o.provider, c.t, c.next_t, o.instance_type, o.region, o.pricing,
-    o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency, o.price_per_hour_usd,
-    $source, case when $keep_scrape_id then c.scrape_id end, o.gpu_name_provider, o.serverless,
-    o.price_per_gpu_hour_usd
-from _history_changes as c
-inner join {observed} as o on c.scrape_id = o.scrape_id and c.offer_id = o.offer_id
-where c.present
-"""
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> Any:
@@ -169,12 +75,13 @@ def apply_batch(
     """Apply the scrapes in ``BATCH_TABLE`` (rows in ``observed``) to ``offer_history``.
 
     Runs inside the caller's transaction. Returns counts: ``opened`` (new intervals),
-    ``closed`` (intervals given a ``valid_to``), ``out_of_order`` (scrapes older than their
-    provider's newest history point, not applied). The work is proportional to the batch
+    ``closed`` (intervals given a ``valid_to``), ``confirmed`` (open intervals whose
+    ``last_seen_at`` advanced, nothing else changing), ``out_of_order`` (scrapes older than
+    their provider's newest history point, not applied). The work is proportional to the batch
     times its providers' open intervals; the only reads of closed history are two column
     scans of ``offer_history`` (its newest point per provider, its open intervals).
     """
-    con.execute(_SEQUENCE_SQL, {"source": source})
+    con.execute(SEQUENCE_SQL, {"source": source})
     batch, in_order, first_scrape = con.execute(
         f"select (select count(*) from {BATCH_TABLE}), (select count(*) from _history_seq),"
         f" (select min(observed_at) from {BATCH_TABLE})"
@@ -183,30 +90,38 @@ def apply_batch(
         # a successful scrape confirms every price it saw unchanged, which keeps those prices
         # fresh in the rollup from its day on, even when it writes no interval
         mark_dirty(con, first_scrape)
+    counts = {"opened": 0, "closed": 0, "confirmed": 0, "out_of_order": int(batch - in_order)}
     if in_order == 0:
-        return {"opened": 0, "closed": 0, "out_of_order": int(batch)}
-    con.execute(_CHANGES_SQL.format(observed=observed), {"source": source})
-    closed_in_batch, first_change = con.execute(
-        "select count(*) filter (where present and next_t is not null), min(t)"
-        " from _history_changes"
-    ).fetchall()[0]
+        return counts
+    con.execute(RUNS_SQL.format(observed=observed), {"source": source})
+    closed, closed_open, first_change = con.execute(COUNTS_SQL).fetchall()[0]
+    updated = int(_one(con, UPDATE_OPEN_SQL, {"source": source}) or 0)
+    counts["closed"] = int(closed)
+    counts["confirmed"] = updated - int(closed_open)
     if first_change is None:
-        return {"opened": 0, "closed": 0, "out_of_order": int(batch - in_order)}
-    closed = int(_one(con, _CLOSE_SQL, {"source": source}) or 0) + int(closed_in_batch)
+        return counts
     opened_params = {"source": source, "keep_scrape_id": source == SCRAPE_SOURCE}
-    opened = int(_one(con, _OPEN_SQL.format(observed=observed), opened_params) or 0)
+    counts["opened"] = int(_one(con, OPEN_SQL.format(observed=observed), opened_params) or 0)
     mark_dirty(con, first_change)
-    return {"opened": opened, "closed": closed, "out_of_order": int(batch - in_order)}
+    return counts
 
 
 def apply_scrape_history(
-    con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, observed_at: datetime
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    observed_at: datetime,
+    coverage: str = FULL,
 ) -> dict[str, int]:
-    """``apply_batch`` for one scrape whose observations are already in ``observations``."""
+    """``apply_batch`` for one scrape whose observations are already in ``observations``.
+
+    ``coverage``: 'full' (the scrape lists every offer of its provider) or 'partial'."""
     con.execute(
         f"create or replace temp table {BATCH_TABLE} as"
-        " select ?::varchar as scrape_id, ?::varchar as provider, ?::timestamptz as observed_at",
-        [scrape_id, provider, observed_at],
+        " select ?::varchar as scrape_id, ?::varchar as provider, ?::timestamptz as observed_at,"
+        " ?::varchar as coverage",
+        [scrape_id, provider, observed_at, coverage],
     )
     # a constant filter is pushed into the scan: one pass over the retained observations
     con.execute(

@@ -55,8 +55,9 @@ def market_history_params(
 # GET /instances/{id}/history: every change interval of one offer, oldest first. Parameter: id.
 OFFER_INTERVALS_SQL = """
     select
-        valid_from, valid_to, price, currency, price_per_hour_usd, price_per_gpu_hour_usd,
-        gpu_id, gpu_count, source,
+        valid_from, valid_to, last_seen_at, no_data_from, no_data_until, no_data_days, price,
+        currency, price_unit, price_per, price_per_gpu_hour, price_per_hour_usd,
+        price_per_gpu_hour_usd, gpu_id, gpu_count, source,
         provider, instance_type, region, pricing, reserved_term_months
     from offer_intervals
     where offer_id = ?
@@ -65,8 +66,12 @@ OFFER_INTERVALS_SQL = """
 
 _CHANGE_COLUMNS = """
     changed_at, offer_id as id, provider, instance_type, region, pricing, gpu_id,
-    gpu_count, old_price, new_price, currency, old_price_per_hour_usd, new_price_per_hour_usd,
-    pct_change, source
+    gpu_count, old_price, new_price, old_currency, currency, old_price_unit, new_price_unit,
+    old_price_per, new_price_per, old_price_per_hour_usd, new_price_per_hour_usd,
+    old_price_per_gpu_hour, new_price_per_gpu_hour,
+    old_price_per_gpu_hour_usd::double as old_price_per_gpu_hour_usd,
+    new_price_per_gpu_hour_usd::double as new_price_per_gpu_hour_usd,
+    pct_change, pct_change_usd, pct_change_basis, old_last_seen_at, gap_days, source
 """
 
 

@@ -19,8 +19,8 @@ import duckdb
 import msgspec
 
 from warehouse.db import insert_records, transaction
+from warehouse.history import FULL, PARTIAL, apply_scrape_history
 from warehouse.history import SCRAPE_SOURCE as SCRAPE_SOURCE  # re-export: sources live there
-from warehouse.history import apply_scrape_history
 
 # The one path from offers to observation rows (shared with warehouse.batch), re-exported:
 # callers load a scrape with prepare -> commit_scrape from this module.
@@ -146,6 +146,7 @@ def commit_scrape(
     observed_precision: str = "second",
     exclusions: Mapping[str, int] | None = None,
     skipped_parts: Mapping[str, str] | None = None,
+    partial_reason: str | None = None,
 ) -> dict[str, int]:
     """Write observations and history for a validated scrape, and mark it successful, atomically.
 
@@ -153,7 +154,12 @@ def commit_scrape(
     ``observed_precision`` ("second", "minute", "day", "month") says how much of ``observed_at``
     is known: a capture dated only to a month is observed at the month's first instant.
     ``exclusions`` (reason -> rows the parser left out) and ``skipped_parts`` (part -> the error
-    of a request that failed alone) are stored with the scrape."""
+    of a request that failed alone) are stored with the scrape.
+
+    Coverage (``scrapes.coverage``): the scrape is 'partial' when ``partial_reason`` says why it
+    saw only a subset of its provider's list (a recorded excerpt: ``scrapers.replay``) or when
+    parts of it were skipped; a partial scrape never closes an offer it does not list."""
+    coverage, coverage_reason = scrape_coverage(partial_reason, skipped_parts)
     with transaction(con):
         insert_records(
             con,
@@ -164,7 +170,11 @@ def commit_scrape(
             ],
         )
         changes = apply_history(
-            con, scrape_id=scrape_id, provider=provider, observed_at=observed_at
+            con,
+            scrape_id=scrape_id,
+            provider=provider,
+            observed_at=observed_at,
+            coverage=coverage,
         )
         insert_records(
             con,
@@ -185,24 +195,53 @@ def commit_scrape(
         )
         con.execute(
             "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"
-            " offer_count = ?, observed_precision = ?"
+            " offer_count = ?, observed_precision = ?, coverage = ?, coverage_reason = ?"
             " where scrape_id = ?",
-            [observed_at, datetime.now(UTC), len(rows), observed_precision, scrape_id],
+            [
+                observed_at,
+                datetime.now(UTC),
+                len(rows),
+                observed_precision,
+                coverage,
+                coverage_reason,
+                scrape_id,
+            ],
         )
     return changes
 
 
+def scrape_coverage(
+    partial_reason: str | None, skipped_parts: Mapping[str, str] | None = None
+) -> tuple[str, str | None]:
+    """(``scrapes.coverage``, ``scrapes.coverage_reason``) of a successful scrape: 'partial'
+    with its reasons when ``partial_reason`` is given or parts were skipped, else ('full',
+    None)."""
+    reasons = [partial_reason] if partial_reason else []
+    if skipped_parts:
+        reasons.append("skipped parts: " + ", ".join(sorted(skipped_parts)))
+    if not reasons:
+        return FULL, None
+    return PARTIAL, "; ".join(reasons)[:500]
+
+
 def apply_history(
-    con: duckdb.DuckDBPyConnection, *, scrape_id: str, provider: str, observed_at: datetime
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scrape_id: str,
+    provider: str,
+    observed_at: datetime,
+    coverage: str = FULL,
 ) -> dict[str, int]:
     """Collapse a scrape into change intervals (runs inside the caller's transaction).
 
-    Offers whose price or shape changed, or that the scrape no longer lists, get their open
-    interval closed at ``observed_at``; changed and new offers get a new open interval. A scrape
+    Offers whose price or shape changed, or that a full scrape no longer lists, get their open
+    interval closed at ``observed_at``; changed and new offers get a new open interval, and
+    unchanged ones a newer ``last_seen_at``. A partial scrape (``coverage``) closes nothing it
+    does not list. A scrape
     older than the provider's newest history point only adds observations (history is built
-    forward in time); unchanged offers write nothing. The set-based implementation, shared with
-    batch loads and the history importers, is ``warehouse.history.apply_batch``.
+    forward in time). The set-based implementation, shared with batch loads and the history
+    importers, is ``warehouse.history.apply_batch``.
     """
     return apply_scrape_history(
-        con, scrape_id=scrape_id, provider=provider, observed_at=observed_at
+        con, scrape_id=scrape_id, provider=provider, observed_at=observed_at, coverage=coverage
     )

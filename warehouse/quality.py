@@ -151,14 +151,13 @@ def price_jumps(
     The GPU-median rule exists because some offers have no stable identity (a marketplace
     listing keyed by its own values gets a new id when its price changes). Across every
     recorded capture, same-GPU offers of one provider spread by at most ~3x, well inside 10x.
-    A provider's first scrape has no reference and never jumps. Reads only.
+    A provider's first scrape has no reference and never jumps. A suspect price (``price_screens``)
+    is left out of the medians, and a move away from an offer's own suspect price is a jump only
+    when it is a jump from the median too. Reads only.
     """
     factor = factor if factor is not None else DEFAULT_PRICE_JUMP_FACTOR
     current: dict[str, tuple[Any, ...]] = {}
     per_gpu_hour: dict[tuple[str, str], list[Decimal]] = defaultdict(list)
-    # offers whose current price was judged suspect: no reference, and not one to compare
-    # with the GPU median either (the offer is known; its price is a placeholder)
-    unjudged: set[str] = set()
     for (
         offer_id,
         price,
@@ -177,13 +176,21 @@ def price_jumps(
         " where provider = ? and source = ? and valid_to is null and price_per_hour_usd > 0",
         [provider, SCRAPE_SOURCE],
     ).fetchall():
-        if suspect:
-            unjudged.add(offer_id)
-            continue
-        current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id)
-        if gpu_id is not None and usd_per_gpu is not None:
+        current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id, suspect)
+        if gpu_id is not None and usd_per_gpu is not None and not suspect:
             per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd_per_gpu))
     medians = {key: median(values) for key, values in per_gpu_hour.items()}
+
+    def median_usd(row: Mapping[str, Any]) -> Decimal | None:
+        gpu_id = row.get("gpu_id")
+        reference = medians.get((gpu_id, str(row["pricing"]))) if gpu_id else None
+        if reference is None:
+            return None
+        return (reference * Decimal(row["gpu_count"])).quantize(Decimal("0.000001"))
+
+    def jumped(new: Decimal, old: Decimal) -> bool:
+        return new >= old * factor or new * factor <= old
+
     jumps = []
     for row in rows:
         new_usd = row.get("price_per_hour_usd")
@@ -192,23 +199,25 @@ def price_jumps(
         # a price that reached 0 (or below) after rounding is the largest jump there is: it is
         # compared like any other (prepare rejects it too, this guard must not wave it through)
         new_usd = max(Decimal(new_usd), Decimal(0))
-        if row["offer_id"] in unjudged:
-            continue
         old = current.get(row["offer_id"])
         if old is not None:
             basis = "offer"
-            old_price, old_currency, old_usd, old_scrape = old
+            old_price, old_currency, old_usd, old_scrape, suspect = old
+            # moving away from a price the screen judged suspect (a partial capture leaves one
+            # open long after the provider corrected it) jumps only if it is far from the
+            # median of its GPU's plausible prices as well
+            fine = median_usd(row)
+            if suspect and fine is not None and fine > 0 and not jumped(new_usd, fine):
+                continue
         else:
-            gpu_id = row.get("gpu_id")
-            reference = medians.get((gpu_id, str(row["pricing"]))) if gpu_id else None
+            reference = median_usd(row)
             if reference is None:
                 continue
             basis, old_currency, old_scrape = "gpu_median", "USD", None
-            old_usd = (reference * Decimal(row["gpu_count"])).quantize(Decimal("0.000001"))
-            old_price = old_usd
+            old_usd = old_price = reference
             if old_usd <= 0:
                 continue
-        if new_usd >= old_usd * factor or new_usd * factor <= old_usd:
+        if jumped(new_usd, old_usd):
             jumps.append(
                 PriceJump(
                     row["offer_id"],

@@ -184,6 +184,9 @@ class HistoryObservation(msgspec.Struct, kw_only=True):
     price_per_hour_usd: Decimal
     serverless: bool
     price_per_gpu_hour_usd: Decimal | None
+    price_unit: str
+    price_per: str
+    price_per_hour: Decimal
 
 
 class BatchScrape(msgspec.Struct, kw_only=True):
@@ -197,6 +200,8 @@ class BatchScrape(msgspec.Struct, kw_only=True):
     observed_at: datetime
     status: str  # 'success' or 'failed'
     error: str | None
+    coverage: str  # 'full' or 'partial' (scrapes.coverage, migration 0016)
+    coverage_reason: str | None
 
 
 class Fetch(msgspec.Struct, kw_only=True):

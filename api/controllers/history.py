@@ -15,8 +15,8 @@ per-GPU-hour figures: /history/catalog serves them on their own.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Literal
+from datetime import UTC, date, timedelta
+from typing import Annotated, Any, Literal
 
 from litestar import Controller, Response, get
 from litestar.exceptions import ClientException, NotFoundException
@@ -26,6 +26,7 @@ from litestar.params import Parameter, QueryParameter
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
+from api.params_time import DATE_OR_TIMESTAMP_PATTERN, FORMS, parse_day, parse_instant
 from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
 from api.schemas import (
     CatalogHistory,
@@ -57,11 +58,21 @@ FIRST_DAY = date(1970, 1, 1)
 LAST_DAY = date(2199, 12, 31)
 
 
+# The time parameters: a plain date or an RFC 3339 timestamp (api.params_time parses them)
+_TIME = {"pattern": DATE_OR_TIMESTAMP_PATTERN, "max_length": 40}
 # the `to` parameter of the history endpoints
 LastDay = Annotated[
-    date | None,
-    Parameter(description="Last day, UTC, inclusive (default: the day the snapshot was published)"),
+    str | None,
+    Parameter(
+        description="Last day, UTC, inclusive (default: the day the snapshot was published): "
+        f"{FORMS}, which names its UTC day",
+        **_TIME,
+    ),
 ]
+
+
+def _first_day(description: str) -> Any:
+    return QueryParameter(name="from", description=f"{description}: {FORMS}", **_TIME)
 
 
 class HistoryController(Controller):
@@ -152,21 +163,20 @@ class HistoryController(Controller):
         pricing: Annotated[PricingModel, Parameter(description="Pricing model")] = "on_demand",
         bucket: Annotated[Bucket, Parameter(description="Bucket size")] = "day",
         from_: Annotated[
-            date | None,
-            QueryParameter(
-                name="from",
-                description=f"First day, UTC, inclusive (default: {DEFAULT_RANGE_DAYS} days before "
-                "`to`)",
+            str | None,
+            _first_day(
+                f"First day, UTC, inclusive (default: {DEFAULT_RANGE_DAYS} days before `to`)"
             ),
         ] = None,
         to: LastDay = None,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
-        last = to or snapshot.as_of.astimezone(UTC).date()
+        last = parse_day(to, "to") or snapshot.as_of.astimezone(UTC).date()
+        first_day = parse_day(from_, "from")
         default_range = timedelta(days=DEFAULT_RANGE_DAYS)
         # the default range stops at the calendar's first day (to=0001-01-02 was an OverflowError)
-        first = from_ or (last - default_range if last - date.min > default_range else date.min)
+        first = first_day or (last - default_range if last - date.min > default_range else date.min)
         if first > last:
             raise ClientException(f"from ({first}) is after to ({last})")
         if (last - first).days + 1 > MAX_RANGE_DAYS[bucket]:
@@ -232,32 +242,30 @@ class HistoryController(Controller):
             ),
         ],
         from_: Annotated[
-            date | None,
-            QueryParameter(
-                name="from", description="First day, UTC, inclusive (default: the first there is)"
-            ),
+            str | None, _first_day("First day, UTC, inclusive (default: the first there is)")
         ] = None,
         to: LastDay = None,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
-        last = to or snapshot.as_of.astimezone(UTC).date()
-        if from_ is not None and from_ > last:
-            raise ClientException(f"from ({from_}) is after to ({last})")
+        last = parse_day(to, "to") or snapshot.as_of.astimezone(UTC).date()
+        first = parse_day(from_, "from")
+        if first is not None and first > last:
+            raise ClientException(f"from ({first}) is after to ({last})")
         if "," in gpu:
             raise ClientException("gpu: one GPU id or family per series (no comma list)")
         term = gpu_filter(gpu)
-        key = ("history_catalog", term, from_, last)
+        key = ("history_catalog", term, first, last)
 
         def build() -> bytes:
             prefix = gpu_prefix_pattern(term)  # None: a canonical id, that GPU only
-            items = snapshot.query(CATALOG_HISTORY_SQL, [from_, last, term, prefix])
+            items = snapshot.query(CATALOG_HISTORY_SQL, [first, last, term, prefix])
             return encode_as(
                 CatalogHistory,
                 {
                     "gpu": term,
                     "gpu_level": "model" if prefix is None else "family",
-                    "from": from_,
+                    "from": first,
                     "to": last,
                     "items": items,
                     "as_of": snapshot.as_of,
@@ -282,10 +290,12 @@ class HistoryController(Controller):
         self,
         store: Store,
         since: Annotated[
-            datetime | None,
+            str | None,
             Parameter(
-                description="ISO 8601 timestamp, UTC if it has no offset (default: "
-                f"{DEFAULT_CHANGES_DAYS} days before the snapshot was published)"
+                description=f"Changes at or after this instant: {FORMS}; a date is its first "
+                "instant (midnight UTC), a timestamp without an offset is UTC (default: "
+                f"{DEFAULT_CHANGES_DAYS} days before the snapshot was published)",
+                **_TIME,
             ),
         ] = None,
         provider: Annotated[
@@ -302,9 +312,9 @@ class HistoryController(Controller):
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
-        start = since or snapshot.as_of - timedelta(days=DEFAULT_CHANGES_DAYS)
-        if start.tzinfo is None:
-            start = start.replace(tzinfo=UTC)
+        start = parse_instant(since, "since") or snapshot.as_of - timedelta(
+            days=DEFAULT_CHANGES_DAYS
+        )
         if not FIRST_DAY <= start.date() <= LAST_DAY:  # the offset is applied in DuckDB
             raise ClientException(
                 f"since: {start.isoformat()} is not between {FIRST_DAY} and {LAST_DAY}"

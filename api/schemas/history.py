@@ -16,13 +16,59 @@ class OfferInterval(Schema):
         datetime | None,
         msgspec.Meta(
             description=(
-                "End of the interval (exclusive): the first scrape that saw another price or no longer "
-                "listed the offer; null = still current"
+                "End of the interval (exclusive): the first scrape that saw another price or, "
+                "being a full scrape, no longer listed the offer; null = still current. The price "
+                "was observed only up to `last_seen_at`: from `no_data_from` to `no_data_until` "
+                "nothing is known"
             )
         ),
     ]
-    price: Annotated[Number, msgspec.Meta(description="The provider's price in `currency`")]
+    last_seen_at: Annotated[
+        datetime,
+        msgspec.Meta(
+            description="The newest observation that saw this price (the interval's "
+            "price is known from valid_from to here)"
+        ),
+    ]
+    no_data_from: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="Start of the span after this price with no data (= last_seen_at): "
+            "nothing was observed until no_data_until, so the price there is unknown, not this "
+            "one. Null while the interval is current"
+        ),
+    ]
+    no_data_until: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="End of the span with no data: the next interval's valid_from, or "
+            "valid_to when no interval follows (the offer was no longer listed)"
+        ),
+    ]
+    no_data_days: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Length of the span with no data, in days (~0.04 for hourly scrapes)"
+        ),
+    ]
+    price: Annotated[
+        Number, msgspec.Meta(description="The provider's price in `currency` per `price_unit`")
+    ]
     currency: str
+    price_unit: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="What the price is per: hour, month, minute or second (null: "
+            "written before units were kept in history)"
+        ),
+    ]
+    price_per: Annotated[
+        str | None, msgspec.Meta(description="gpu or instance: the price's basis (null: unknown)")
+    ]
+    price_per_gpu_hour: Annotated[
+        Number | None,
+        msgspec.Meta(description="One GPU per hour in `currency` (null: unit unknown)"),
+    ]
     price_per_hour_usd: Annotated[Number, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[Number | None, msgspec.Meta(description="USD per GPU-hour")]
     gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
@@ -174,7 +220,13 @@ class CatalogHistory(Schema):
 
 
 class PriceChange(Schema):
-    changed_at: datetime
+    changed_at: Annotated[
+        datetime,
+        msgspec.Meta(
+            description="When the new price was first observed (the change happened "
+            "after old_last_seen_at and at or before this)"
+        ),
+    ]
     id: Annotated[str, msgspec.Meta(description="Offer id (see /instances/{id}/history)")]
     provider: str
     instance_type: str
@@ -182,17 +234,56 @@ class PriceChange(Schema):
     pricing: str
     gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
     gpu_count: Number
-    old_price: Annotated[Number, msgspec.Meta(description="In `currency`")]
-    new_price: Number
+    old_price: Annotated[Number, msgspec.Meta(description="In `old_currency` per `old_price_unit`")]
+    new_price: Annotated[Number, msgspec.Meta(description="In `currency` per `new_price_unit`")]
+    old_currency: str
     currency: str
+    old_price_unit: Annotated[
+        str | None, msgspec.Meta(description="hour, month, minute or second (null: unknown)")
+    ]
+    new_price_unit: Annotated[str | None, msgspec.Meta(description="As old_price_unit")]
+    old_price_per: Annotated[
+        str | None, msgspec.Meta(description="gpu or instance: the old price's basis")
+    ]
+    new_price_per: Annotated[str | None, msgspec.Meta(description="As old_price_per")]
     old_price_per_hour_usd: Number
     new_price_per_hour_usd: Number
+    old_price_per_gpu_hour: Annotated[
+        Number | None,
+        msgspec.Meta(description="One GPU per hour in `old_currency` (null: unit unknown)"),
+    ]
+    new_price_per_gpu_hour: Annotated[
+        Number | None, msgspec.Meta(description="One GPU per hour in `currency`")
+    ]
+    old_price_per_gpu_hour_usd: Number | None
+    new_price_per_gpu_hour_usd: Number | None
     pct_change: Annotated[
         Number,
         msgspec.Meta(
-            description=(
-                "Percent change of the provider's own price (of USD per hour if the currency changed)"
-            )
+            description="Percent change on comparable prices, in the offer's own currency: of "
+            "the price when unit, basis and GPU count are unchanged, of the price per GPU-hour "
+            "when one of them changed, of USD per GPU-hour when the currency changed or a unit "
+            "is unknown (pct_change_basis)"
+        ),
+    ]
+    pct_change_usd: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Percent change of USD per GPU-hour (exchange-rate moves included)"
+        ),
+    ]
+    pct_change_basis: Annotated[
+        Literal["price", "price_per_gpu_hour", "usd_per_gpu_hour"],
+        msgspec.Meta(description="What pct_change compares"),
+    ]
+    old_last_seen_at: Annotated[
+        datetime, msgspec.Meta(description="The newest observation of the old price")
+    ]
+    gap_days: Annotated[
+        Number,
+        msgspec.Meta(
+            description="Days from old_last_seen_at to changed_at: how long the price "
+            "went unobserved before the change was seen (~0.04 for hourly scrapes)"
         ),
     ]
     source: str
@@ -203,5 +294,5 @@ class PriceChangesPage(Schema):
     total: int
     limit: int
     offset: int
-    since: datetime
+    since: Annotated[datetime, msgspec.Meta(description="Changes at or after this instant")]
     as_of: datetime

@@ -530,6 +530,40 @@ def test_changes_since_filters_and_default(client):
     assert response.status_code == 400
 
 
+def test_changes_say_how_long_the_old_price_went_unobserved(client):
+    [change] = _ok(client, "/changes", since="2026-01-01")["items"]
+    assert change["old_last_seen_at"].startswith("2026-01-09T10:00")  # T0, the scrape before
+    assert change["gap_days"] == pytest.approx(31.083, abs=0.001)
+    assert change["pct_change_basis"] == "price"
+    assert change["pct_change_usd"] == 16.72
+    assert (change["old_price_per_gpu_hour"], change["new_price_per_gpu_hour"]) == (2.99, 3.49)
+
+
+def test_changes_since_plain_date(client):
+    by_date = _ok(client, "/changes", since="2026-02-09")
+    by_instant = _ok(client, "/changes", since="2026-02-09T00:00:00Z")
+    assert by_date["items"] == by_instant["items"] and by_date["total"] == 1
+    assert by_date["since"].startswith("2026-02-09T00:00:00")
+    assert _ok(client, "/changes", since="2026-02-10")["total"] == 0
+    for bad in ("2026-02-30", "09/02/2026", "2026-02-09T25:00Z"):
+        response = client.get("/changes", params={"since": bad})
+        assert response.status_code == 400, bad
+        assert "since" in response.text, bad
+    response = client.get("/changes", params={"since": "2026-02-30"})
+    assert "is not a date (2026-01-01) or an RFC 3339 timestamp" in response.json()["detail"]
+
+
+def test_history_from_and_to_take_a_timestamp_as_its_utc_day(client):
+    days = {"from": "2026-02-09", "to": "2026-02-10"}
+    instants = {"from": "2026-02-09T12:00:00Z", "to": "2026-02-10T23:59:59+00:00"}
+    assert (
+        _ok(client, "/history", gpu="h100-sxm", **instants)["items"]
+        == _ok(client, "/history", gpu="h100-sxm", **days)["items"]
+    )
+    response = client.get("/history", params={"gpu": "h100-sxm", "from": "last week"})
+    assert response.status_code == 400
+
+
 def test_changes_agree_with_the_price_changes_view(client, published):
     snapshot = sorted(published.glob("snapshot-*.duckdb"))[-1]
     con = duckdb.connect(str(snapshot), read_only=True)

@@ -73,7 +73,7 @@ def scrape(
         return sid
     con.execute(
         f"create or replace temp table {BATCH_TABLE} as select ?::varchar as scrape_id,"
-        " ?::varchar as provider, ?::timestamptz as observed_at",
+        " ?::varchar as provider, ?::timestamptz as observed_at, 'full' as coverage",
         [sid, provider, at],
     )
     con.execute(
@@ -82,12 +82,13 @@ def scrape(
         " region varchar, pricing varchar, reserved_term_months integer, gpu_name_provider varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 9), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean, price_per_gpu_hour_usd"
-        " decimal(18, 6))"
+        " decimal(18, 6), price_unit varchar, price_per varchar, price_per_hour decimal(18, 6))"
     )
     for instance_type, price in prices.items():
         con.execute(
             f"insert into {OBSERVED_TABLE} ({', '.join(OBSERVED_COLUMNS)})"
-            " values (?, ?, ?, ?, 'global', ?, null, 'H100 SXM', ?, 1, ?, 'USD', ?, false, ?)",
+            " values (?, ?, ?, ?, 'global', ?, null, 'H100 SXM', ?, 1, ?, 'USD', ?, false, ?,"
+            " 'hour', 'gpu', ?)",
             [
                 sid,
                 _offer_id(provider, instance_type),
@@ -98,6 +99,7 @@ def scrape(
                 Decimal(price),
                 Decimal(price),
                 Decimal(price),  # one GPU: the instance price is the GPU's
+                Decimal(price),
             ],
         )
     apply_batch(con)

@@ -224,3 +224,56 @@ def test_upgrade_rebuilds_a_rollup_built_with_the_single_stale_threshold(tmp_pat
     ]
     (built,) = con.execute("select shelf_life_days from history_rollup_state").fetchone() or ("",)
     assert '"on_demand": 180.0' in built
+
+def test_upgrade_backfills_last_seen_coverage_and_units(tmp_path):
+    # a 0013 warehouse: lambda scraped three times; its 8x H100 changed at the second scrape and
+    # its 1x H100 disappeared at the third; only the newest scrape's observations are kept
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    _migrate_before(con, "history_across_gaps")
+    for sid, at in [("s0", "2026-01-09"), ("s1", "2026-02-09"), ("s2", "2026-03-09")]:
+        con.execute(
+            "insert into scrapes (scrape_id, provider, mode, source, started_at, observed_at,"
+            " status) values (?, 'lambda', 'replay', 't', ?, ?, 'success')",
+            [sid, at, at],
+        )
+    con.execute(
+        "insert into scrapes (scrape_id, provider, mode, source, started_at, status)"
+        " values ('bad', 'lambda', 'live', 'live', '2026-03-10', 'failed')"
+    )
+    for oid, start, end, price, sid in [
+        ("o8", "2026-01-09", "2026-02-09", 20.72, "s0"),
+        ("o8", "2026-02-09", None, 2.99, "s1"),
+        ("o1", "2026-01-09", "2026-03-09", 3.29, "s0"),
+    ]:
+        con.execute(
+            "insert into offer_history (offer_id, provider, valid_from, valid_to, instance_type,"
+            " region, pricing, gpu_count, price, currency, price_per_hour_usd, source,"
+            " scrape_id) values (?, 'lambda', ?, ?, 'i', 'global', 'on_demand', 8, ?, 'USD',"
+            " ?, 'scrape', ?)",
+            [oid, start, end, price, price, sid],
+        )
+    con.execute(
+        "insert into observations (scrape_id, offer_id, provider, instance_type, region,"
+        " pricing, gpu_name_provider, gpu_count, price, currency, price_unit, price_per,"
+        " serverless, source_url, observed_at, price_per_hour, usd_per_unit,"
+        " price_per_hour_usd) values ('s2', 'o8', 'lambda', 'i', 'global', 'on_demand', 'g', 8,"
+        " 2.99, 'USD', 'hour', 'gpu', false, 'u', '2026-03-09', 23.92, 1, 23.92)"
+    )
+    assert migrate(con) == [v for v, n, _ in migrations() if v >= _version("history_across_gaps")]
+    assert con.execute(
+        "select scrape_id, coverage, coverage_reason is not null from scrapes order by 1"
+    ).fetchall() == [
+        ("bad", None, False),
+        ("s0", "full", True),
+        ("s1", "full", True),
+        ("s2", "full", True),
+    ]
+    rows = con.execute(
+        "select offer_id, strftime(timezone('UTC', last_seen_at), '%Y-%m-%d'), price_unit,"
+        " price_per, price_per_hour from offer_history order by offer_id, valid_from"
+    ).fetchall()
+    assert rows == [
+        ("o1", "2026-02-09", None, None, None),  # seen until the scrape before the one it left
+        ("o8", "2026-01-09", None, None, None),  # its observations pruned: unit unknown
+        ("o8", "2026-03-09", "hour", "gpu", Decimal("23.920000")),
+    ]

@@ -169,3 +169,34 @@ def test_h100_sxm_median_by_month_counts_each_price_for_its_shelf_life(files):
     assert rows["2024-11-01"] == (2.99, 2.95, 3.75, 3)
     assert rows["2025-02-01"] == (2.99, 2.95, 3.75, 3)
     assert rows["2025-03-01"] == (2.97, 2.95, 2.99, 2)
+
+def _example(comment: str) -> str:
+    """The ```sql block of docs/sql.md that starts with ``-- <comment>``."""
+    [block] = [b for b in BLOCKS if b.startswith(f"-- {comment}\n")]
+    return block
+
+
+def _run(path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        con.execute("set timezone = 'UTC'")
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_which_provider_changed_prices_most_in_2026_is_runpod(files):
+    # before history saw across gaps: hetzner 25, runpod 0 (its changes sat behind excerpts)
+    rows = _run(files[1], _example("which provider changed prices most in 2026"))
+    assert [(r[0], r[1], r[2]) for r in rows[:2]] == [("runpod", 35, 35), ("hetzner", 25, 25)]
+    assert float(rows[0][3]) == pytest.approx(7.69)
+
+
+def test_one_offer_over_time_shows_the_gap_as_no_data(files):
+    rows = _run(files[1], _example("one offer over time"))
+    prices = [(str(r[4]), r[2] is not None) for r in rows]
+    assert prices == [("4.490000000", True), ("2.990000000", True), ("3.490000000", False)]
+    _, last_seen, no_data_until, no_data_days, *_ = rows[1]
+    assert last_seen.isoformat() == "2025-06-19T19:14:00+00:00"
+    assert no_data_until.isoformat() == "2026-09-01T00:00:00+00:00"
+    assert float(no_data_days) == pytest.approx(438.2, abs=0.01)

@@ -72,7 +72,7 @@ from warehouse.units import price_per_hour, quantize_money, share_per_gpu_usd, t
 
 DATASET = "gpu-hunt-site"
 SOURCE = IMPORT_PREFIX + DATASET
-VERSION = 3  # 3: gpu_family; a repeated row is counted only as excluded
+VERSION = 4  # 3: gpu_family; a repeated row is counted only as excluded; 4: last_seen_at, units
 SESSION_GAP = timedelta(seconds=60)
 _SERVER_FIELDS = (
     "id",
@@ -259,6 +259,10 @@ def _observed_rows(
                 "price_per_hour_usd": hourly_usd,
                 "serverless": False,
                 "price_per_gpu_hour_usd": share_per_gpu_usd(hourly_usd, count),
+                # the dataset's price is the instance-hour price (a monthly one converted above)
+                "price_unit": "hour",
+                "price_per": "instance",
+                "price_per_hour": quantize_money(hourly),
             }
         )
     return rows
@@ -267,7 +271,7 @@ def _observed_rows(
 def _sessions(rows: list[dict]) -> list[list[object]]:
     """Assign each row its provider's session (a run of rows with gaps <= SESSION_GAP).
 
-    Sets ``scrape_id`` on every row; returns the batch rows (session id, provider, start).
+    Sets ``scrape_id`` on every row; returns the batch rows (session id, provider, start, coverage).
     """
     batch: list[list[object]] = []
     by_provider: dict[str, list[dict]] = {}
@@ -279,7 +283,9 @@ def _sessions(rows: list[dict]) -> list[list[object]]:
         for row in items:
             if last is None or row["recorded_at"] - last > SESSION_GAP:
                 start = row["recorded_at"]
-                batch.append([f"{DATASET}:{provider}@{start.isoformat()}", provider, start])
+                # a session lists every server the site had for the provider: full coverage
+                session = f"{DATASET}:{provider}@{start.isoformat()}"
+                batch.append([session, provider, start, "full"])
             row["scrape_id"] = batch[-1][0]
             last = row["recorded_at"]
     return batch
@@ -312,7 +318,7 @@ def _replace_history(
     con.execute("delete from offer_history where source = ?", [SOURCE])
     con.execute(
         f"create or replace temp table {BATCH_TABLE}"
-        " (scrape_id varchar, provider varchar, observed_at timestamptz)"
+        " (scrape_id varchar, provider varchar, observed_at timestamptz, coverage varchar)"
     )
     con.execute(
         f"create or replace temp table {OBSERVED_TABLE} ("
@@ -320,9 +326,10 @@ def _replace_history(
         " region varchar, pricing varchar, reserved_term_months integer, gpu_name_provider varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 6), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean,"
-        " price_per_gpu_hour_usd decimal(18, 6))"
+        " price_per_gpu_hour_usd decimal(18, 6), price_unit varchar, price_per varchar,"
+        " price_per_hour decimal(18, 6))"
     )
-    bulk_insert(con, BATCH_TABLE, ["scrape_id", "provider", "observed_at"], batch)
+    bulk_insert(con, BATCH_TABLE, ["scrape_id", "provider", "observed_at", "coverage"], batch)
     bulk_insert(
         con,
         OBSERVED_TABLE,

@@ -4,10 +4,12 @@
 -- Grain: one row per (day, provider, gpu_id, pricing). Where a provider has both scraped and
 -- imported intervals for that key and day, the scraped ones win (imported history can hold a
 -- site's stale fallback values); `source` says which was used.
--- Observations: an interval is observed on the day it opened, and at every confirming scrape
--- of its provider while it is open (today: every successful scrape; an applied scrape either
--- sees the offer unchanged or ends the interval, so the `scrapes` log holds each observation
--- and offer_history needs no column for it). Imported datasets are dense series of sessions
+-- Observations: a scraped interval is observed on the day it opened, on the day of its
+-- last_seen_at (the newest scrape that listed it unchanged, partial or full), and on every day
+-- a *full* scrape of its provider ran while it was open (a full scrape either lists the offer
+-- unchanged or ends the interval; a partial one, `scrapes.coverage = 'partial'`, observes only
+-- what it listed, which is known for its newest sighting only). Its price is in force until
+-- its kind's shelf life after last_seen_at. Imported datasets are dense series of sessions
 -- whose intervals end at the last one: an imported interval is observed on every day it covers.
 -- Which prices feed a day (like with like):
 --   * not suspect: an interval whose opening (scrape_id, offer_id) the plausibility screen
@@ -31,14 +33,8 @@
 -- Incremental: warehouse.history.refresh_rollup deletes the days >= $start and runs this insert
 -- with $start (midnight UTC of the first day to redo), $now (open intervals end there) and
 -- $shelf_lives (a list of {price_kind, shelf_life_days}, every kind).
--- Partial scrapes: once `scrapes.coverage` ('full'/'partial') and `offer_history.last_seen_at`
--- exist, a partial scrape observes only the offers it listed. The switch: (1) in
--- all_successful_scrapes keep coverage = 'full' only (the scrapes that observe every open
--- interval of their provider; scrape_days, newest_scrapes and provider_gaps follow); (2) in
--- last_confirmed, confirmed_until = greatest(that, h.last_seen_at), and the closing-scrape
--- lookup reads every successful scrape, partial ones included; (3) in observed_days, the day
--- of last_seen_at is observed too, and in expired_spans a gap that holds last_seen_at ends
--- there. An interval's opening is an observation whatever the coverage.
+-- Depends also on offer_history.last_seen_at and scrapes.coverage (migration 0016); a row
+-- without last_seen_at (none after that migration's backfill) falls back to the scrapes log.
 insert into daily_provider_prices (
     day, provider, gpu_id, pricing, source, min_usd_per_gpu_hour, max_usd_per_gpu_hour,
     offer_count, matched_offer_count, log_price_relative_sum
@@ -76,6 +72,7 @@ eligible as (
         h.valid_from,
         h.valid_to,
         h.price_per_gpu_hour_usd as usd_per_gpu_hour,
+        h.last_seen_at,
         k.shelf_life
     from offer_history as h
     anti join suspect as s on h.scrape_id = s.scrape_id and h.offer_id = s.offer_id
@@ -98,12 +95,13 @@ base_prices as (
 ),
 
 all_successful_scrapes as (
-    -- the scrapes that confirm (observe) every open interval of their provider
+    -- the scrapes that confirm (observe) every open interval of their provider: full ones
     select provider, observed_at
     from scrapes
     where status = 'success'
       and observed_at is not null
       and observed_at <= $now
+      and coalesce(coverage, 'full') = 'full'
 ),
 
 successful_scrapes as (
@@ -155,13 +153,15 @@ newest_scrapes as (
 ),
 
 last_confirmed as (
-    -- the interval's newest observation before it ended: the provider's newest successful
-    -- scrape while it is open, else the one before the scrape that closed it. No day that
-    -- begins more than the shelf life after it is in force, so those days are not even expanded
+    -- the interval's newest observation before it ended: its last_seen_at; for a row without
+    -- one, the provider's newest full scrape while it is open, else the one before the scrape
+    -- that closed it. No day that begins more than the shelf life after it is in force, so
+    -- those days are not even expanded
     select
         i.*,
         case
             when i.source <> 'scrape' then i.clipped_to
+            when i.last_seen_at is not null then greatest(i.valid_from, least(i.last_seen_at, $now))
             when i.valid_to is null or i.valid_to > $now then greatest(i.valid_from, n.observed_at)
             else greatest(i.valid_from, c.previous_at)
         end as confirmed_until
@@ -212,6 +212,7 @@ offer_days as (
         i.source,
         i.valid_from,
         i.valid_to,
+        i.last_seen_at,
         i.usd_per_gpu_hour,
         s.spans,
         unnest(generate_series(
@@ -231,11 +232,13 @@ offer_days as (
 
 observed_days as (
     -- whether the interval was observed on the day: imported intervals on every day; scraped
-    -- ones on the day they opened and on a day their provider was scraped before they ended
+    -- ones on the day they opened, on the day they were last seen, and on a day a full scrape
+    -- of their provider ran before they ended
     select
         d.*,
         d.source <> 'scrape'
         or d.day = timezone('UTC', d.valid_from)::date
+        or d.day = timezone('UTC', d.last_seen_at)::date
         or (sd.first_at is not null and (d.valid_to is null or sd.first_at < d.valid_to))
             as observed
     from offer_days as d

@@ -1,30 +1,91 @@
--- price_changes: every change of an offer's price, with the old and new price.
--- Grain: one row per (offer_id, source, changed_at): an interval that directly follows another
--- interval of the same offer (the old one closed at the instant the new one opened) with a
--- different price or currency. An offer that disappears and comes back later is not a change.
--- pct_change compares the provider's own price when the currency is unchanged, else USD.
--- Depends on: offer_history.
+-- price_changes: every change of an offer's price, with the old and new price, how long the
+-- old one had gone unobserved, and the change in percent on comparable prices.
+-- Grain: one row per (offer_id, source, changed_at): an interval of an offer and the offer's
+-- previous interval (same offer_id and source), whether the new one began the instant the old
+-- one ended or after a gap (the offer not listed, or no capture for a while), when the price,
+-- currency, unit or basis differs. An offer that returns at the same price is not a change.
+-- changed_at is when the new price was first observed; the change happened after
+-- old_last_seen_at (the newest observation of the old price) and at or before changed_at:
+-- gap_days is that span in days (~0.04 for hourly scrapes).
+-- pct_change, on comparable prices (pct_change_basis says which):
+--   'price'              the provider's own price, when currency, unit, basis and GPU count
+--                        are the same (a EUR cut stays a cut whatever the exchange rate did);
+--   'price_per_gpu_hour' the price per GPU-hour in the offer's own currency, when the unit
+--                        (hour, month, ...), the basis (per GPU or per instance) or the GPU
+--                        count changed (Lambda's 8x H100 quoted per instance-hour, then per
+--                        GPU-hour);
+--   'usd_per_gpu_hour'   USD per GPU-hour, when the currency changed or either interval's unit
+--                        is unknown (written before migration 0016, observations since pruned).
+-- pct_change_usd is always the change of USD per GPU-hour (exchange-rate moves included).
+-- Depends on: offer_intervals.
 create or replace view price_changes as
+with paired as (
+    select
+        *,
+        lag(valid_from) over w as old_valid_from,
+        lag(last_seen_at) over w as old_last_seen_at,
+        lag(price) over w as old_price,
+        lag(currency) over w as old_currency,
+        lag(price_unit) over w as old_price_unit,
+        lag(price_per) over w as old_price_per,
+        lag(gpu_count) over w as old_gpu_count,
+        lag(price_per_hour_usd) over w as old_price_per_hour_usd,
+        lag(price_per_gpu_hour) over w as old_price_per_gpu_hour,
+        lag(price_per_gpu_hour_usd) over w as old_price_per_gpu_hour_usd
+    from offer_intervals
+    window w as (partition by offer_id, source order by valid_from)
+),
+
+changes as (
+    select
+        *,
+        case
+            when old_currency <> currency
+                 or old_price_per_gpu_hour is null or price_per_gpu_hour is null
+                then 'usd_per_gpu_hour'
+            when old_price_unit <> price_unit or old_price_per <> price_per
+                 or old_gpu_count <> gpu_count
+                then 'price_per_gpu_hour'
+            else 'price'
+        end as pct_change_basis
+    from paired
+    where old_valid_from is not null
+      and (old_price <> price or old_currency <> currency
+           or old_price_unit <> price_unit or old_price_per <> price_per)
+)
+
 select
-    n.valid_from as changed_at,
-    n.offer_id,
-    n.source,
-    n.provider,
-    n.instance_type,
-    n.region,
-    n.pricing,
-    n.gpu_id,
-    n.gpu_count,
-    o.price as old_price,
-    n.price as new_price,
-    n.currency,
-    o.price_per_hour_usd as old_price_per_hour_usd,
-    n.price_per_hour_usd as new_price_per_hour_usd,
-    round(100 * (case
-        when o.currency = n.currency then n.price / o.price
-        else n.price_per_hour_usd / o.price_per_hour_usd
-    end - 1), 2) as pct_change
-from offer_history as n
-inner join offer_history as o
-    on n.offer_id = o.offer_id and n.source = o.source and n.valid_from = o.valid_to
-where o.price <> n.price or o.currency <> n.currency
+    valid_from as changed_at,
+    offer_id,
+    source,
+    provider,
+    instance_type,
+    region,
+    pricing,
+    gpu_id,
+    gpu_count,
+    old_price,
+    price as new_price,
+    old_currency,
+    currency,
+    old_price_unit,
+    price_unit as new_price_unit,
+    old_price_per,
+    price_per as new_price_per,
+    old_price_per_hour_usd,
+    price_per_hour_usd as new_price_per_hour_usd,
+    old_price_per_gpu_hour,
+    price_per_gpu_hour as new_price_per_gpu_hour,
+    old_price_per_gpu_hour_usd,
+    price_per_gpu_hour_usd as new_price_per_gpu_hour_usd,
+    round(100 * (case pct_change_basis
+        when 'price' then price / old_price
+        when 'price_per_gpu_hour' then price_per_gpu_hour / old_price_per_gpu_hour
+        else price_per_gpu_hour_usd / old_price_per_gpu_hour_usd
+    end - 1), 2) as pct_change,
+    round(100 * (price_per_gpu_hour_usd / old_price_per_gpu_hour_usd - 1), 2) as pct_change_usd,
+    pct_change_basis,
+    old_valid_from,
+    old_last_seen_at,
+    round(epoch(valid_from - old_last_seen_at) / 86400, 3) as gap_days
+from changes
