@@ -130,6 +130,7 @@ def merge_intervals(rows: Sequence[dict[str, Any]], new_id: str) -> list[dict[st
         pieces.append((start, end, covering[-1]))
     merged: list[dict[str, Any]] = []
     for start, end, row in pieces:
+        seen = _seen_within(row, start, end)
         last = merged[-1] if merged else None
         if (
             last is not None
@@ -137,9 +138,27 @@ def merge_intervals(rows: Sequence[dict[str, Any]], new_id: str) -> list[dict[st
             and all(last[c] == row[c] for c in HISTORY_VALUES)
         ):
             last["valid_to"] = end
+            if seen is not None:
+                last["last_seen_at"] = max(last["last_seen_at"], seen)
             continue
-        merged.append({**row, "offer_id": new_id, "valid_from": start, "valid_to": end})
+        piece = {**row, "offer_id": new_id, "valid_from": start, "valid_to": end}
+        if seen is not None:
+            piece["last_seen_at"] = seen
+        merged.append(piece)
     return merged
+
+
+def _seen_within(row: dict[str, Any], start: datetime, end: datetime | None) -> datetime | None:
+    """When the piece [start, end) of ``row``'s interval was last seen: the newest of the row's
+    known sightings (its opening ``valid_from``, its ``last_seen_at``) inside the piece, else the
+    piece's start (an interval resumed after a newer one ended was not seen in it, but an
+    interval counts as observed when it opens). None when the rows carry no ``last_seen_at``
+    (a warehouse before migration 0016)."""
+    seen = row.get("last_seen_at")
+    if seen is None:
+        return None
+    inside = [t for t in (row["valid_from"], seen) if start <= t and (end is None or t <= end)]
+    return max(inside) if inside else start
 
 
 def _history_rows(

@@ -125,19 +125,27 @@ def test_partial_capture_never_closes_unlisted_offers(runpod_around_an_excerpt):
     june = _at("2025-06-19 19:14")
     open_in_june = {r["offer_id"]: r for r in full if r["valid_to"] is None}
     assert len(open_in_june) == 171
-    # the excerpt lists 10 offers under the web page's names; none of the 171 is closed
+    # the excerpt lists 10 offers under the web page's names (the API's products: one id per
+    # product key); those it lists change or stay, and none of the others is closed
+    sept = _at("2025-09-09 00:00")
+    listed = {
+        r["offer_id"] for r in after_excerpt if sept in (r["valid_from"], r["last_seen_at"])
+    }
+    assert len(listed) == 10
+    # 5 of them at a new price (a new interval), 5 seen unchanged (last seen in September)
+    assert len([r for r in after_excerpt if r["valid_from"] == sept]) == 5
     by_id = {(r["offer_id"], r["valid_from"]): r for r in after_excerpt}
-    for oid, row in open_in_june.items():
+    unlisted = {oid: row for oid, row in open_in_june.items() if oid not in listed}
+    assert len(unlisted) >= 161
+    for oid, row in unlisted.items():
         kept = by_id[(oid, row["valid_from"])]
         assert kept["valid_to"] is None, kept
         assert kept["last_seen_at"] == june  # and not confirmed by a capture that did not list it
-    excerpt = [r for r in after_excerpt if r["valid_from"] == _at("2025-09-09 00:00")]
-    assert len(excerpt) == 10
     # the next full capture closes what it no longer lists, at its own time
     closed = [
         r
         for r in after_next_full
-        if r["offer_id"] in open_in_june and r["valid_to"] == _at("2026-09-01 00:00")
+        if r["offer_id"] in unlisted and r["valid_to"] == _at("2026-09-01 00:00")
     ]
     assert closed and all(r["last_seen_at"] == june for r in closed)
 
@@ -149,24 +157,28 @@ def test_runpod_secure_h100_change_seen_across_partial_capture(replay):
         " and region = 'secure' and pricing = 'on_demand' and changed_at >= '2026-01-01'",
         [RUNPOD_H100],
     )
+    # the web page of 2026-08-10 (an excerpt) listed it at 2.99; the API's list of September 3.49
     assert (change["old_price"], change["new_price"]) == (Decimal("2.99"), Decimal("3.49"))
     assert change["changed_at"] == _at("2026-09-01 00:00")
-    assert change["old_last_seen_at"] == _at("2025-06-19 19:14")  # the last full 2025 capture
-    assert change["gap_days"] == pytest.approx(438.2, abs=0.01)
+    assert change["old_last_seen_at"] == _at("2026-08-10 00:00")
+    assert change["gap_days"] == pytest.approx(22.0, abs=0.01)
     assert change["pct_change"] == pytest.approx(16.72)
     assert change["pct_change_basis"] == "price"
 
 
 def test_runpod_h200_and_h100_pcie_2026_changes_are_seen(replay):
+    # secure on-demand, read off the captures: H200 3.79 (2025-09 page) -> 4.39 (2026-08 page)
+    # -> 4.59 (API, September); H100 PCIe 2.39 -> 2.89 (2026-08 page), still 2.89 in September
     rows = _rows(
         replay,
-        "select instance_type, old_price, new_price from price_changes where provider = 'runpod'"
-        " and pricing = 'on_demand' and changed_at = '2026-09-01'"
-        " and instance_type in ('1x NVIDIA H200', '1x NVIDIA H100 PCIe') order by 1",
+        "select gpu_id, changed_at::date as day, old_price, new_price from price_changes"
+        " where provider = 'runpod' and region = 'secure' and pricing = 'on_demand'"
+        " and changed_at >= '2026-01-01' and gpu_id in ('h200', 'h100-pcie') order by 1, 2",
     )
-    assert [(r["instance_type"], r["old_price"], r["new_price"]) for r in rows] == [
-        ("1x NVIDIA H100 PCIe", Decimal("2.19"), Decimal("2.89")),
-        ("1x NVIDIA H200", Decimal("3.99"), Decimal("4.59")),
+    assert [(r["gpu_id"], str(r["day"]), r["old_price"], r["new_price"]) for r in rows] == [
+        ("h100-pcie", "2026-08-10", Decimal("2.39"), Decimal("2.89")),
+        ("h200", "2026-08-10", Decimal("3.79"), Decimal("4.39")),
+        ("h200", "2026-09-01", Decimal("4.39"), Decimal("4.59")),
     ]
 
 
@@ -174,17 +186,18 @@ def test_the_unobserved_span_is_no_data_not_the_old_price(replay):
     rows = _rows(
         replay,
         "select valid_from, valid_to, last_seen_at, no_data_from, no_data_until, no_data_days,"
-        " price from offer_intervals where provider = 'runpod' and instance_type = ?"
+        " price from offer_intervals where provider = 'runpod' and gpu_id = 'h100-sxm'"
         " and region = 'secure' and pricing = 'on_demand' and source = 'scrape'"
         " order by valid_from",
-        [RUNPOD_H100],
     )
-    assert [r["price"] for r in rows] == [Decimal("4.49"), Decimal("2.99"), Decimal("3.49")]
-    mid = rows[1]
+    assert [r["price"] for r in rows] == [
+        Decimal(p) for p in ("4.49", "2.99", "2.69", "2.99", "3.49")
+    ]
+    mid = rows[1]  # 2.99 from the API's June 2025 lists, last seen in the newest of them
     assert mid["last_seen_at"] == mid["no_data_from"] == _at("2025-06-19 19:14")
-    assert mid["no_data_until"] == rows[2]["valid_from"] == _at("2026-09-01 00:00")
-    assert mid["no_data_days"] == pytest.approx(438.2, abs=0.01)
-    assert rows[2]["valid_to"] is None and rows[2]["no_data_from"] is None
+    assert mid["no_data_until"] == rows[2]["valid_from"] == _at("2025-09-09 00:00")
+    assert mid["no_data_days"] == pytest.approx(81.2, abs=0.01)
+    assert rows[-1]["valid_to"] is None and rows[-1]["no_data_from"] is None
 
 
 # --- comparable prices ----------------------------------------------------------------------

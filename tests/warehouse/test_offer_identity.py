@@ -94,12 +94,12 @@ def test_runpod_h100_sxm_split_series_merged_into_one(homes) -> None:
     assert report.moved[PAGE_ID] == API_ID and not report.conflicts
     with duckdb.connect(str(merged.warehouse), read_only=True) as con:
         # prices read off the captures: 2023-09 __NEXT_DATA__ securePrice 4.49, 2025-06 API
-        # 2.99, 2025-09 page 2.69 (none listed by the 2026-03 lowestPrice items: a gap),
-        # 2026-08 ld+json 2.99, c2026-09 API 3.49
+        # 2.99, 2025-09 page 2.69 (not listed by the 2026-03 lowestPrice items, a partial
+        # capture, which closes nothing), 2026-08 ld+json 2.99, c2026-09 API 3.49
         assert _series(con, API_ID) == [
             ("2023-09-29", "2025-06-15", Decimal("4.49")),
             ("2025-06-15", "2025-09-09", Decimal("2.99")),
-            ("2025-09-09", "2026-03-31", Decimal("2.69")),
+            ("2025-09-09", "2026-08-10", Decimal("2.69")),
             ("2026-08-10", "2026-09-01", Decimal("2.99")),
             ("2026-09-01", None, Decimal("3.49")),
         ]
