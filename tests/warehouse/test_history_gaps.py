@@ -128,9 +128,7 @@ def test_partial_capture_never_closes_unlisted_offers(runpod_around_an_excerpt):
     # the excerpt lists 10 offers under the web page's names (the API's products: one id per
     # product key); those it lists change or stay, and none of the others is closed
     sept = _at("2025-09-09 00:00")
-    listed = {
-        r["offer_id"] for r in after_excerpt if sept in (r["valid_from"], r["last_seen_at"])
-    }
+    listed = {r["offer_id"] for r in after_excerpt if sept in (r["valid_from"], r["last_seen_at"])}
     assert len(listed) == 10
     # 5 of them at a new price (a new interval), 5 seen unchanged (last seen in September)
     assert len([r for r in after_excerpt if r["valid_from"] == sept]) == 5

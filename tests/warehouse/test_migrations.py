@@ -225,6 +225,7 @@ def test_upgrade_rebuilds_a_rollup_built_with_the_single_stale_threshold(tmp_pat
     (built,) = con.execute("select shelf_life_days from history_rollup_state").fetchone() or ("",)
     assert '"on_demand": 180.0' in built
 
+
 def test_upgrade_backfills_last_seen_coverage_and_units(tmp_path):
     # a 0013 warehouse: lambda scraped three times; its 8x H100 changed at the second scrape and
     # its 1x H100 disappeared at the third; only the newest scrape's observations are kept

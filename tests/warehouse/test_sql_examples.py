@@ -170,6 +170,7 @@ def test_h100_sxm_median_by_month_counts_each_price_for_its_shelf_life(files):
     assert rows["2025-02-01"] == (2.99, 2.95, 3.75, 3)
     assert rows["2025-03-01"] == (2.97, 2.95, 2.99, 2)
 
+
 def _example(comment: str) -> str:
     """The ```sql block of docs/sql.md that starts with ``-- <comment>``."""
     [block] = [b for b in BLOCKS if b.startswith(f"-- {comment}\n")]
