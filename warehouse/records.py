@@ -100,6 +100,10 @@ class OfferLike(Protocol):
     def source_url(self) -> str: ...
     @property
     def observed_at(self) -> datetime: ...
+    @property
+    def announced_price(self) -> Decimal | None: ...
+    @property
+    def announced_from(self) -> datetime | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,6 +130,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     offered: bool | None = None
     source_url: str
     observed_at: datetime
+    announced_price: Decimal | None = None
+    announced_from: datetime | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
