@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package on the path
-    sys.path.insert(0, str(REPO))
+# run as a script: the project first (site-packages holds another package named "tests")
+sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from benchmarks.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
+from tests.support.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
 
 QUERY = "/instances?min_vram=80&fp8=true"
 CONNECTIONS = 16

@@ -2,7 +2,7 @@
 consistent with exactly one published snapshot.
 
 The API runs under uvicorn in its own process, as in production. The ingest runs in this
-process through the functions the Dagster assets call (``benchmarks.harness.direct_ingest``:
+process through the functions the Dagster assets call (``tests.support.harness.direct_ingest``:
 seeds, scrapes, derived models, snapshot), because starting Dagster ten times would dominate
 the test; ``benchmarks/concurrent_ingest.py`` does the same through ``gpuprices ingest`` with
 every provider. Each run replays a different real RunPod capture under a later (past) date, so
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.concurrent_ingest import serve_while_ingesting
-from benchmarks.harness import direct_ingest, past_days, redated_replay
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.concurrent import serve_while_ingesting
+from tests.support.harness import direct_ingest, past_days, redated_replay
 
 RUNS = 10
 PROVIDER = "runpod"

@@ -3,7 +3,7 @@ provider is ever visible, the published snapshot is always valid, and the next r
 and leaves nothing behind (no 'running' scrape, no temporary file).
 
 Each killed run is a subprocess running the functions the Dagster assets call
-(``benchmarks.harness.direct_ingest``), with the kill timed after its imports so it lands in
+(``tests.support.harness.direct_ingest``), with the kill timed after its imports so it lands in
 the warehouse, archive or publish work; the run after each kill runs in this process.
 ``benchmarks/crash_ingest.py`` does the same to ``gpuprices ingest`` with every provider.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.crash_ingest import crash_runs
+from tests.support.crash import crash_runs
 
 RUNS = 20
 

@@ -1,35 +1,28 @@
-"""Throughput estimates against published measurements: the ratio table and its summary.
-
-    uv run python benchmarks/estimates_calibration.py            # table + summary
-    uv run python benchmarks/estimates_calibration.py --markdown # the rows docs/estimates.md shows
-    uv run python benchmarks/estimates_calibration.py --bands    # warehouse.economics band table
+"""Throughput estimates against published measurements (``benchmarks/estimates_calibration.py``
+prints them; ``tests/warehouse/test_economics.py`` checks them).
 
 Every point of ``docs/estimates_calibration.csv`` (a published max-throughput measurement with its
 source URL and settings) is estimated with ``warehouse.economics.estimate_throughput`` on the
 canonical GPU seed (``warehouse/seeds/gpus.csv``); ratio = estimate / measured output tokens/s.
-The summary gives, for the whole set and split by GPU generation, precision and output length,
+``summary`` gives, for the whole set and split by GPU generation, precision and output length,
 the share of points within 1.25x / 1.5x / 2x of the measurement (either side) and the median
-and geometric-mean ratio. ``--bands`` prints the per-regime residual table that
-``warehouse.economics.CALIBRATION_BANDS`` must equal (tests/warehouse/test_economics.py checks).
+and geometric-mean ratio; ``bands`` the per-regime residual table that
+``warehouse.economics.CALIBRATION_BANDS`` must equal.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import statistics
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
+from warehouse import economics
 
-from warehouse import economics  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 CALIBRATION_CSV = REPO / "docs" / "estimates_calibration.csv"
 GPUS_CSV = REPO / "warehouse" / "seeds" / "gpus.csv"
@@ -239,40 +232,3 @@ def bands(found: Sequence[Result]) -> dict[tuple[str, str, str], tuple[int, floa
         for key in ((g, p, o), (g, p, "*"), (g, "*", "*"), ("*", "*", o), ("*", "*", "*")):
             groups.setdefault(key, []).append(r.ratio)
     return {key: economics.band_summary(ratios) for key, ratios in sorted(groups.items())}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--markdown", action="store_true", help="print the docs/estimates.md rows")
-    mode.add_argument("--bands", action="store_true", help="print the CALIBRATION_BANDS literal")
-    args = parser.parse_args(argv)
-    found = results()
-    if args.markdown:
-        print(MARKDOWN_HEADER)
-        for r in found:
-            print(markdown_row(r))
-        return 0
-    if args.bands:
-        print("CALIBRATION_BANDS: dict[tuple[str, str, str], tuple[int, float, float, float]] = {")
-        for key, value in bands(found).items():
-            quoted = ", ".join(f'"{part}"' for part in key)
-            print(f"    ({quoted}): {value!r},")
-        print("}")
-        return 0
-    print("| point | regime | model | GPU x n | in/out | measured tok/s | estimate tok/s | ratio |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in found:
-        p = r.point
-        print(
-            f"| {p.point_id} | {r.regime.label} | {p.model_id} | {p.gpu_id} x{p.gpu_count} | "
-            f"{p.input_tokens}/{p.output_tokens} | {p.measured:,.0f} | {r.estimate:,.0f} | "
-            f"{r.ratio:.2f} |"
-        )
-    print()
-    print("\n".join(summary(found)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

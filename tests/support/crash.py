@@ -1,24 +1,30 @@
-"""Crash safety: kill -9 an ingest at random points, then check nothing half-done is visible.
-
-    .venv/bin/python benchmarks/crash_ingest.py                       # 20 kills of the CLI
-    .venv/bin/python benchmarks/crash_ingest.py --mode direct --provider runpod --runs 20
+"""kill -9 an ingest at points spread over a run, then check nothing half-done is visible (the
+code of ``benchmarks/crash_ingest.py``, which runs it at full size, and of
+``tests/pipelines/test_crash_safety.py``, which runs it small).
 
 Two uninterrupted runs publish a first snapshot and measure how long a run takes. Then, per
 crash run: a replay of the selected providers' real captures under a new date (and padded by
 a few bytes, so every body is new to the raw archive and every capture is a new scrape) is
-started in a subprocess and sent SIGKILL after a random delay. ``--mode cli`` runs
-``gpuprices ingest --replay`` (Dagster included); ``--mode direct`` runs the functions the
-Dagster assets call (``benchmarks.harness.direct_ingest``) and starts the clock after the
-imports, so every kill lands in the warehouse work. After every kill (``check_after_crash``):
+started in a subprocess and sent SIGKILL after a delay. ``mode="cli"`` runs ``gpuprices ingest
+--replay`` (Dagster included); ``mode="direct"`` runs the functions the Dagster assets call
+(``tests.support.harness.direct_ingest``, this module run with ``-m``) and starts the clock
+after the imports, so every kill lands in the warehouse work. After every kill
+(``check_after_crash``):
 
 - the warehouse opens (DuckDB replays its write-ahead log; migrations check out);
 - no observation of a scrape that is not ``success`` exists, every successful scrape has all
   its observations, and every current offer comes from one complete successful scrape;
 - ``published/CURRENT`` names a snapshot that opens read-only and has current offers;
 
-and then an uninterrupted run completes (``--no-recovery-runs``: only after the last kill),
-after which no scrape is left ``running`` and no temporary file is left behind. Prints one
-line per kill and a summary; exit status 1 on any problem.
+and then an uninterrupted run completes (``recovery_runs=False``: only after the last kill),
+after which no scrape is left ``running`` and no temporary file is left behind.
+
+Where the kills land (``kill_delays``): the measured run time is cut into ``runs`` equal slices
+and kill k comes at a random point of slice k, so even a few kills cover the start, the middle
+and the end of a run. A run that finishes before its kill (this machine was faster than the
+measured run, e.g. once a busy neighbour stopped) is checked like the others, makes the run-time
+estimate its own duration, and is followed by another attempt at half the delay, until the kill
+lands: every one of the ``runs`` kills lands mid-run by construction, not by timing luck.
 """
 
 from __future__ import annotations
@@ -29,22 +35,18 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package on the path
-    sys.path.insert(0, str(REPO))
+import duckdb
 
-import duckdb  # noqa: E402
-
-from benchmarks.harness import SNAPSHOTS, direct_ingest, past_days, redated_replay  # noqa: E402
+from tests.support.harness import REPO, SNAPSHOTS, direct_ingest, past_days, redated_replay
 
 GPUPRICES = REPO / ".venv" / "bin" / "gpuprices"
 STARTED = "child-started"
+ATTEMPTS_PER_KILL = 6  # each one at half the delay of the one before: 1/32 of it at the last
 
 
 @dataclass
@@ -159,8 +161,8 @@ def _command(mode: str, home: Path, replay: Path, providers: Sequence[str]) -> l
         return command
     command = [
         sys.executable,
-        str(Path(__file__).resolve()),
-        "--child",
+        "-m",
+        __name__,
         "--home",
         str(home),
         "--replay",
@@ -207,6 +209,14 @@ def _captures(providers: Sequence[str], newest: int | None = None) -> list[Path]
     return [c.path for slug in sorted(found) for c in found[slug][-(newest or 0) :]]
 
 
+def kill_delays(duration_s: float, runs: int, rng: random.Random) -> list[float]:
+    """One delay per kill: kill k at a random point of the k-th of ``runs`` equal slices of a
+    run of ``duration_s`` (stratified, in a random order)."""
+    slices = list(range(runs))
+    rng.shuffle(slices)
+    return [duration_s * (k + rng.random()) / runs for k in slices]
+
+
 def crash_runs(
     home: Path,
     work: Path,
@@ -220,90 +230,79 @@ def crash_runs(
     newest: int | None = None,
     report: bool = False,
 ) -> tuple[list[CrashRun], list[str]]:
-    """Kill ``runs`` ingests at random points; returns the per-run results and what was left
-    over after the final uninterrupted run (``leftovers``). ``recover_in_process``: the
-    uninterrupted runs after the kills run in this process (``direct_ingest``; faster).
-    ``newest``: replay only each provider's newest captures (less work per run)."""
+    """Kill ``runs`` ingests mid-run; returns the per-attempt results (``runs`` killed ones,
+    plus any that finished before their kill) and what was left over after the final
+    uninterrupted run (``leftovers``). ``recover_in_process``: the uninterrupted runs after the
+    kills run in this process (``direct_ingest``; faster). ``newest``: replay only each
+    provider's newest captures (less work per run)."""
     rng = random.Random(seed)
     captures = _captures(providers, newest)
+    # one past day per attempt (the pipeline rejects observations dated in the future)
+    days = iter(past_days(2 + runs * ATTEMPTS_PER_KILL))
+    pads = iter(range(1, 2 + runs * ATTEMPTS_PER_KILL))
+    replays = (work / f"replay-{n}" for n in range(10**6))
+
+    def next_replay() -> Path:
+        return redated_replay(next(replays), captures, next(days), pad=next(pads) - 1)
+
     # two uninterrupted runs: the first (cold: empty warehouse) publishes a snapshot, the
     # second measures a typical run, over which the kill times are spread
-    # one past day per run (the pipeline rejects observations dated in the future)
-    days = past_days(runs + 2)
-    _run_to_end(mode, home, redated_replay(work / "replay-0", captures, days[0]), providers)
-    warm = redated_replay(work / "replay-00", captures, days[1], pad=1)
-    duration = _run_to_end(mode, home, warm, providers)
-    results = []
-    for run in range(1, runs + 1):
-        replay = redated_replay(work / f"replay-{run}", captures, days[run + 1], pad=run + 1)
-        delay = rng.uniform(0.0, duration)
-        process = _start(mode, home, replay, providers)
-        time.sleep(delay)
-        killed = process.poll() is None
-        if killed:
-            os.kill(process.pid, signal.SIGKILL)
-        process.communicate()
-        # what the kill left, before anything opens the warehouse (which replays its WAL)
-        wal = ["warehouse WAL to replay"] if (home / "warehouse.duckdb.wal").exists() else []
-        result = CrashRun(run, delay, killed, check_after_crash(home), wal + leftovers(home))
-        if recovery_runs or run == runs:
+    _run_to_end(mode, home, next_replay(), providers)
+    duration = _run_to_end(mode, home, next_replay(), providers)
+    fractions = [d / duration for d in kill_delays(duration, runs, rng)]
+    results: list[CrashRun] = []
+    for kill, fraction in enumerate(fractions, start=1):
+        delay = fraction * duration
+        for _ in range(ATTEMPTS_PER_KILL):
+            replay = next_replay()
+            process = _start(mode, home, replay, providers)
+            started = time.perf_counter()
             try:
-                if recover_in_process:
-                    direct_ingest(home, replay, providers)
-                else:
-                    _run_to_end(mode, home, replay, providers)
-            except Exception as exc:
-                result.problems.append(f"next run: {type(exc).__name__}: {exc}")
-            result.problems += [f"after the next run: {p}" for p in check_after_crash(home)]
-        results.append(result)
-        if report:
-            print(result.line(), flush=True)
+                process.wait(timeout=delay)
+                killed = False
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                killed = True
+            elapsed = time.perf_counter() - started
+            process.communicate()
+            # what the kill left, before anything opens the warehouse (which replays its WAL)
+            wal = ["warehouse WAL to replay"] if (home / "warehouse.duckdb.wal").exists() else []
+            number = len(results) + 1
+            result = CrashRun(number, delay, killed, check_after_crash(home), wal + leftovers(home))
+            if recovery_runs or (kill == runs and killed):
+                try:
+                    if recover_in_process:
+                        direct_ingest(home, replay, providers)
+                    else:
+                        _run_to_end(mode, home, replay, providers)
+                except Exception as exc:
+                    result.problems.append(f"next run: {type(exc).__name__}: {exc}")
+                result.problems += [f"after the next run: {p}" for p in check_after_crash(home)]
+            results.append(result)
+            if report:
+                print(result.line(), flush=True)
+            if killed:
+                break
+            # the run was shorter than measured: that is the run time now; try again earlier
+            duration = min(duration, elapsed)
+            delay = min(fraction * duration, delay / 2)
     return results, leftovers(home)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--mode", choices=["cli", "direct"], default="cli")
-    parser.add_argument("--provider", action="append", default=[], help="only these (repeatable)")
-    parser.add_argument("--seed", type=int, default=6)
-    parser.add_argument(
-        "--no-recovery-runs",
-        action="store_true",
-        help="complete a run only after the last kill, not after every kill",
-    )
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--replay", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
-        from scrapers.registry import PROVIDERS
+def _child(argv: Sequence[str] | None = None) -> int:
+    """The killed process of ``mode="direct"``: ``python -m tests.support.crash``."""
+    from scrapers.registry import PROVIDERS
 
-        print(STARTED, flush=True)
-        snapshot = direct_ingest(args.home, args.replay, args.provider or sorted(PROVIDERS))
-        print(f"published snapshot {snapshot}", flush=True)
-        return 0
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="gpuprices-crash-") as tmp:
-        results, left = crash_runs(
-            Path(tmp) / "home",
-            Path(tmp),
-            args.provider,
-            runs=args.runs,
-            mode=args.mode,
-            seed=args.seed,
-            recovery_runs=not args.no_recovery_runs,
-            report=True,
-        )
-    bad = [r for r in results if r.problems]
-    print(
-        f"{len(results)} runs, {sum(r.killed for r in results)} killed mid-run "
-        f"({sum(bool(r.debris) for r in results)} left debris for the next run), "
-        f"{len(bad)} with problems, leftovers after the last run: {left or 'none'}; "
-        f"{time.perf_counter() - started:.0f} s"
-    )
-    return 1 if bad or left else 0
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--replay", type=Path, required=True)
+    parser.add_argument("--provider", action="append", default=[])
+    args = parser.parse_args(argv)
+    print(STARTED, flush=True)
+    snapshot = direct_ingest(args.home, args.replay, args.provider or sorted(PROVIDERS))
+    print(f"published snapshot {snapshot}", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_child())

@@ -1,4 +1,5 @@
-"""Shared pieces of the reliability benchmarks (and of the tests that run them small).
+"""Shared pieces of the reliability benchmarks and of the tests that run them small (moved from
+``benchmarks/harness.py``: tests never import ``benchmarks/``).
 
 - ``api_server``: the API (or any ASGI app) under uvicorn in a subprocess on a free loopback
   port, ready when it answers; stopped (its own process only) on exit.
@@ -29,7 +30,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SNAPSHOTS = REPO.parent / "shared" / "snapshots"
 # What the hammer asks, and what a consistent answer is checked on.
 INSTANCES_QUERY = "/instances?min_vram=80&fp8=true&limit=1000"
