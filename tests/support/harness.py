@@ -158,6 +158,18 @@ def redated_replay(target: Path, captures: Sequence[Path], when: str, pad: int =
     return target
 
 
+def newest_captures(target: Path, providers: Sequence[str]) -> Path:
+    """A replay directory ``target`` holding each of ``providers``' newest real capture (copied
+    under its own name and date): a replay of it does one scrape per provider."""
+    from scrapers.replay import discover
+
+    for slug, captures in discover(SNAPSHOTS, list(providers)).items():
+        newest = captures[-1].path
+        (target / slug).mkdir(parents=True, exist_ok=True)
+        (target / slug / newest.name).write_bytes(newest.read_bytes())
+    return target
+
+
 def direct_ingest(home: Path, replay: Path, providers: Sequence[str]) -> str:
     """What ``gpuprices ingest --replay`` does, minus Dagster: the same functions its assets
     call (seeds, one scrape per capture, derived models, snapshot), in one process, in order.
