@@ -18,7 +18,7 @@ Starts ``gpuprices serve`` (1 worker, its server limits; from ``--app-root`` whe
    each publish. Before this change a swap loaded the snapshot inside a request.
 
 Without ``--home``, a temporary home is filled by replaying every capture
-(``benchmarks.harness.direct_ingest``).
+(``tests.support.harness.direct_ingest``).
 """
 
 from __future__ import annotations

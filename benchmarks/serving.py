@@ -10,7 +10,7 @@ driven in turn with 16 concurrent connections by ``wrk`` (Debian package ``wrk``
 ``wrk`` is missing, by a threaded keep-alive client pool (said so in the output). Prints
 requests/s, latency p50 and p99 for both and the ratio API/static; the target is >= 0.5.
 Without ``--home``, a temporary home is filled by replaying every capture
-(``benchmarks.harness.direct_ingest``). Exit status 1 below the target.
+(``tests.support.harness.direct_ingest``). Exit status 1 below the target.
 """
 
 from __future__ import annotations
