@@ -35,10 +35,10 @@ from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
-from api.encoding import encode, json_response, page_body, wants_csv
+from api.encoding import as_schema, encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
-from api.schemas import InstancesPage
+from api.schemas import Excluded, InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
     FILTER_FIELDS,
@@ -74,18 +74,25 @@ def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
     """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
     (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
     offers = snapshot.offers
+    excluded = snapshot.excluded(query.filter)
     if offers is None:
         items, total = query_offers_sql(snapshot.cursor(), query)
         return page_body(
-            items, total=total, limit=query.limit, offset=query.offset, as_of=snapshot.as_of
+            items,
+            total=total,
+            excluded=excluded,
+            limit=query.limit,
+            offset=query.offset,
+            as_of=snapshot.as_of,
         )
     found = offers.table.page(query)
     return b"".join(
         [
             b'{"items":',
             *offers.item_parts(found.rows, found.groups),
-            b',"total":%d,"limit":%d,"offset":%d,"as_of":'
-            % (found.total, query.limit, query.offset),
+            b',"total":%d,"excluded":' % found.total,
+            encode(as_schema(Excluded, excluded)),
+            b',"limit":%d,"offset":%d,"as_of":' % (query.limit, query.offset),
             encode(snapshot.as_of),
             b"}",
         ]
@@ -106,7 +113,7 @@ _NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 _INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
 _FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
 _FLOATS += ("max_age_days",)
-_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "cheapest_per_gpu")
+_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
 _LISTS = ("gpu", "provider", "region", "pricing")
 _PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
 _JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
@@ -271,7 +278,11 @@ class InstancesController(Controller):
         "(price, price_unit). Marketplaces list many offers per GPU model; "
         "cheapest_per_gpu=true keeps one row per (provider, GPU model, pricing model), the "
         "cheapest per GPU-hour, with offers_in_group counting the offers it stands for, so the "
-        "cheapest of each GPU model is easy to compare across providers.",
+        "cheapest of each GPU model is easy to compare across providers. Prices past the "
+        "shelf life of their kind (expired: dynamic 2 days, spot and marketplace 30, list "
+        "prices 180 by default) are left out unless include_expired=true, as are suspect "
+        "ones; `excluded` says how many offers matching the other filters each rule left out "
+        "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
     async def list_instances(
@@ -296,6 +307,7 @@ class InstancesController(Controller):
         ] = None,
         max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
         include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
+        include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -341,6 +353,7 @@ class InstancesController(Controller):
                     region=region,
                     max_age_days=max_age_days,
                     include_suspect=include_suspect,
+                    include_expired=include_expired,
                 ),
                 sort=sort,
                 limit=limit,
