@@ -54,6 +54,16 @@ class ServerlessTier(Schema):
     price_source: Annotated[str, _d("curated (seed) or scrape")]
     observed_at: datetime
     source_url: str
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Annotated[
+        bool,
+        _d(
+            "The price was past expires_at when the snapshot was published: this catalogue "
+            "lists it, GET /instances only with include_expired=true"
+        ),
+    ]
 
 
 class ServerlessPlatform(Schema):
