@@ -35,10 +35,10 @@ from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
-from api.encoding import as_schema, encode, json_response, page_body, wants_csv
+from api.encoding import encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
-from api.schemas import Excluded, InstancesPage
+from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
     FILTER_FIELDS,
@@ -74,13 +74,12 @@ def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
     """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
     (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
     offers = snapshot.offers
-    excluded = snapshot.excluded(query.filter)
     if offers is None:
         items, total = query_offers_sql(snapshot.cursor(), query)
         return page_body(
             items,
             total=total,
-            excluded=excluded,
+            excluded=snapshot.excluded(query.filter),
             limit=query.limit,
             offset=query.offset,
             as_of=snapshot.as_of,
@@ -91,7 +90,7 @@ def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
             b'{"items":',
             *offers.item_parts(found.rows, found.groups),
             b',"total":%d,"excluded":' % found.total,
-            encode(as_schema(Excluded, excluded)),
+            offers.excluded_json(query.filter),
             b',"limit":%d,"offset":%d,"as_of":' % (query.limit, query.offset),
             encode(snapshot.as_of),
             b"}",
