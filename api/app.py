@@ -22,7 +22,7 @@ from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController, instances_fast_route
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
-from api.encoding import encode
+from api.encoding import EXCLUDED_HEADERS, encode
 from api.errors import request_ids, unhandled_error
 from api.limits import limit_query_length
 from api.logs import logging_config
@@ -174,6 +174,7 @@ def create_app(
                 "ETag",
                 "Last-Modified",
                 "X-Total-Count",
+                *EXCLUDED_HEADERS,
                 "Content-Disposition",
                 "X-Request-ID",
             ],
