@@ -131,10 +131,33 @@ def partial_captures(replay_dir: Path) -> dict[str, str]:
     return partial
 
 
+def described_captures(replay_dir: Path) -> set[str]:
+    """Relative paths PROVENANCE.md has a section for."""
+    provenance = replay_dir / "PROVENANCE.md"
+    if not provenance.is_file():
+        return set()
+    text = provenance.read_text(encoding="utf-8")
+    return set(re.findall(r"^###\s+`([^`]+)`", text, flags=re.MULTILINE))
+
+
+# A capture PROVENANCE.md does not describe is judged by its name: the files of a recorded subset
+# say so ("2025-09-09_wayback_pricing_excerpt.html", "..._items_sample.json").
+_NAME_SUBSET = re.compile(r"(?:^|[_.-])(" + "|".join(SUBSET_MARKERS) + r")(?=[_.-]|$)", re.I)
+
+
+def name_partial_reason(filename: str) -> str | None:
+    """``"file name: EXCERPT"`` when ``filename`` says it holds a subset of the rows, else None."""
+    found = dict.fromkeys(m.upper() for m in _NAME_SUBSET.findall(filename))
+    return "file name: " + ", ".join(found) if found else None
+
+
 def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, list[Capture]]:
-    """Replayable captures per provider slug, oldest first."""
+    """Replayable captures per provider slug, oldest first. A capture holds a subset of its
+    provider's rows (``partial_reason``) when PROVENANCE.md says so, or, for a file it does not
+    describe, when the file's name says so."""
     excluded = not_responses(replay_dir)
     partial = partial_captures(replay_dir)
+    described = described_captures(replay_dir)
     found: dict[str, list[Capture]] = {}
     for folder in sorted(p for p in replay_dir.iterdir() if p.is_dir()):
         if providers is not None and folder.name not in providers:
@@ -146,9 +169,10 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
             if not path.is_file() or rel in excluded or stamp is None:
                 continue
             precision = capture_precision(path.name) or "minute"
-            captures.append(
-                Capture(folder.name, path, stamp[0], stamp[1], precision, partial.get(rel))
-            )
+            reason = partial.get(rel)
+            if reason is None and rel not in described:
+                reason = name_partial_reason(path.name)
+            captures.append(Capture(folder.name, path, stamp[0], stamp[1], precision, reason))
         if captures:
             found[folder.name] = sorted(captures, key=lambda c: (c.captured_at, c.path.name))
     return found

@@ -123,8 +123,15 @@ def test_lambda_renamed_a100_and_a6000_changes_are_in_price_changes(fresh) -> No
         ("2024-11-03", "2x NVIDIA A6000 (48 GB)", _d("1.60"), _d("0.80")),
         ("2024-11-03", "4x NVIDIA A6000 (48 GB)", _d("3.20"), _d("0.80")),
     } <= changes
-    # 1x RTX A6000 $0.80 / hr -> 1x A6000 $0.80 / GPU / hr: one GPU, one unchanged interval
-    assert _series(fresh, _id("lambda", "1x NVIDIA A6000 (48 GB)")) == [("2023-09-09", _d("0.80"))]
+    # 1x RTX A6000 $0.80 / hr -> 1x A6000 $0.80 / GPU / hr: one GPU, the same price; the basis
+    # changed (per instance -> per GPU), which opens an interval with a 0 % change
+    oid = _id("lambda", "1x NVIDIA A6000 (48 GB)")
+    assert _series(fresh, oid) == [("2023-09-09", _d("0.80")), ("2024-11-03", _d("0.80"))]
+    with duckdb.connect(str(fresh.warehouse), read_only=True) as con:
+        [(pct,)] = con.execute(
+            "select pct_change from price_changes where offer_id = ?", [oid]
+        ).fetchall()
+    assert pct == 0
 
 
 def test_lambda_1x_a100_40gb_is_left_apart_from_both_2024_candidates(fresh) -> None:
@@ -191,13 +198,11 @@ def test_crusoe_h100_is_one_series_across_the_sxm_to_hgx_rename(fresh) -> None:
 
 def test_crusoe_l40s_is_one_series_across_the_pcie_rename(fresh) -> None:
     # 2025-05-21 "NVIDIA L40S 48GB PCIe $ 1.00 /hr"; c2026-09 "NVIDIA L40S 48GB $1.50/GPU-hr"
-    # (the 2025-12-15 excerpt is cut before the L40S)
+    # (the 2025-12-15 excerpt is cut before the L40S: a partial capture, which closes nothing)
     oid = _id("crusoe", "NVIDIA L40S 48GB")
     assert _series(fresh, oid) == [("2025-05-21", _d("1.00")), ("2026-09-01", _d("1.50"))]
-    assert _series(fresh, _id("crusoe", "AMD MI300X 192GB")) == [
-        ("2025-05-21", _d("3.45")),
-        ("2026-09-01", _d("3.45")),
-    ]
+    # MI300X $3.45 in May 2025 and in September 2026, not in the excerpt between: one interval
+    assert _series(fresh, _id("crusoe", "AMD MI300X 192GB")) == [("2025-05-21", _d("3.45"))]
 
 
 def test_nebius_h100_is_one_series_across_the_hgx_rename(fresh) -> None:
