@@ -11,6 +11,7 @@ partial capture: its scrape never closes an offer it does not list (``Capture.pa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,40 +90,39 @@ def capture_precision(filename: str) -> str | None:
     return "day" if match["H"] is None else "minute"
 
 
-def not_responses(replay_dir: Path) -> set[str]:
-    """Relative paths PROVENANCE.md marks as parsed/processed/aggregated output."""
+def _provenance_lines(replay_dir: Path) -> Iterator[tuple[str, str | None]]:
+    """Each line of ``DIR/PROVENANCE.md`` with the capture section it is in (the relative path
+    of its ``### `provider/file` `` heading; None outside one, or after a ``## `` heading). A
+    heading line itself comes with its path. Nothing when the file is missing."""
     provenance = replay_dir / "PROVENANCE.md"
     if not provenance.is_file():
-        return set()
-    excluded: set[str] = set()
+        return
     current: str | None = None
     for line in provenance.read_text(encoding="utf-8").splitlines():
         heading = re.match(r"^###\s+`([^`]+)`", line)
         if heading:
             current = heading.group(1)
-            continue
-        if line.startswith("## "):
+        elif line.startswith("## "):
             current = None
-        if current and any(marker in line for marker in NOT_A_RESPONSE_MARKERS):
-            excluded.add(current)
-    return excluded
+        yield line, current
+
+
+def not_responses(replay_dir: Path) -> set[str]:
+    """Relative paths PROVENANCE.md marks as parsed/processed/aggregated output."""
+    return {
+        current
+        for line, current in _provenance_lines(replay_dir)
+        if current
+        and not line.startswith("###")
+        and any(marker in line for marker in NOT_A_RESPONSE_MARKERS)
+    }
 
 
 def partial_captures(replay_dir: Path) -> dict[str, str]:
     """Relative path -> reason, for the files PROVENANCE.md's completeness line marks as a subset
     of the rows (a word of ``SUBSET_MARKERS`` in any case: ``"PROVENANCE: EXCERPT"``)."""
-    provenance = replay_dir / "PROVENANCE.md"
-    if not provenance.is_file():
-        return {}
     partial: dict[str, str] = {}
-    current: str | None = None
-    for line in provenance.read_text(encoding="utf-8").splitlines():
-        heading = re.match(r"^###\s+`([^`]+)`", line)
-        if heading:
-            current = heading.group(1)
-            continue
-        if line.startswith("## "):
-            current = None
+    for line, current in _provenance_lines(replay_dir):
         completeness = _COMPLETENESS.match(line.strip())
         if current and completeness:
             words = dict.fromkeys(m.upper() for m in _SUBSET.findall(completeness["text"]))
@@ -133,11 +133,7 @@ def partial_captures(replay_dir: Path) -> dict[str, str]:
 
 def described_captures(replay_dir: Path) -> set[str]:
     """Relative paths PROVENANCE.md has a section for."""
-    provenance = replay_dir / "PROVENANCE.md"
-    if not provenance.is_file():
-        return set()
-    text = provenance.read_text(encoding="utf-8")
-    return set(re.findall(r"^###\s+`([^`]+)`", text, flags=re.MULTILINE))
+    return {current for _, current in _provenance_lines(replay_dir) if current}
 
 
 # A capture PROVENANCE.md does not describe is judged by its name: the files of a recorded subset
