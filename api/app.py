@@ -22,9 +22,10 @@ from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController, instances_fast_route
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
-from api.encoding import encode
+from api.encoding import EXCLUDED_HEADERS, encode
 from api.errors import request_ids, unhandled_error
 from api.limits import limit_query_length
+from api.logs import logging_config
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.schemas import NumberSchemaPlugin
 from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
@@ -154,6 +155,7 @@ def create_app(
         # stands in for a 200
         middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
         compression_config=COMPRESSION,
+        logging_config=logging_config(),  # stderr as it is at each record (api.logs)
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
         # the store, or with ?as_of= a view pinned to that held snapshot (api.store)
         dependencies={"store": Provide(pinned_store(store), sync_to_thread=False)},
@@ -172,6 +174,7 @@ def create_app(
                 "ETag",
                 "Last-Modified",
                 "X-Total-Count",
+                *EXCLUDED_HEADERS,
                 "Content-Disposition",
                 "X-Request-ID",
             ],

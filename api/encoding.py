@@ -6,7 +6,8 @@ exactly the schema's fields, in its order, each of its type.
 Every data handler answers through :func:`json_response`. An answer that holds a list (``items``,
 or the list its schema names in ``CSV_LIST``) is served as CSV instead when the request asks for
 it (``format=csv``, or an Accept header that prefers ``text/csv``): one row per list item, one
-column per item field in the order of the response schema, nested values JSON-encoded. The
+column per item field in the order of the response schema, nested values JSON-encoded; what
+the answer left out (its ``excluded`` object) travels as ``X-Excluded-*`` headers. The
 conversion runs when Litestar turns the response into ASGI messages, so compression and the
 response cache (``api.cache``) see the CSV bytes.
 """
@@ -64,11 +65,27 @@ def encode_as(schema: type[msgspec.Struct], value: Any) -> bytes:
     return _ENCODER.encode(as_schema(schema, value))
 
 
-def page_body(items: list[Any], *, total: int, limit: int, offset: int, as_of: datetime) -> bytes:
-    """GET /instances' body: ``items`` are instance rows (dicts with the InstanceItem fields)."""
+def page_body(
+    items: list[Any],
+    *,
+    total: int,
+    excluded: dict[str, Any],
+    limit: int,
+    offset: int,
+    as_of: datetime,
+) -> bytes:
+    """GET /instances' body: ``items`` are instance rows (dicts with the InstanceItem fields),
+    ``excluded`` what the query's rules left out (``warehouse.queries.Exclusions.as_dict``)."""
     return encode_as(
         InstancesPage,
-        {"items": items, "total": total, "limit": limit, "offset": offset, "as_of": as_of},
+        {
+            "items": items,
+            "total": total,
+            "excluded": excluded,
+            "limit": limit,
+            "offset": offset,
+            "as_of": as_of,
+        },
     )
 
 
@@ -109,13 +126,14 @@ class DataResponse(Response[bytes]):
         ):
             converted = csv_of(self.content, request.route_handler, explicit=explicit)
             if converted is not None:
-                body, field, total = converted
+                body, field, total, excluded = converted
                 self.content = body
                 self.media_type = CSV_MEDIA_TYPE
                 name = request.url.path.strip("/").replace("/", "-") or "answer"
                 self.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
                 if total is not None:
                     self.headers["X-Total-Count"] = str(total)
+                self.headers.update(excluded_headers(excluded))
                 self.headers["X-CSV-List"] = field
         return super().to_asgi_response(app, request, **kwargs)
 
@@ -184,8 +202,41 @@ def _cell(value: Any) -> str:
     return encode(value).decode()  # nested lists and objects: JSON
 
 
-def csv_of(body: bytes, handler: Any, *, explicit: bool) -> tuple[bytes, str, int | None] | None:
-    """(CSV bytes, list field, ``total`` if the answer has one) of a JSON answer's list.
+EXCLUDED_HEADERS = (
+    "X-Excluded-Count",
+    "X-Excluded-Expired",
+    "X-Excluded-Expired-By-Kind",
+    "X-Excluded-Max-Age",
+    "X-Excluded-Suspect",
+)
+
+
+def excluded_headers(excluded: Any) -> dict[str, str]:
+    """The ``excluded`` object of an answer (``api.schemas.Excluded``) as the headers of its
+    CSV form: ``X-Excluded-Count``, ``X-Excluded-Expired`` and ``X-Excluded-Expired-By-Kind``
+    (``kind=n`` comma list), ``X-Excluded-Max-Age`` (when max_age_days was given),
+    ``X-Excluded-Suspect``. Empty when the answer has no ``excluded``."""
+    if not isinstance(excluded, dict):
+        return {}
+    expired = excluded.get("expired") or {}
+    headers = {
+        "X-Excluded-Count": str(excluded.get("count", 0)),
+        "X-Excluded-Expired": str(expired.get("count", 0)),
+        "X-Excluded-Expired-By-Kind": ",".join(
+            f"{kind}={n}" for kind, n in (expired.get("by_kind") or {}).items()
+        ),
+        "X-Excluded-Suspect": str((excluded.get("suspect") or {}).get("count", 0)),
+    }
+    if excluded.get("max_age_days") is not None:
+        headers["X-Excluded-Max-Age"] = str(excluded["max_age_days"]["count"])
+    return headers
+
+
+def csv_of(
+    body: bytes, handler: Any, *, explicit: bool
+) -> tuple[bytes, str, int | None, Any] | None:
+    """(CSV bytes, list field, ``total`` if the answer has one, its ``excluded`` or None) of a
+    JSON answer's list.
 
     None when the answer holds no list and CSV was only preferred in Accept (JSON is served);
     ``ClientException`` (400) when it was asked for with ``format=csv``."""
@@ -207,7 +258,12 @@ def csv_of(body: bytes, handler: Any, *, explicit: bool) -> tuple[bytes, str, in
         for row in rows:
             writer.writerow([_cell(row.get(name)) for name in names])
         total = answer.get("total")
-        return out.getvalue().encode(), field, total if isinstance(total, int) else None
+        return (
+            out.getvalue().encode(),
+            field,
+            total if isinstance(total, int) else None,
+            answer.get("excluded"),
+        )
     if explicit:
         raise ClientException("format=csv: this answer holds no list to write as CSV")
     return None

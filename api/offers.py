@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.encoding import encode
-from api.schemas import instance_item
-from warehouse.queries import OfferTable
+from api.encoding import as_schema, encode
+from api.schemas import Excluded, instance_item
+from warehouse.queries import OfferFilter, OfferTable
+
+MAX_EXCLUDED_KEYS = 4096  # filters come from requests: the cache of their `excluded` is bounded
 
 _GROUP = b'"offers_in_group":'
 _NULL = _GROUP + b"null"
@@ -30,6 +32,7 @@ class EncodedOffers:
 
     def __init__(self, table: OfferTable) -> None:
         self.table = table
+        self._excluded: dict[OfferFilter, bytes] = {}
         self.rows: list[bytes] = []
         self.heads: list[bytes] = []
         self.tails: list[bytes] = []
@@ -59,6 +62,17 @@ class EncodedOffers:
                 for i, g in zip(rows, groups, strict=True)
             ]
         return parts
+
+    def excluded_json(self, f: OfferFilter) -> bytes:
+        """The ``excluded`` object of an answer filtered by ``f`` (``OfferTable.exclusions``),
+        encoded as its schema; kept per filter (a repeated query costs a dict lookup)."""
+        found = self._excluded.get(f)
+        if found is None:
+            found = encode(as_schema(Excluded, self.table.exclusions(f).as_dict()))
+            if len(self._excluded) >= MAX_EXCLUDED_KEYS:
+                self._excluded.clear()
+            self._excluded[f] = found
+        return found
 
     def items_json(self, rows: list[int], groups: list[int | None]) -> bytes:
         """The JSON array of these rows, as encoding their InstanceItems would give it."""

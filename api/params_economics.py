@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from litestar.exceptions import ClientException
 from litestar.params import Parameter
 
-from api.params import MAX_LIST_VALUES, slugs
+from api.params import MAX_LIST_VALUES, filter_parameter, slugs
 from warehouse import economics
 from warehouse.estimates import STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS
 from warehouse.queries import (
@@ -63,6 +63,9 @@ PricingFilter = Annotated[
 ServerlessFilter = Annotated[
     bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")
 ]
+# the price's own age and shelf life: the declarations of GET /instances' filters
+MaxAgeDays = Annotated[float | None, filter_parameter("max_age_days")]
+IncludeExpired = Annotated[bool, filter_parameter("include_expired")]
 
 
 def offer_filter(
@@ -70,12 +73,22 @@ def offer_filter(
     provider: Sequence[str] | None = None,
     pricing: Sequence[str] | None = None,
     serverless: bool | None = None,
+    *,
+    max_age_days: float | None = None,
+    include_expired: bool = False,
 ) -> OfferFilter:
     """The offers an economics answer considers, as the one ``OfferFilter`` (normalised: equal
     filters are equal objects, a cache key). Raises ``ClientException`` (400) for a list with
     more than ``MAX_LIST_VALUES`` values."""
     try:
-        return OfferFilter.build(gpu=gpu, provider=provider, pricing=pricing, serverless=serverless)
+        return OfferFilter.build(
+            gpu=gpu,
+            provider=provider,
+            pricing=pricing,
+            serverless=serverless,
+            max_age_days=max_age_days,
+            include_expired=include_expired,
+        )
     except FilterError as exc:
         raise ClientException(str(exc)) from None
 
@@ -102,10 +115,15 @@ class EstimatesParams:
     provider: ProviderFilter = None
     pricing: PricingFilter = None
     serverless: ServerlessFilter = None
+    max_age_days: MaxAgeDays = None
+    include_expired: IncludeExpired = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 50
 
     def offers(self) -> OfferFilter:
-        return offer_filter(self.gpu, self.provider, self.pricing, self.serverless)
+        return offer_filter(
+            self.gpu, self.provider, self.pricing, self.serverless,
+            max_age_days=self.max_age_days, include_expired=self.include_expired,
+        )  # fmt: skip
 
     def key(self) -> tuple[Any, ...]:
         """A cache key: the filter normalised, every other value as given."""
@@ -137,10 +155,15 @@ class FitParams:
     provider: ProviderFilter = None
     pricing: PricingFilter = None
     serverless: ServerlessFilter = None
+    max_age_days: MaxAgeDays = None
+    include_expired: IncludeExpired = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 100
 
     def offers(self) -> OfferFilter:
-        return offer_filter(self.gpu, self.provider, self.pricing, self.serverless)
+        return offer_filter(
+            self.gpu, self.provider, self.pricing, self.serverless,
+            max_age_days=self.max_age_days, include_expired=self.include_expired,
+        )  # fmt: skip
 
     def key(self) -> tuple[Any, ...]:
         return (
@@ -221,10 +244,15 @@ class BreakevenParams:
             max_items=MAX_LIST_VALUES,
         ),
     ] = None
+    max_age_days: MaxAgeDays = None
+    include_expired: IncludeExpired = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = 100
 
     def offers(self) -> OfferFilter:
-        return offer_filter(self.gpu)
+        """Both sides' offers (serverless tiers and dedicated offers): the same rules."""
+        return offer_filter(
+            self.gpu, max_age_days=self.max_age_days, include_expired=self.include_expired
+        )
 
     def platforms(self) -> list[str] | None:
         """The platform slugs, lowercase (400 for too many)."""

@@ -57,7 +57,11 @@ def instances_where(f: dict[str, Any] | OfferFilter) -> Where:
 
 
 GPUS_SQL = "select * from gpus order by vendor, gpu_id"
-HEALTH_SQL = "select count(*) as offers, count(distinct provider) as providers from current_offers"
+HEALTH_SQL = """
+    select count(*) as offers, count(distinct provider) as providers,
+           count(*) filter (where expired) as expired_offers
+    from current_offers
+"""
 HEALTH_ORIGINS_SQL = """
     select data_origin, count(*) as offers, count(distinct provider) as providers,
            min(age_days) as newest_age_days, max(age_days) as oldest_age_days
@@ -75,12 +79,13 @@ KNOWN_PROVIDERS_SQL = """
 """
 PLATFORM_SQL = "select * from serverless_platforms where platform = ?"
 PLATFORMS_SQL = "select * from serverless_platforms order by platform"
-# The platform's tiers as they are served: curated tiers and, for a scraped platform, its offers.
+# The platform's tiers as they are served: curated tiers and, for a scraped platform, its offers
+# (a catalogue of the platform: expired tiers are listed, marked expired).
 PLATFORM_TIERS_SQL = """
     select o.offer_id as id, o.provider as platform, o.instance_type as tier,
            o.gpu_id, o.gpu_count, o.price, o.currency, o.price_unit,
            o.price_per_hour_usd, coalesce(t.always_on, false) as always_on, o.price_source,
-           o.observed_at, o.source_url
+           o.observed_at, o.source_url, o.price_kind, o.shelf_life_days, o.expires_at, o.expired
     from current_offers as o
     left join serverless_tiers as t using (offer_id)
     where o.serverless and o.provider in (select unnest(?))
@@ -99,7 +104,8 @@ ESTIMATE_ITEM_COLUMNS = """
     e.precision_requested, e.weight_precision, e.compute_precision, e.kv_precision,
     e.precision_native, e.fallback_reason, e.gpus_used, e.tensor_parallel, e.data_parallel,
     e.batch_per_replica, e.output_tokens_per_s, e.total_tokens_per_s, e.price_per_hour_usd,
-    e.usd_per_million_output_tokens, e.usd_per_million_total_tokens, e.observed_at, o.source_url
+    e.usd_per_million_output_tokens, e.usd_per_million_total_tokens, e.observed_at, o.source_url,
+    o.price_kind, o.shelf_life_days, o.expires_at, o.expired
 """
 
 
@@ -107,7 +113,8 @@ def token_estimates_sql(where: Where) -> tuple[str, str]:
     """(page, count) over token_estimates for one model (first bound parameter after the
     filters), fitting rows only, cheapest USD per million total tokens first."""
     base = (
-        f"with offers as (select offer_id, source_url from current_offers {where.sql()})"
+        "with offers as (select offer_id, source_url, price_kind, shelf_life_days, expires_at,"
+        f" expired from current_offers {where.sql()})"
         " select {cols} from token_estimates as e inner join offers as o using (offer_id)"
         " where e.model_id = ? and e.fits"
     )
@@ -125,6 +132,7 @@ def economics_offers_sql(where: Where) -> str:
         with offers as (select * from current_offers {where.sql()})
         select o.offer_id, o.provider, o.instance_type, o.region, o.pricing, o.serverless,
                o.gpu_id, o.gpu_count, o.price_per_hour_usd, o.observed_at, o.source_url,
+               o.price_kind, o.shelf_life_days, o.expires_at, o.expired,
                o.billing_granularity_s, o.minimum_charge_s, p.scale_to_zero, p.idle_charged,
                coalesce(t.always_on, false) as always_on, t.gpu_candidates,
                t.vram_gb_guaranteed

@@ -13,7 +13,8 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
-from api.schemas import Number, ProviderStatus, Schema
+from api.schemas import Excluded, Number, ProviderStatus, Schema
+from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -53,6 +54,16 @@ class ServerlessTier(Schema):
     price_source: Annotated[str, _d("curated (seed) or scrape")]
     observed_at: datetime
     source_url: str
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Annotated[
+        bool,
+        _d(
+            "The price was past expires_at when the snapshot was published: this catalogue "
+            "lists it, GET /instances only with include_expired=true"
+        ),
+    ]
 
 
 class ServerlessPlatform(Schema):
@@ -184,11 +195,16 @@ class EstimateItem(_Estimated):
     ]
     observed_at: datetime
     source_url: str
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Expired
 
 
 class EstimatesPage(Schema):
     items: list[EstimateItem]
     total: Annotated[int, _d("Fitting offers before limit")]
+    excluded: Annotated[Excluded, _d(EXCLUDED_DOC + " (before the fit)")]
     limit: int
     model_id: str
     precision: str
@@ -247,6 +263,10 @@ class FitOffer(Schema):
     min_gpus: int
     price_per_hour_usd: Number
     source_url: str
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Expired
 
 
 class FitAnswer(Schema):
@@ -259,6 +279,7 @@ class FitAnswer(Schema):
     gpus: list[FitGpu]
     offers: Annotated[list[FitOffer], _d("Offers that can serve it, cheapest per hour first")]
     offers_total: int
+    excluded: Annotated[Excluded, _d(EXCLUDED_DOC + " (before the fit)")]
     as_of: datetime
 
 
@@ -301,6 +322,10 @@ class BreakevenItem(Schema):
             "dedicated wins; null = serverless stays cheaper"
         ),
     ]
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Expired
 
 
 class CheapestDedicated(Schema):
@@ -315,6 +340,10 @@ class CheapestDedicated(Schema):
     replicas: int
     monthly_usd: Number
     source_url: str
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Expired
 
 
 class NotFitting(Schema):
@@ -338,5 +367,8 @@ class BreakevenAnswer(Schema):
     cheapest_dedicated: CheapestDedicated | None
     items: list[BreakevenItem]
     total: int
+    excluded: Annotated[
+        Excluded, _d(EXCLUDED_DOC + " (serverless tiers and dedicated offers, before the fit)")
+    ]
     not_fitting: list[NotFitting]
     as_of: datetime

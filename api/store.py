@@ -33,7 +33,7 @@ from litestar.params import QueryParameter
 from api.cache import ResponseCache
 from api.offers import EncodedOffers
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
-from warehouse.queries import OfferTable
+from warehouse.queries import OfferFilter, OfferTable, exclusions_sql
 from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
 # Snapshots kept in memory for requests pinned with as_of: the current one and the one before
@@ -75,6 +75,15 @@ class Snapshot:
         result = cur.execute(sql, params or [])
         columns = [d[0] for d in result.description or []]
         return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+    def excluded(self, f: OfferFilter) -> dict[str, Any]:
+        """What ``f``'s rules (expired, max_age_days, suspect) leave out of the offers matching
+        its other filters, as every answer that lists or ranks offers carries it (``excluded``,
+        ``api.schemas.Excluded``): from the in-memory OfferTable, else by SQL; the same counts
+        (``warehouse.queries.excluded``)."""
+        if self.offers is not None:
+            return self.offers.table.exclusions(f).as_dict()
+        return exclusions_sql(self.cursor(), f).as_dict()
 
     def __post_init__(self) -> None:
         self.responses = ResponseCache(self.cache_bytes)  # one per snapshot: a swap drops it

@@ -18,7 +18,7 @@ Starts ``gpuprices serve`` (1 worker, its server limits; from ``--app-root`` whe
    each publish. Before this change a swap loaded the snapshot inside a request.
 
 Without ``--home``, a temporary home is filled by replaying every capture
-(``benchmarks.harness.direct_ingest``).
+(``tests.support.harness.direct_ingest``).
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package on the path
-    sys.path.insert(0, str(REPO))
+# run as a script: the project first (site-packages holds another package named "tests")
+sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from benchmarks.harness import (  # noqa: E402
+from tests.support.harness import (  # noqa: E402
     SNAPSHOTS,
     direct_ingest,
     free_port,

@@ -237,9 +237,9 @@ def replay_and_export(work: Path, home: Path | None, snapshots: Path) -> tuple[P
     for fmt in ("gpuhunt", "skypilot"):
         out[fmt] = work / "export" / fmt
         shutil.rmtree(out[fmt], ignore_errors=True)
-        run(
-            [sys.executable, "-c", cli, "export", "--format", fmt, str(out[fmt])], cwd=REPO, env=env
-        )
+        # every offer, expired or not: this checks the format, not which prices are in force
+        export = ["export", "--format", fmt, str(out[fmt]), "--include-expired"]
+        run([sys.executable, "-c", cli, *export], cwd=REPO, env=env)
     return out["gpuhunt"], out["skypilot"]
 
 

@@ -10,7 +10,7 @@ driven in turn with 16 concurrent connections by ``wrk`` (Debian package ``wrk``
 ``wrk`` is missing, by a threaded keep-alive client pool (said so in the output). Prints
 requests/s, latency p50 and p99 for both and the ratio API/static; the target is >= 0.5.
 Without ``--home``, a temporary home is filled by replaying every capture
-(``benchmarks.harness.direct_ingest``). Exit status 1 below the target.
+(``tests.support.harness.direct_ingest``). Exit status 1 below the target.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package on the path
-    sys.path.insert(0, str(REPO))
+# run as a script: the project first (site-packages holds another package named "tests")
+sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from benchmarks.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
+from tests.support.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
 
 QUERY = "/instances?min_vram=80&fp8=true"
 CONNECTIONS = 16

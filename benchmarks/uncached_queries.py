@@ -38,12 +38,11 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: benchmarks/ is not a package on the path
-    sys.path.insert(0, str(REPO))
+# run as a script: the project first (site-packages holds another package named "tests")
+sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from benchmarks.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
 from benchmarks.serving import QUERY, Load, wrk  # noqa: E402
 from benchmarks.synthetic_offers import (  # noqa: E402
     gpuhunt_query_ms,
@@ -51,6 +50,7 @@ from benchmarks.synthetic_offers import (  # noqa: E402
     server_rss_mb,
     synthetic_home,
 )
+from tests.support.harness import SNAPSHOTS, api_server, direct_ingest  # noqa: E402
 
 CONNECTIONS = 16
 TARGET_RATIO = 0.3

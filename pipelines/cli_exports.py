@@ -14,8 +14,10 @@ import sys
 from pathlib import Path
 
 from pipelines.cli_snapshot import current_snapshot
+from pipelines.export_common import export_rules
 from pipelines.export_tables import DEFAULT_OUT, EXPORT_SETS, TABLE_FORMATS, export_tables
 from pipelines.exports import FORMATS, export
+from warehouse.queries import OfferFilter
 
 FORMAT_HELP = {
     "csv": "tables of the snapshot as CSV: --what current|history|all, --out DIR",
@@ -25,6 +27,18 @@ FORMAT_HELP = {
 }
 
 
+def _rules(args: argparse.Namespace) -> OfferFilter:
+    """The offers an export reads: ``--include-expired``, ``--max-age-days``."""
+    return export_rules(include_expired=args.include_expired, max_age_days=args.max_age_days)
+
+
+def _days(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 100_000:  # FILTER_FIELDS' bounds of max_age_days
+        raise argparse.ArgumentTypeError("must be 0 to 100000 days")
+    return value
+
+
 def run_table_export(args: argparse.Namespace) -> int:
     """``gpuprices export --format csv|parquet [--out DIR] [--what ...]``."""
     found = current_snapshot()
@@ -32,8 +46,11 @@ def run_table_export(args: argparse.Namespace) -> int:
         print(f"error: {found}", file=sys.stderr)
         return 1
     out = Path(args.out or args.dir or DEFAULT_OUT)
-    for path, rows in export_tables(found, args.format, out, args.what):
+    written, left_out = export_tables(found, args.format, out, args.what, _rules(args))
+    for path, rows in written:
         print(f"{path}  {rows} rows")
+    for line in left_out.lines():
+        print(f"current_offers: {line}")
     print(f"exported {args.what} ({args.format}) from snapshot {found.snapshot_id} to {out}")
     return 0
 
@@ -49,7 +66,7 @@ def run_export(args: argparse.Namespace) -> int:
     if isinstance(found, str):
         print(f"error: {found}", file=sys.stderr)
         return 1
-    report = export(args.format, found, Path(args.dir))
+    report = export(args.format, found, Path(args.dir), _rules(args))
     for line in report.lines():
         print(line)
     print(
@@ -89,5 +106,17 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "dir", metavar="DIR", nargs="?", help="output directory (created if missing)"
     )
     add_table_export_arguments(parser)
+    parser.add_argument(
+        "--include-expired",
+        action="store_true",
+        help="also export offers whose price is past the shelf life of its kind (dynamic 2 "
+        "days, spot and marketplace 30, list prices 180 by default); left out by default",
+    )
+    parser.add_argument(
+        "--max-age-days",
+        type=_days,
+        metavar="DAYS",
+        help="only offers whose price is at most DAYS days old",
+    )
     parser.set_defaults(func=run_export)
     return parser

@@ -10,6 +10,7 @@ CSV when piped, or ``--format csv|tsv|json``.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -25,6 +26,7 @@ from warehouse.queries import (
     FilterError,
     OfferFilter,
     OfferQuery,
+    exclusions_sql,
     item_columns,
     query_offers_sql,
 )
@@ -53,6 +55,9 @@ QUERY_FIELDS = (
     "observed_precision",
     "age_days",
     "stale",
+    "price_kind",
+    "expires_at",
+    "expired",
     "data_origin",
     "price_status",
     "id",
@@ -84,6 +89,7 @@ def filter_from_args(args: argparse.Namespace) -> OfferFilter:
         region=args.region,
         max_age_days=args.max_age_days,
         include_suspect=args.include_suspect,
+        include_expired=args.include_expired,
     )
 
 
@@ -168,6 +174,7 @@ def run_query(args: argparse.Namespace) -> int:
     info, con = opened
     try:
         items, total = query_offers_sql(con, query)
+        excluded = exclusions_sql(con, query.filter)
         fields = item_columns(con)
     finally:
         con.close()
@@ -177,6 +184,7 @@ def run_query(args: argparse.Namespace) -> int:
             {
                 "items": items,
                 "total": total,
+                "excluded": excluded.as_dict(),
                 "limit": args.limit,
                 "offset": args.offset,
                 "as_of": info.as_of,
@@ -184,6 +192,8 @@ def run_query(args: argparse.Namespace) -> int:
         )
     elif fmt in ("csv", "tsv"):
         cli_output.write_delimited(items, fields if args.wide else QUERY_FIELDS, fmt)
+        for line in excluded.lines():  # the rows are the data: what was left out goes aside
+            print(f"note: {line}", file=sys.stderr)
     else:
         cli_output.print_table(
             items,
@@ -198,6 +208,7 @@ def run_query(args: argparse.Namespace) -> int:
             + ("; !: suspect" if any(i["price_status"] != "ok" for i in items) else "")
             + ". --wide: $/h, region, $/GB-h, dates",
         )
+        cli_output.print_lines([Text(line) for line in excluded.lines()], title="not listed:")
     return 0
 
 
@@ -275,7 +286,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     query.add_argument("--min-gpus", type=float, metavar="N", help="minimum GPUs per instance")
     query.add_argument(
-        "--max-age-days", type=float, metavar="DAYS", help="only prices at most DAYS days old"
+        "--max-age-days",
+        type=float,
+        metavar="DAYS",
+        help="only prices at most DAYS days old (the price's own age)",
+    )
+    query.add_argument(
+        "--include-expired",
+        action="store_true",
+        help="also list prices past the shelf life of their kind (dynamic 2 days, spot and "
+        "marketplace 30, list prices 180 by default: GPUPRICES_SHELF_LIFE_DAYS_*)",
     )
     query.add_argument(
         "--include-suspect",

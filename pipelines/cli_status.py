@@ -31,6 +31,7 @@ STATUS_FIELDS = (
     "current_offer_count",
     "suspect_offer_count",
     "stale_offer_count",
+    "expired_offer_count",
     "excluded_row_count",
     "skipped_part_count",
     "last_error",
@@ -79,6 +80,7 @@ def _status_columns(now: datetime) -> tuple[Column, ...]:
         Column("offers", count("current_offer_count"), "right"),
         Column("suspect", count("suspect_offer_count"), "right"),
         Column("stale", count("stale_offer_count"), "right"),
+        Column("expired", count("expired_offer_count"), "right"),
         Column("excluded", count("excluded_row_count"), "right", narrow=False),
         Column("parts skipped", count("skipped_part_count"), "right", narrow=False),
         Column("last error", lambda r: _last_error(r, None), narrow=False, wrap=True),
@@ -111,7 +113,8 @@ def run_status(args: argparse.Namespace) -> int:
             title=f"snapshot {info.snapshot_id}, published {_since(info.as_of, now)}",
             caption=None
             if args.wide
-            else "data from: when the served prices were observed. --wide: excluded rows, "
+            else "data from: when the served prices were observed; expired: offers past the "
+            "shelf life of their kind of price, left out of answers. --wide: excluded rows, "
             "skipped parts, whole errors",
         )
         if not args.wide:
@@ -131,7 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="per-provider freshness, last error, offer counts",
         description="One row per provider of the published snapshot: its last run, when its "
         "served prices were observed and where they came from (live, recorded, curated), "
-        "its current, suspect and stale offers, and its last error.",
+        "its current, suspect, stale and expired offers, and its last error.",
     )
     cli_output.add_format_arguments(status, json_body="GET /providers' body")
     status.set_defaults(func=run_status)

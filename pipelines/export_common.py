@@ -5,7 +5,9 @@ cited row per name; a row with a ``provider`` applies to that provider only); a 
 no name for keeps our canonical id. Prices are USD per instance-hour. Every offer a format cannot
 carry is left out and counted by reason, never dropped silently: serverless tiers, reserved
 terms, unresolved GPUs, fractional GPUs (SkyPilot), and (gpuhunt only) offers whose source states
-no vCPU or RAM figure.
+no vCPU or RAM figure. Offers whose price expired (past the shelf life of its kind) or is older
+than a ``max_age_days`` are never read (``export_rules``: the offer filter of GET /instances);
+the report counts them per kind (``warehouse.queries.Exclusions``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 
 import duckdb
 
+from warehouse.queries import Exclusions, OfferFilter, exclusions_sql
+
 NAMES_CSV = Path(__file__).with_name("interop_names.csv")
 DEFAULT_CPU_ARCH = "x86"  # gpuhunt reads an empty cpu_arch as x86 (storage.item_from_row)
 
@@ -29,10 +33,24 @@ OFFERS_SQL = """
     select offer_id, provider, instance_type, region, pricing, gpu_id, gpu_vendor,
            gpu_count, vram_gb_per_gpu, vram_gb_usable, vcpus, ram_gb, storage_gb, price, currency,
            price_unit, price_per, price_per_hour_usd, serverless, source_url, observed_at,
-           price_status
-    from current_offers
+           price_status, price_kind, expires_at
+    from current_offers {where}
     order by provider, instance_type, region, pricing, offer_id
 """
+
+
+def export_rules(
+    *, include_expired: bool = False, max_age_days: float | None = None
+) -> OfferFilter:
+    """The offers an export reads: GET /instances' rules on a price's age (expired ones left out
+    unless ``include_expired``; ``max_age_days``). Suspect prices are read, and left out by each
+    format with its reason (``common_exclusion``)."""
+    return OfferFilter.build(
+        include_suspect=True, include_expired=include_expired, max_age_days=max_age_days
+    )
+
+
+DEFAULT_RULES = export_rules()
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,7 @@ class ExportReport:
     snapshot_id: str
     files: dict[str, int] = field(default_factory=dict)
     excluded: Counter[tuple[str, str]] = field(default_factory=Counter)
+    left_out: Exclusions = field(default_factory=Exclusions)  # never read: expired, too old
 
     @property
     def rows(self) -> int:
@@ -140,7 +159,7 @@ class ExportReport:
             f"left out {n} {provider} offer{'s' if n != 1 else ''}: {reason}"
             for (provider, reason), n in sorted(self.excluded.items())
         ]
-        return out
+        return out + self.left_out.lines()
 
 
 def plain_number(value: Decimal | int | float | None) -> str:
@@ -155,10 +174,19 @@ def is_integral(value: Decimal | None) -> bool:
     return value is not None and value == value.to_integral_value()
 
 
-def current_offers(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    result = con.execute(OFFERS_SQL)
+def current_offers(
+    con: duckdb.DuckDBPyConnection, rules: OfferFilter = DEFAULT_RULES
+) -> list[dict[str, Any]]:
+    """The current offers ``rules`` (``export_rules``) let an export read."""
+    where = rules.where()
+    result = con.execute(OFFERS_SQL.format(where=where.sql()), where.params)
     columns = [d[0] for d in result.description or []]
     return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def left_out(con: duckdb.DuckDBPyConnection, rules: OfferFilter) -> Exclusions:
+    """What ``rules`` kept an export from reading, per rule (expired per kind, too old)."""
+    return exclusions_sql(con, rules)
 
 
 def common_exclusion(offer: dict[str, Any], *, shares: bool = False) -> str | None:

@@ -32,15 +32,18 @@ from typing import Any, cast
 import duckdb
 
 from pipelines.export_common import (
+    DEFAULT_RULES,
     ExportReport,
     ToolNames,
     common_exclusion,
     csv_bytes,
     current_offers,
     is_integral,
+    left_out,
     plain_number,
     write_atomic,
 )
+from warehouse.queries import OfferFilter
 
 # gpuhunt's catalog v2 columns, in order (gpuhunt._internal.storage.CATALOG_V2_FIELDS).
 GPUHUNT_COLUMNS = (
@@ -112,14 +115,19 @@ def gpuhunt_row(offer: dict[str, Any], names: ToolNames) -> dict[str, str] | str
 
 
 def export_gpuhunt(
-    con: duckdb.DuckDBPyConnection, out_dir: Path, snapshot_id: str, names: ToolNames | None = None
+    con: duckdb.DuckDBPyConnection,
+    out_dir: Path,
+    snapshot_id: str,
+    names: ToolNames | None = None,
+    rules: OfferFilter = DEFAULT_RULES,
 ) -> ExportReport:
-    """Write DIR/<provider>.csv plus gpuhunt's downloadable layout. Rows sorted by price, as
-    gpuhunt merges providers assuming each file is cheapest-first."""
+    """Write DIR/<provider>.csv plus gpuhunt's downloadable layout, of the offers ``rules`` let
+    through (``export_common.export_rules``: no expired price by default). Rows sorted by
+    price, as gpuhunt merges providers assuming each file is cheapest-first."""
     names = names or ToolNames.load("gpuhunt")
-    report = ExportReport("gpuhunt", out_dir, snapshot_id)
+    report = ExportReport("gpuhunt", out_dir, snapshot_id, left_out=left_out(con, rules))
     by_file: dict[str, list[dict[str, str]]] = {}
-    for offer in current_offers(con):
+    for offer in current_offers(con, rules):
         row = gpuhunt_row(offer, names)
         if isinstance(row, str):
             report.excluded[(offer["provider"], row)] += 1

@@ -21,14 +21,17 @@ from typing import Any
 import duckdb
 
 from pipelines.export_common import (
+    DEFAULT_RULES,
     ExportReport,
     ToolNames,
     common_exclusion,
     csv_bytes,
     current_offers,
+    left_out,
     plain_number,
     write_atomic,
 )
+from warehouse.queries import OfferFilter
 
 # SkyPilot catalog schema v8 vms.csv columns, in the order of the v8 AWS catalog.
 SKYPILOT_COLUMNS = (
@@ -194,13 +197,18 @@ def _accelerator_rows_layout(rows: list[dict[str, str]]) -> list[dict[str, str]]
 
 
 def export_skypilot(
-    con: duckdb.DuckDBPyConnection, out_dir: Path, snapshot_id: str, names: ToolNames | None = None
+    con: duckdb.DuckDBPyConnection,
+    out_dir: Path,
+    snapshot_id: str,
+    names: ToolNames | None = None,
+    rules: OfferFilter = DEFAULT_RULES,
 ) -> ExportReport:
     """Write DIR/<cloud>/vms.csv (SkyPilot catalog v8), one row per instance type and region
-    (plus accelerator rows for a cloud with the ``accelerator_rows`` layout)."""
+    (plus accelerator rows for a cloud with the ``accelerator_rows`` layout), of the offers
+    ``rules`` let through (``export_common.export_rules``: no expired price by default)."""
     names = names or ToolNames.load("skypilot")
-    report = ExportReport("skypilot", out_dir, snapshot_id)
-    for cloud, rows in sorted(skypilot_rows(current_offers(con), names, report).items()):
+    report = ExportReport("skypilot", out_dir, snapshot_id, left_out=left_out(con, rules))
+    for cloud, rows in sorted(skypilot_rows(current_offers(con, rules), names, report).items()):
         columns = skypilot_columns(cloud, rows, names)
         data = csv_bytes(columns, [{c: r[c] for c in columns} for r in rows])
         write_atomic(out_dir / cloud / "vms.csv", data)

@@ -1,7 +1,9 @@
 """``gpuprices export --format csv|parquet``: tables of a published snapshot as files.
 
 Copies tables of the current published snapshot (never the warehouse, so it works while the
-pipeline runs); the table names only ever come from ``EXPORT_SETS``.
+pipeline runs); the table names only ever come from ``EXPORT_SETS``. ``current_offers`` is
+copied without the offers whose price expired (or is older than ``max_age_days``) unless asked
+(the ``rules`` of ``pipelines.export_common.export_rules``); the history tables whole.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.export_common import DEFAULT_RULES
 from warehouse.publish import SnapshotInfo
+from warehouse.queries import Exclusions, OfferFilter, exclusions_sql
 
 TABLE_FORMATS = ("csv", "parquet")
 # --what -> tables of the snapshot (identifiers only ever come from here)
@@ -29,11 +33,17 @@ DEFAULT_OUT = Path("export")
 
 
 def export_tables(
-    snapshot: SnapshotInfo, fmt: str, out_dir: Path, what: str = "all"
-) -> list[tuple[Path, int]]:
-    """Write each table of ``EXPORT_SETS[what]`` to ``out_dir/<table>.<fmt>``.
+    snapshot: SnapshotInfo,
+    fmt: str,
+    out_dir: Path,
+    what: str = "all",
+    rules: OfferFilter = DEFAULT_RULES,
+) -> tuple[list[tuple[Path, int]], Exclusions]:
+    """Write each table of ``EXPORT_SETS[what]`` to ``out_dir/<table>.<fmt>``, current_offers
+    with the offers ``rules`` let through.
 
-    Times are written in UTC; CSV files have a header row. Returns (file, rows) per table.
+    Times are written in UTC; CSV files have a header row. Returns (file, rows) per table and
+    what ``rules`` left out of current_offers (nothing when it is not exported).
     Raises KeyError for an unknown ``what`` or ``fmt``, duckdb.Error if the snapshot is
     unreadable. Each file is written to a temporary name and renamed when complete.
     """
@@ -43,6 +53,7 @@ def export_tables(
     out_dir.mkdir(parents=True, exist_ok=True)
     options = "format parquet, compression zstd" if fmt == "parquet" else "format csv, header"
     written = []
+    left_out = Exclusions()
     con = duckdb.connect(str(snapshot.path), read_only=True)
     try:
         con.execute("set timezone = 'UTC'")
@@ -55,10 +66,15 @@ def export_tables(
             target = out_dir / f"{table}.{fmt}"
             tmp = out_dir / f".{table}.{fmt}.tmp"
             literal = str(tmp).replace("'", "''")
-            con.execute(f"copy (select * from {table}) to '{literal}' ({options})")
+            where = rules.where() if table == "current_offers" else None
+            rows_sql = f"select * from {table} {where.sql() if where else ''}"
+            params = where.params if where else []
+            con.execute(f"copy ({rows_sql}) to '{literal}' ({options})", params)
             tmp.replace(target)
-            rows = con.execute(f"select count(*) from {table}").fetchall()[0][0]
+            rows = con.execute(f"select count(*) from ({rows_sql})", params).fetchall()[0][0]
             written.append((target, int(rows)))
+            if table == "current_offers":
+                left_out = exclusions_sql(con, rules)
     finally:
         con.close()
-    return written
+    return written, left_out

@@ -8,15 +8,16 @@ docs/interop.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 
-from pipelines.export_common import NAMES_CSV, ExportReport, ToolNames
+from pipelines.export_common import DEFAULT_RULES, NAMES_CSV, ExportReport, ToolNames, export_rules
 from pipelines.export_gpuhunt import export_gpuhunt
 from pipelines.export_skypilot import export_skypilot
 from warehouse.publish import SnapshotInfo, load_into_memory
+from warehouse.queries import OfferFilter
 
 __all__ = [
     "FORMATS",
@@ -25,16 +26,30 @@ __all__ = [
     "ToolNames",
     "export",
     "export_gpuhunt",
+    "export_rules",
     "export_skypilot",
 ]
 
 
-Exporter = Callable[[duckdb.DuckDBPyConnection, Path, str], ExportReport]
+class Exporter(Protocol):
+    def __call__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        out_dir: Path,
+        snapshot_id: str,
+        names: ToolNames | None = None,
+        rules: OfferFilter = DEFAULT_RULES,
+    ) -> ExportReport: ...
+
+
 FORMATS: dict[str, Exporter] = {"gpuhunt": export_gpuhunt, "skypilot": export_skypilot}
 
 
-def export(fmt: str, snapshot: SnapshotInfo, out_dir: Path) -> ExportReport:
-    """Write ``fmt`` (a key of FORMATS) from ``snapshot`` into ``out_dir``.
+def export(
+    fmt: str, snapshot: SnapshotInfo, out_dir: Path, rules: OfferFilter = DEFAULT_RULES
+) -> ExportReport:
+    """Write ``fmt`` (a key of FORMATS) from ``snapshot`` into ``out_dir``: the offers ``rules``
+    let through (``export_rules``: expired prices left out unless asked).
 
     Raises KeyError for an unknown format and duckdb/OS errors for an unreadable snapshot or an
     unwritable directory. Files are replaced one by one (each atomically).
@@ -42,6 +57,6 @@ def export(fmt: str, snapshot: SnapshotInfo, out_dir: Path) -> ExportReport:
     exporter = FORMATS[fmt]
     con = load_into_memory(snapshot)
     try:
-        return exporter(con, out_dir, snapshot.snapshot_id)
+        return exporter(con, out_dir, snapshot.snapshot_id, rules=rules)
     finally:
         con.close()

@@ -4,7 +4,8 @@ Every provider module exposes a module-level ``PROVIDER = Provider(...)``. ``fet
 I/O through an ``httpx.Client`` that is passed in (live, or answered by the replay transport)
 and returns the raw responses; ``parse_with_exclusions`` is a pure function of those recorded
 bytes (the offers, and the rows left out per reason). ``Provider.parse_report`` adds the drift
-rule (``check_structure``); ``Provider.parse`` is its offers.
+rule (``check_structure``) and keys every offer by the provider's product keys
+(``Provider.product_key``); ``Provider.parse`` is its offers.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def normalise_product_key(text: str) -> str:
     whitespace (tabs, newlines, non-breaking spaces of a web page) one space. Case is kept:
     every stored offer id hashes its instance type's case, so folding it would give every
     provider new ids; a provider whose spelling varies in case says so in its
-    ``Provider.product_keys``."""
+    ``Provider.product_keys`` or ``Provider.product_key_rule``."""
     return " ".join(text.split())
 
 
@@ -107,8 +108,9 @@ class Offer(BaseModel):
     ``product_key`` is the offer's identity within its provider (with region, pricing and term):
     the warehouse's offer id is a hash of them, so two spellings of one product (an API's id and
     a web page's display name) must get one key, and two products one capture lists apart must
-    never share one. Default: the instance type (``normalise_product_key``); a scraper that
-    reads several spellings of one product sets it from its ``Provider.product_keys``.
+    never share one. Default: the instance type (``normalise_product_key``); a provider that
+    spells one product several ways declares them (``Provider.product_keys``,
+    ``Provider.product_key_rule``) and ``Provider.parse_report`` keys its offers by them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -277,6 +279,10 @@ class Provider:
     # type is its own key. The pipeline also re-keys stored offers by it (``product_key``), so
     # a spelling added here merges the history already kept under it.
     product_keys: Mapping[str, str] = field(default_factory=dict)
+    # a provider-wide spelling rule applied after ``product_keys`` (stated name or its mapped
+    # key -> key), for a provider that spells every name inconsistently (case, vendor prefix);
+    # it must keep apart every two products one capture lists (tests/scrapers/test_contract.py)
+    product_key_rule: Callable[[str], str] | None = None
 
     def fetch_report(
         self, client: httpx.Client, token: str | None
@@ -298,11 +304,23 @@ class Provider:
         except PageTooLarge as exc:  # the table readers know the page, not the provider
             raise PageTooLarge(f"{self.name}: {exc}") from None
         check_structure(offers, excluded)
-        return offers, excluded
+        return [self._keyed(offer) for offer in offers], excluded
 
     def product_key(self, instance_type: str) -> str:
-        """The product key of an offer stated as ``instance_type`` (``Offer.product_key``)."""
-        return normalise_product_key(self.product_keys.get(instance_type, instance_type))
+        """The product key of an offer stated as ``instance_type`` (``Offer.product_key``):
+        its ``product_keys`` entry (else the instance type itself), then ``product_key_rule``
+        when the provider has one, whitespace-normalised."""
+        key = self.product_keys.get(instance_type, instance_type)
+        if self.product_key_rule is not None:
+            key = self.product_key_rule(key)
+        return normalise_product_key(key)
+
+    def _keyed(self, offer: Offer) -> Offer:
+        """The offer under its provider's key: a module's parse states what it read (its key
+        defaults to the instance type), the provider's declared keys apply here, so every
+        offer the pipeline loads has ``product_key == self.product_key(instance_type)``."""
+        key = self.product_key(offer.instance_type)
+        return offer if offer.product_key == key else offer.model_copy(update={"product_key": key})
 
     def parse(self, responses: Sequence[RawResponse]) -> list[Offer]:
         """The offers of ``parse_report`` (same failures: drift raises ``SchemaDriftError``)."""

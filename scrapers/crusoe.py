@@ -104,6 +104,20 @@ KNOWN_GPU_MODELS = (
     "MI300X",
     "MI355X",
 )
+# Offer identity (``Offer.product_key``): the 2025-05 table's spellings -> the GPU list's of
+# 2025-12 and 2026-09 (the key: the current spelling), read off ../shared/snapshots/crusoe.
+# Each page lists one product of that GPU and memory, no capture lists both spellings:
+# - H100 80GB and H200 141GB: "SXM" became "HGX" (NVIDIA's 8-GPU baseboard of SXM modules) at
+#   the same on-demand price, $3.90 and $4.29 per GPU-hour on all three pages;
+# - L40S 48GB: the L40S is made only as a PCIe card; $1.00 (2025-05) -> $1.50 (2026-09);
+# - MI300X 192GB: the MI300X is made only as an OAM module; $3.45 on both.
+# "A100 80GB SXM" and "A100 80GB PCIe" keep their form factor on every page (two products).
+PRODUCT_KEYS: dict[str, str] = {
+    "NVIDIA H100 80GB SXM": "NVIDIA H100 80GB HGX",
+    "NVIDIA H200 141GB SXM": "NVIDIA H200 141GB HGX",
+    "NVIDIA L40S 48GB PCIe": "NVIDIA L40S 48GB",
+    "AMD MI300X 192GB OAM": "AMD MI300X 192GB",
+}
 
 _FIXED_COLUMNS = {
     "on-demand": (PricingModel.ON_DEMAND, None),
@@ -345,5 +359,6 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
+    product_keys=PRODUCT_KEYS,
     notes="HTML pricing page; table (2025-05) and GPU list (2025-12, 2026) layouts",
 )

@@ -124,6 +124,18 @@ _CARD_PRICE = re.compile(r"^[-\u2212]?\$\s?[-\u2212]?\d[\d,]*(?:\.\d+)?$")  # "$
 # the loader rejects the scrape (``prices_positive``), never left out as an unreadable cell.
 _KNOWN_GPU = known_names_pattern(KNOWN_GPU_MODELS)
 
+# Offer identity (``Offer.product_key``): FluidStack spells its vendor three ways, within one
+# page and across pages (../shared/snapshots/fluidstack: 2023-09-30 "NVIDIA HGX H100", "NVIDIA
+# H100 PCIe" beside "A100 80GB PCIe" with no vendor; 2025-01-09 "Nvidia H100 PCIe", "Nvidia
+# A100 80GB PCIe"), and the case of its model names with it ("NVLINK"). So a row's key is its
+# name without a leading vendor word, case-folded (``product_key``). On those two pages this
+# joins, with the same VRAM, max vCPUs and max RAM per GPU: H100 PCIe (80 GB, 48, 256 GB),
+# A100 80GB PCIe (80 GB, 48, 256 GB) and A100 40GB PCIe (40 GB, 32, 128 GB), on-demand (the
+# 2023 grid prices vCPUs and RAM apart from the GPU, the 2025 table states no such price; the
+# offer is the GPU-hour either way); every model one page lists keeps its own key
+# (tests/scrapers/test_contract.py).
+_VENDOR_PREFIX = re.compile(r"^nvidia\s+", re.IGNORECASE)
+
 
 @dataclass(frozen=True, slots=True)
 class _Column:
@@ -361,6 +373,12 @@ def _parse_cards(cards: list[LexborNode], excluded: Counter[str], read: list[str
     return []
 
 
+def product_key(name: str) -> str:
+    """The product key of a row's GPU name: ``"Nvidia A100 80GB PCIe"`` and ``"A100 80GB
+    PCIe"`` are both ``"a100 80gb pcie"`` (see ``_VENDOR_PREFIX``)."""
+    return _VENDOR_PREFIX.sub("", " ".join(name.split())).casefold()
+
+
 PROVIDER = Provider(
     slug="fluidstack",
     name="FluidStack",
@@ -369,6 +387,7 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
+    product_key_rule=product_key,
     notes="HTML pricing page; grid (2023) and table (2025-01) layouts; mid-2025 cluster cards "
     "are read but not published (no term stated); the page 404s since 2026-08",
 )

@@ -182,6 +182,20 @@ PAGE_GPU_NAMES: dict[str, tuple[str, Decimal]] = {
     "NVIDIA A100 NVLink": ("NVIDIA A100 80GB PCIe NVLink", Decimal(80)),
     "NVIDIA RTX A6000/A40": ("NVIDIA RTX A6000", Decimal(48)),
 }
+# Offer identity (``Offer.product_key``): the 2024 page's spellings -> the 2025 page's (the
+# key: the current spelling; the 2026 page spells them as in 2025). Read off
+# ../shared/snapshots/hyperstack, 2024-08-22 against 2025-07-24: each pair is one on-demand row
+# per page with the same VRAM, max pCPUs and max RAM per GPU, and no page lists both spellings
+# (the exact parts of the open 2025 names: ``PAGE_GPU_NAMES``). Price per GPU-hour 2024 -> 2025.
+PRODUCT_KEYS: dict[str, str] = {
+    "NVIDIA H100 SXM 80GB": "NVIDIA H100 SXM",  # 80 GB, 24 pCPUs, 240 GB; $3.75 -> $2.40
+    "NVIDIA H100 PCIe 80GB": "NVIDIA H100",  # 80 GB, 28 pCPUs, 180 GB; $3.44 -> $1.90
+    "NVIDIA H100 PCIe NVLink 80GB": "NVIDIA H100 NVLink",  # 80, 31, 180; $3.54 -> $1.95
+    "NVIDIA A100 PCIe 80GB": "NVIDIA A100",  # 80 GB, 28 pCPUs, 120 GB; $2.20 -> $1.35
+    "NVIDIA A100 80GB PCIe NVLink": "NVIDIA A100 NVLink",  # 80, 31, 240; $2.30 -> $1.40
+    "NVIDIA RTX A4000": "NVIDIA A4000",  # 16 GB, 6 pCPUs, 24 GB; $0.30 -> $0.15
+    "NVIDIA RTX A6000/A40": "NVIDIA A6000",  # 48 GB, 28 pCPUs, 58 GB; $1.00 -> $0.50
+}
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -462,5 +476,6 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
+    product_keys=PRODUCT_KEYS,
     notes="HYPERSTACK_API_KEY is optional: with it the pricebook API is used, else the page.",
 )

@@ -178,6 +178,35 @@ _2023_GPU_NAMES: dict[tuple[str, int, Decimal], str] = {
 }
 _2023_OPEN_NAMES = frozenset(gpu for gpu, _, _ in _2023_GPU_NAMES)
 
+# Offer identity (``Offer.product_key``): the instance types one product was listed under
+# before Lambda renamed it -> its current instance type (the key), so its history is one series
+# and the price change at the rename is a change. Each read off the captures in
+# ../shared/snapshots/lambda: the 2023-09-09 page (on-demand, per instance-hour) against the
+# 2024-11-03 page (per GPU-hour), which lists each renamed product and no other of its GPU,
+# count and VRAM. Lambda restated specs page-wide in 2024 without renaming: 8x V100 storage
+# 5.9 -> 5.8 TiB, 1x H100 PCIe RAM 200 -> 225 GiB, 1x A10 RAM 200 -> 226 GiB.
+PRODUCT_KEYS: dict[str, str] = {
+    # 124 vCPUs, 1800 GiB RAM, 6 TiB (2024: 5.8 TiB) on both; $8.80/h -> $1.29/GPU-h
+    "8x NVIDIA A100 (40 GB)": "8x NVIDIA A100 SXM (40 GB)",
+    # 240 vCPUs, 1800 GiB RAM, 20 TiB (2024: 19.5 TiB) on both; $12.00/h -> $1.79/GPU-h
+    "8x NVIDIA A100 (80 GB)": "8x NVIDIA A100 SXM (80 GB)",
+    # 60 vCPUs, 1 TiB; RAM 400 -> 450 GiB (the 1x PCIe rows' 200 -> 225 GiB per GPU); the 2024
+    # page's only 2x A100 40 GB; $2.20/h -> $1.29/GPU-h
+    "2x NVIDIA A100 (40 GB)": "2x NVIDIA A100 PCIe (40 GB)",
+    # 120 vCPUs, 1 TiB; RAM 800 -> 900 GiB (as the 2x); the only 4x A100 40 GB; $4.40/h ->
+    # $1.29/GPU-h
+    "4x NVIDIA A100 (40 GB)": "4x NVIDIA A100 PCIe (40 GB)",
+    # "1x NVIDIA A100 (40 GB)" (30 vCPUs, 200 GiB, 512 GiB) is not keyed: the 2024 page lists
+    # two 1x A100 40 GB products with those vCPUs and storage, "SXM" (220 GiB) and "PCIe"
+    # (225 GiB), and nothing on either page says which one the 2023 row was.
+    # The RTX A6000 is the only A6000 (48 GB); vCPUs and RAM equal at each count (1x: 14 vCPUs,
+    # 100 GiB, storage 200 -> 512 GiB; 2x: 28, 200 GiB, 1 TiB; 4x: 56, 400 GiB, 1 TiB);
+    # $0.80/GPU-h before and after.
+    "1x NVIDIA RTX A6000 (48 GB)": "1x NVIDIA A6000 (48 GB)",
+    "2x NVIDIA RTX A6000 (48 GB)": "2x NVIDIA A6000 (48 GB)",
+    "4x NVIDIA RTX A6000 (48 GB)": "4x NVIDIA A6000 (48 GB)",
+}
+
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
     """Fetch the pricing page and, when ``token`` (a Lambda Cloud API key) is set, the API's
@@ -651,5 +680,6 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
+    product_keys=PRODUCT_KEYS,
     notes="Pricing page always; Cloud API instance types too when LAMBDA_API_KEY is set.",
 )

@@ -107,6 +107,18 @@ from scrapers.parsing import (
 PRICING_URL = "https://nebius.com/prices"
 HOMEPAGE = "https://nebius.com"
 TOKEN_ENV = None
+# Offer identity (``Offer.product_key``): the 2024 page's 1-GPU presets -> the 2026 page's
+# per-GPU rows (the key: the current spelling). Read off ../shared/snapshots/nebius: the
+# 2024-11-15 "1 x H100 SXM" (80 GB vRAM, 16 vCPUs, 200 GB RAM; the page's "H100 NVLink") and
+# the 2026-07-12 "NVIDIA HGX H100" (16 vCPUs, 200 GB RAM per GPU): one GPU, same vCPUs and RAM,
+# on-demand, $2.95 -> $3.85 per GPU-hour; H200 likewise (141 GB, 16 vCPUs, 200 GB RAM; $3.50 ->
+# $4.50). Not keyed: the 2024 8-GPU presets (the 2026 rows are one GPU), and "1 x L40s PCIe"
+# (8 vCPUs, 32 GB): the 2026 page lists two L40S rows and swaps their "Intel CPU" / "AMD CPU"
+# labels between July (8-40 vCPUs is AMD) and September (8-40 vCPUs is Intel).
+PRODUCT_KEYS: dict[str, str] = {
+    "1x H100 SXM": "NVIDIA HGX H100",
+    "1x H200 SXM": "NVIDIA HGX H200",
+}
 
 # 2024 configuration table.
 CONFIG_TABLE = "div.pc-table"
@@ -474,4 +486,5 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
+    product_keys=PRODUCT_KEYS,
 )

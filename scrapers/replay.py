@@ -11,6 +11,7 @@ partial capture: its scrape never closes an offer it does not list (``Capture.pa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,40 +90,39 @@ def capture_precision(filename: str) -> str | None:
     return "day" if match["H"] is None else "minute"
 
 
-def not_responses(replay_dir: Path) -> set[str]:
-    """Relative paths PROVENANCE.md marks as parsed/processed/aggregated output."""
+def _provenance_lines(replay_dir: Path) -> Iterator[tuple[str, str | None]]:
+    """Each line of ``DIR/PROVENANCE.md`` with the capture section it is in (the relative path
+    of its ``### `provider/file` `` heading; None outside one, or after a ``## `` heading). A
+    heading line itself comes with its path. Nothing when the file is missing."""
     provenance = replay_dir / "PROVENANCE.md"
     if not provenance.is_file():
-        return set()
-    excluded: set[str] = set()
+        return
     current: str | None = None
     for line in provenance.read_text(encoding="utf-8").splitlines():
         heading = re.match(r"^###\s+`([^`]+)`", line)
         if heading:
             current = heading.group(1)
-            continue
-        if line.startswith("## "):
+        elif line.startswith("## "):
             current = None
-        if current and any(marker in line for marker in NOT_A_RESPONSE_MARKERS):
-            excluded.add(current)
-    return excluded
+        yield line, current
+
+
+def not_responses(replay_dir: Path) -> set[str]:
+    """Relative paths PROVENANCE.md marks as parsed/processed/aggregated output."""
+    return {
+        current
+        for line, current in _provenance_lines(replay_dir)
+        if current
+        and not line.startswith("###")
+        and any(marker in line for marker in NOT_A_RESPONSE_MARKERS)
+    }
 
 
 def partial_captures(replay_dir: Path) -> dict[str, str]:
     """Relative path -> reason, for the files PROVENANCE.md's completeness line marks as a subset
     of the rows (a word of ``SUBSET_MARKERS`` in any case: ``"PROVENANCE: EXCERPT"``)."""
-    provenance = replay_dir / "PROVENANCE.md"
-    if not provenance.is_file():
-        return {}
     partial: dict[str, str] = {}
-    current: str | None = None
-    for line in provenance.read_text(encoding="utf-8").splitlines():
-        heading = re.match(r"^###\s+`([^`]+)`", line)
-        if heading:
-            current = heading.group(1)
-            continue
-        if line.startswith("## "):
-            current = None
+    for line, current in _provenance_lines(replay_dir):
         completeness = _COMPLETENESS.match(line.strip())
         if current and completeness:
             words = dict.fromkeys(m.upper() for m in _SUBSET.findall(completeness["text"]))
@@ -131,10 +131,29 @@ def partial_captures(replay_dir: Path) -> dict[str, str]:
     return partial
 
 
+def described_captures(replay_dir: Path) -> set[str]:
+    """Relative paths PROVENANCE.md has a section for."""
+    return {current for _, current in _provenance_lines(replay_dir) if current}
+
+
+# A capture PROVENANCE.md does not describe is judged by its name: the files of a recorded subset
+# say so ("2025-09-09_wayback_pricing_excerpt.html", "..._items_sample.json").
+_NAME_SUBSET = re.compile(r"(?:^|[_.-])(" + "|".join(SUBSET_MARKERS) + r")(?=[_.-]|$)", re.I)
+
+
+def name_partial_reason(filename: str) -> str | None:
+    """``"file name: EXCERPT"`` when ``filename`` says it holds a subset of the rows, else None."""
+    found = dict.fromkeys(m.upper() for m in _NAME_SUBSET.findall(filename))
+    return "file name: " + ", ".join(found) if found else None
+
+
 def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, list[Capture]]:
-    """Replayable captures per provider slug, oldest first."""
+    """Replayable captures per provider slug, oldest first. A capture holds a subset of its
+    provider's rows (``partial_reason``) when PROVENANCE.md says so, or, for a file it does not
+    describe, when the file's name says so."""
     excluded = not_responses(replay_dir)
     partial = partial_captures(replay_dir)
+    described = described_captures(replay_dir)
     found: dict[str, list[Capture]] = {}
     for folder in sorted(p for p in replay_dir.iterdir() if p.is_dir()):
         if providers is not None and folder.name not in providers:
@@ -146,9 +165,10 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
             if not path.is_file() or rel in excluded or stamp is None:
                 continue
             precision = capture_precision(path.name) or "minute"
-            captures.append(
-                Capture(folder.name, path, stamp[0], stamp[1], precision, partial.get(rel))
-            )
+            reason = partial.get(rel)
+            if reason is None and rel not in described:
+                reason = name_partial_reason(path.name)
+            captures.append(Capture(folder.name, path, stamp[0], stamp[1], precision, reason))
         if captures:
             found[folder.name] = sorted(captures, key=lambda c: (c.captured_at, c.path.name))
     return found

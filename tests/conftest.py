@@ -3,10 +3,14 @@ and a session environment that keeps every write of the suite inside temporary d
 
 from __future__ import annotations
 
+import os
+import pickle
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from scrapers.base import RawResponse
 from scrapers.replay import capture_time
@@ -98,15 +102,77 @@ def snapshots() -> Path:
     return SNAPSHOTS
 
 
-@pytest.fixture(scope="session")
-def replayed_home(tmp_path_factory):
-    """A GPUPRICES_HOME into which every real capture was replayed through the Dagster jobs
-    (once per test session). Tests must not modify it; copy it if they need to."""
+def _fingerprint(root: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime in ns) of every file under ``root``, by relative path."""
+    return {
+        path.relative_to(root).as_posix(): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary root of the whole run: the one all pytest-xdist workers' roots are in."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _replay_once(shared: Path) -> Path:
+    """Every real capture replayed through the Dagster jobs into ``shared/replayed-home``, once
+    per test run: the first worker to ask replays (under a file lock), the others wait for it
+    and reuse it. Returns the home; its ingest report is pickled beside it."""
     import dagster as dg
 
     from pipelines.run import run_ingest
     from warehouse.paths import Paths
 
-    paths = Paths(tmp_path_factory.mktemp("replayed-home"))
-    report = run_ingest(paths, replay_dir=SNAPSHOTS, instance=dg.DagsterInstance.ephemeral())
-    return paths, report
+    home = shared / "replayed-home"
+    done = shared / "replayed-home.report.pickle"
+    with FileLock(str(shared / "replayed-home.lock")):
+        if not done.is_file():
+            if home.exists():  # a replay that failed half-way: start again
+                shutil.rmtree(home)
+            report = run_ingest(
+                Paths(home), replay_dir=SNAPSHOTS, instance=dg.DagsterInstance.ephemeral()
+            )
+            done.write_bytes(pickle.dumps(report))
+    return home
+
+
+@pytest.fixture(scope="session")
+def replayed_home(tmp_path_factory):
+    """(Paths, IngestReport) of a GPUPRICES_HOME into which every real capture was replayed
+    through the Dagster jobs: replayed once per test run (``_replay_once``, ~20 s) and copied
+    into this worker's own temporary root, so no two worker processes share its files.
+
+    Read-only: a test that changes a file of it fails (``_replayed_home_unchanged``); a test
+    that ingests or publishes into it works on a copy (``shutil.copytree(paths.home, ...)``)."""
+    from warehouse.paths import Paths
+
+    shared = _replay_once(_shared_root(tmp_path_factory))
+    report = pickle.loads((shared.parent / "replayed-home.report.pickle").read_bytes())
+    home = tmp_path_factory.mktemp("replayed-home")
+    shutil.copytree(shared, home, dirs_exist_ok=True)
+    _REPLAYED[str(home)] = _fingerprint(home)
+    return Paths(home), report
+
+
+_REPLAYED: dict[str, dict[str, tuple[int, int]]] = {}  # replayed_home's files as copied
+
+
+@pytest.fixture(autouse=True)
+def _replayed_home_unchanged(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test that uses ``replayed_home`` (directly or through a fixture): its files
+    are as they were copied, so that tests sharing it pass in any order."""
+    yield
+    if "replayed_home" not in request.fixturenames:
+        return
+    paths, _ = request.getfixturevalue("replayed_home")
+    before, after = _REPLAYED[str(paths.home)], _fingerprint(paths.home)
+    changed = sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )
+    assert not changed, (
+        f"this test (or a fixture it uses) changed the shared replayed_home: {changed}; "
+        "work on a copy (shutil.copytree(paths.home, ...))"
+    )

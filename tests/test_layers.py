@@ -4,6 +4,7 @@ import neither each other nor anything above them, and no package's modules impo
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -22,3 +23,14 @@ def test_import_contracts_are_kept() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "BROKEN" not in done.stdout
+
+
+def test_no_test_imports_benchmarks() -> None:
+    # issue 23: 5 test files imported benchmarks/ scripts; the code both use is tests/support/
+    # (the benchmarks are command lines over it)
+    importing = sorted(
+        path.relative_to(REPO).as_posix()
+        for path in (REPO / "tests").rglob("*.py")
+        if re.search(r"^\s*(from|import) benchmarks\b", path.read_text("utf-8"), flags=re.M)
+    )
+    assert importing == []

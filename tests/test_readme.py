@@ -44,3 +44,28 @@ def test_api_examples_answer(replayed_home):
             body = response.json()
             if "items" in body and parts.path == "/instances":
                 assert body["items"], f"{url} returned no offers"
+
+
+def test_readme_test_command_says_it_needs_chromium_and_how_to_install_it():
+    # issue 25: without Chromium tests/api/test_web_page.py errored 8 times; only .ci/run
+    # installed it and the README never said so
+    section = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    after_test_command = section.split(_quickstart_blocks()[1], 1)[1]
+    assert "tests/api/test_web_page.py" in after_test_command
+    assert "`apt-get install -y chromium`" in after_test_command
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "apt-get install" in ci and "chromium" in ci
+
+
+def test_ci_runs_the_checks_contributing_lists():
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    checks = [
+        "uv run ruff check .",
+        "uv run ruff format --check .",
+        "uv run pyright",
+        "uv run lint-imports",
+        "uv run dagster definitions validate",
+    ]
+    assert [line for line in ci if line in checks] == checks
+    test_command = ci.index(_quickstart_blocks()[1])
+    assert all(ci.index(check) > test_command for check in checks)  # after the README command

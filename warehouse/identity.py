@@ -43,6 +43,9 @@ from warehouse.records import SCRAPE_SOURCE, OfferIdMerge, columns, offer_id, va
 SCRAPE_KEYED_TABLES = ("observations", "price_screens", "quarantined_offers")
 # the values that make an interval (warehouse.history: a change of any of them is a change)
 HISTORY_VALUES = ("price", "currency", "gpu_id", "gpu_count")
+# A unit or basis the interval does not know (null: written before migration 0016) is no change,
+# as in warehouse.history_sql.
+UNIT_VALUES = ("price_unit", "price_per")
 MERGES_TABLE = "offer_id_merges"
 
 _IDENTITIES_SQL = """
@@ -107,7 +110,8 @@ def merge_intervals(rows: Sequence[dict[str, Any]], new_id: str) -> list[dict[st
     ``offer_history`` as dicts, any columns; ``valid_to`` None = open).
 
     At each instant the interval in force is the covering one that started last; consecutive
-    pieces with equal ``HISTORY_VALUES`` and no gap between them coalesce. Every output row is
+    pieces with equal ``HISTORY_VALUES`` (and unit and basis, where both know them) and no gap
+    between them coalesce. Every output row is
     a copy of the row in force at its start, with ``offer_id`` = ``new_id`` and its own
     ``valid_from``/``valid_to``.
     """
@@ -136,6 +140,9 @@ def merge_intervals(rows: Sequence[dict[str, Any]], new_id: str) -> list[dict[st
             last is not None
             and last["valid_to"] == start
             and all(last[c] == row[c] for c in HISTORY_VALUES)
+            and all(
+                last.get(c) is None or row.get(c) is None or last[c] == row[c] for c in UNIT_VALUES
+            )
         ):
             last["valid_to"] = end
             if seen is not None:

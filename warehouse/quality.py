@@ -146,7 +146,9 @@ def price_jumps(
     factor: Decimal | None = None,
 ) -> list[PriceJump]:
     """Offers of ``rows`` (prepared by ``warehouse.load.prepare``) whose ``price_per_hour_usd``
-    is at least ``factor`` times, or at most 1/``factor`` of, its reference (see ``PriceJump``).
+    is at least ``factor`` times, or at most 1/``factor`` of, its reference (see ``PriceJump``):
+    the offer's newest interval, open or closed (an offer listed again after a gap is compared
+    with its last known price), else the median of the provider's open same-GPU offers.
 
     The GPU-median rule exists because some offers have no stable identity (a marketplace
     listing keyed by its own values gets a new id when its price changes). Across every
@@ -168,16 +170,21 @@ def price_jumps(
         usd_per_gpu,
         pricing,
         suspect,
+        is_open,
     ) in con.execute(
+        # each offer's newest interval, open or not: an offer back after a gap (not listed
+        # for a while, or "not offered") is compared with its last known price
         "select offer_id, price, currency, price_per_hour_usd, scrape_id, gpu_id,"
         " price_per_gpu_hour_usd, pricing, exists (select 1 from price_screens as s"
         " where s.scrape_id = h.scrape_id and s.offer_id = h.offer_id"
-        " and s.price_status = 'suspect') from offer_history as h"
-        " where provider = ? and source = ? and valid_to is null and price_per_hour_usd > 0",
+        " and s.price_status = 'suspect'), valid_to is null from offer_history as h"
+        " where provider = ? and source = ? and price_per_hour_usd > 0"
+        " qualify row_number() over (partition by offer_id order by valid_from desc) = 1",
         [provider, SCRAPE_SOURCE],
     ).fetchall():
         current[offer_id] = (Decimal(price), currency, Decimal(usd), scrape_id, suspect)
-        if gpu_id is not None and usd_per_gpu is not None and not suspect:
+        # the medians are of today's market: open intervals only
+        if is_open and gpu_id is not None and usd_per_gpu is not None and not suspect:
             per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd_per_gpu))
     medians = {key: median(values) for key, values in per_gpu_hour.items()}
 

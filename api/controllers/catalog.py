@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
@@ -46,7 +48,8 @@ class ProvidersController(Controller):
         summary="Provider freshness",
         sync_to_thread=False,
         description="Last success and last failure (with its error) per provider, and how "
-        "many of its offers are current.",
+        "many of its offers are current, suspect, stale and expired (past the shelf life of "
+        "their kind of price, per kind: left out of answers unless include_expired=true).",
         responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
     )
     def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
@@ -60,6 +63,27 @@ class ProvidersController(Controller):
             ),
             list_format=format_,
         )
+
+
+def data_origin(by_origin: dict[str, dict[str, Any]]) -> tuple[str | None, str | None]:
+    """(data_origin, notice) of a snapshot from its offers per origin (HEALTH_ORIGINS_SQL):
+    live, recorded, mixed or curated, and a plain sentence unless every scraped price is live.
+    """
+    live, recorded = by_origin.get("live"), by_origin.get("recorded")
+    if recorded is None:
+        return ("live" if live else "curated" if by_origin else None), None
+    age = recorded["newest_age_days"]
+    newest = "" if age is None else f"; the newest was observed {age:g} days before this snapshot"
+    if live is None:
+        return "recorded", (
+            f"These prices are recorded, not live: all {recorded['offers']} scraped offers of "
+            f"{recorded['providers']} providers were replayed from dated captures (or the "
+            f"recorded offers shipped with gpuprices){newest}"
+        )
+    return "mixed", (
+        f"{recorded['offers']} offers of {recorded['providers']} providers are recorded, not "
+        f"live: replayed from dated captures{newest}"
+    )
 
 
 class HealthController(Controller):
@@ -96,6 +120,7 @@ class HealthController(Controller):
             )
         counts = snapshot.query(HEALTH_SQL)[0]
         by_origin = {row.pop("data_origin"): row for row in snapshot.query(HEALTH_ORIGINS_SQL)}
+        origin, notice = data_origin(by_origin)
         # a newer snapshot or the pointer could not be read: still serving, the last good one
         problem = store.last_error
         return json_response(
@@ -107,6 +132,8 @@ class HealthController(Controller):
                     "snapshot_id": snapshot.info.snapshot_id,
                     "as_of": snapshot.as_of,
                     **counts,
+                    "data_origin": origin,
+                    "notice": notice,
                     "by_origin": by_origin,
                 },
             )

@@ -29,6 +29,11 @@ from api.schemas_economics import (
 from api.services.economics import EconomicsService
 from api.store import Store
 
+SHELF_LIFE_NOTE = (
+    "Offers whose price is past the shelf life of its kind (expired) or suspect are left out "
+    "unless include_expired=true / asked for; max_age_days bounds the price's own age; "
+    "`excluded` counts what each rule left out."
+)
 ERRORS = {400: ResponseSpec(data_container=ErrorBody, description="Invalid parameters")}
 
 
@@ -66,7 +71,8 @@ class EconomicsController(Controller):
         "Every estimate says how sure it is: confidence (high, medium, low) and a band "
         "(output_tokens_per_s_low/high, and for offers usd_per_million_total_tokens_low/high) "
         "from how far the model was from published measurements in the nearest calibration "
-        "regime of GPU generation, precision and output length (confidence_basis).",
+        "regime of GPU generation, precision and output length (confidence_basis). "
+        + SHELF_LIFE_NOTE,
         responses={
             200: ResponseSpec(
                 data_container=EstimatesPage | HardwareEstimate,
@@ -108,7 +114,7 @@ class EconomicsController(Controller):
         "breakdown in GB and the precision that runs (native, or the fallback and why); then "
         "the current offers with at least that many GPUs, cheapest USD per instance-hour "
         "first. An offer of a share of one GPU (MIG, vGPU) counts when the model fits in the "
-        "memory the share gives (vram_gb_usable).",
+        "memory the share gives (vram_gb_usable). " + SHELF_LIFE_NOTE,
         responses={
             200: ResponseSpec(data_container=FitAnswer, description="Fit per GPU model"),
             **ERRORS,
@@ -138,7 +144,7 @@ class EconomicsController(Controller):
         "each request rounded up to the platform's metering step, cold starts, and the idle "
         "tail up to idle_timeout_s where the platform bills idle time; warm replicas bill all "
         "day. Dedicated = replicas x USD/hour x 730 h (a month of 8760 / 12 hours, as providers "
-        "bill). Formulas: docs/estimates.md section 3.",
+        "bill). Formulas: docs/estimates.md section 3. " + SHELF_LIFE_NOTE,
         responses={
             200: ResponseSpec(
                 data_container=BreakevenAnswer, description="One row per serverless tier"

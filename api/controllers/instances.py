@@ -77,15 +77,21 @@ def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
     if offers is None:
         items, total = query_offers_sql(snapshot.cursor(), query)
         return page_body(
-            items, total=total, limit=query.limit, offset=query.offset, as_of=snapshot.as_of
+            items,
+            total=total,
+            excluded=snapshot.excluded(query.filter),
+            limit=query.limit,
+            offset=query.offset,
+            as_of=snapshot.as_of,
         )
     found = offers.table.page(query)
     return b"".join(
         [
             b'{"items":',
             *offers.item_parts(found.rows, found.groups),
-            b',"total":%d,"limit":%d,"offset":%d,"as_of":'
-            % (found.total, query.limit, query.offset),
+            b',"total":%d,"excluded":' % found.total,
+            offers.excluded_json(query.filter),
+            b',"limit":%d,"offset":%d,"as_of":' % (query.limit, query.offset),
             encode(snapshot.as_of),
             b"}",
         ]
@@ -106,7 +112,7 @@ _NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 _INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
 _FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
 _FLOATS += ("max_age_days",)
-_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "cheapest_per_gpu")
+_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
 _LISTS = ("gpu", "provider", "region", "pricing")
 _PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
 _JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
@@ -271,7 +277,11 @@ class InstancesController(Controller):
         "(price, price_unit). Marketplaces list many offers per GPU model; "
         "cheapest_per_gpu=true keeps one row per (provider, GPU model, pricing model), the "
         "cheapest per GPU-hour, with offers_in_group counting the offers it stands for, so the "
-        "cheapest of each GPU model is easy to compare across providers.",
+        "cheapest of each GPU model is easy to compare across providers. Prices past the "
+        "shelf life of their kind (expired: dynamic 2 days, spot and marketplace 30, list "
+        "prices 180 by default) are left out unless include_expired=true, as are suspect "
+        "ones; `excluded` says how many offers matching the other filters each rule left out "
+        "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
     async def list_instances(
@@ -296,6 +306,7 @@ class InstancesController(Controller):
         ] = None,
         max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
         include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
+        include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -341,6 +352,7 @@ class InstancesController(Controller):
                     region=region,
                     max_age_days=max_age_days,
                     include_suspect=include_suspect,
+                    include_expired=include_expired,
                 ),
                 sort=sort,
                 limit=limit,

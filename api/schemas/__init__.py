@@ -28,11 +28,13 @@ from api.schemas.history import (
     PriceChangesPage,
 )
 from api.schemas.instances import InstanceItem, InstancesPage, PriceStatusReason, instance_item
+from api.schemas.shelf_life import Excluded
 
 __all__ = [
     "CatalogDay",
     "CatalogHistory",
     "ErrorBody",
+    "Excluded",
     "Gpu",
     "GpuLevel",
     "GpuList",

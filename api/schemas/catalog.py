@@ -52,6 +52,13 @@ class ProviderStatus(Schema):
     stale_offer_count: Annotated[
         int, msgspec.Meta(description="Current offers whose price is older than the threshold")
     ]
+    expired_offer_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Current offers whose price is past the shelf life of its kind "
+            "(expired): left out of every answer unless include_expired=true"
+        ),
+    ]
     vram_mismatch_count: Annotated[
         int,
         msgspec.Meta(description="Current offers whose reported memory is >10% off the datasheet"),
@@ -76,6 +83,10 @@ class ProviderStatus(Schema):
             description="Those rows per reason, e.g. 'contact sales', 'no_gpu'; a row the parser"
             " does not know is 'unknown_<kind> <name>' (e.g. 'unknown_family g9x')"
         ),
+    ]
+    expired_by_kind: Annotated[
+        dict[str, int],
+        msgspec.Meta(description="Those expired offers per price_kind, e.g. {'spot': 16}"),
     ]
     skipped_part_count: Annotated[
         int,
@@ -127,6 +138,25 @@ class Health(Schema):
     as_of: datetime | None
     offers: int
     providers: int
+    expired_offers: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of those, offers whose price is past the shelf life of its kind: left "
+            "out of answers unless include_expired=true"
+        ),
+    ] = 0
+    data_origin: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Where the scraped prices come from: live (every one fetched from the "
+            "provider), recorded (none: all replayed from dated captures or the recorded offers "
+            "shipped with gpuprices), mixed, or curated (seed tiers only); null: no offers"
+        ),
+    ] = None
+    notice: Annotated[
+        str | None,
+        msgspec.Meta(description="A plain sentence when the prices are not all live; else null"),
+    ] = None
     by_origin: Annotated[
         dict[str, OriginCounts],
         msgspec.Meta(

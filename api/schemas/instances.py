@@ -9,6 +9,14 @@ from typing import Annotated, Any
 import msgspec
 
 from api.schemas.base import Number, Schema
+from api.schemas.shelf_life import (
+    EXCLUDED_DOC,
+    Excluded,
+    Expired,
+    ExpiresAt,
+    PriceKind,
+    ShelfLifeDays,
+)
 
 
 class PriceStatusReason(Schema):
@@ -244,6 +252,10 @@ class InstanceItem(Schema):
             description="The price is older than GPUPRICES_STALE_AFTER_DAYS (default 30) days, whatever the last scrape did"
         ),
     ]
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Expired
     data_origin: Annotated[
         str,
         msgspec.Meta(
@@ -256,6 +268,7 @@ class InstanceItem(Schema):
 class InstancesPage(Schema):
     items: list[InstanceItem]
     total: Annotated[int, msgspec.Meta(description="Matching offers before limit/offset")]
+    excluded: Annotated[Excluded, msgspec.Meta(description=EXCLUDED_DOC)]
     limit: int
     offset: int
     as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]

@@ -53,6 +53,7 @@ class EstimatesResult:
 
     items: list[Row]
     total: int
+    excluded: Row  # warehouse.queries.Exclusions.as_dict
     limit: int
     model_id: str
     precision: str
@@ -85,6 +86,7 @@ class FitResult:
     gpus: list[Row]
     offers: list[Row]
     offers_total: int
+    excluded: Row
     as_of: datetime
 
 
@@ -107,6 +109,7 @@ class BreakevenResult:
     cheapest_dedicated: Row | None
     items: list[Row]
     total: int
+    excluded: Row
     not_fitting: list[dict[str, str]]
     as_of: datetime
 
@@ -192,6 +195,7 @@ class EconomicsService:
         return EstimatesResult(
             items=items,
             total=total,
+            excluded=self.snapshot.excluded(offers),
             limit=p.limit,
             model_id=p.model,
             precision=p.precision,
@@ -207,10 +211,16 @@ class EconomicsService:
         values = [v for g in p.gpu or () for v in g.split(",") if v.strip()]
         if len(values) != 1:
             raise ClientException("gpus=<n> needs exactly one gpu=<canonical GPU id>")
-        if p.provider or p.pricing or p.serverless is not None:
+        if (
+            p.provider
+            or p.pricing
+            or p.serverless is not None
+            or p.max_age_days is not None
+            or p.include_expired
+        ):
             raise ClientException(
-                "provider, pricing and serverless filter offers; with gpus=<n> "
-                "the answer is for hardware, not offers"
+                "provider, pricing, serverless, max_age_days and include_expired filter "
+                "offers; with gpus=<n> the answer is for hardware, not offers"
             )
         gpu_id = gpu_filter(values[0])
         if gpu_id not in self.est.gpus:
@@ -230,8 +240,9 @@ class EconomicsService:
 
     def fit(self, p: FitParams) -> FitResult:
         self.check_model(p.model, p.context)
+        offers = p.offers()
         answer = fit_answer(
-            self._offers(p.offers()), self.est, p.model, p.precision, p.context, p.concurrency
+            self._offers(offers), self.est, p.model, p.precision, p.context, p.concurrency
         )
         return FitResult(
             model_id=p.model,
@@ -241,6 +252,7 @@ class EconomicsService:
             gpus=answer["gpus"],
             offers=answer["offers"][: p.limit],
             offers_total=len(answer["offers"]),
+            excluded=self.snapshot.excluded(offers),
             as_of=self.snapshot.as_of,
         )
 
@@ -253,7 +265,8 @@ class EconomicsService:
 
     def breakeven(self, p: BreakevenParams) -> BreakevenResult:
         self.check_breakeven(p)
-        offers = self._offers(p.offers())
+        considered = p.offers()
+        offers = self._offers(considered)
         platforms = p.platforms()
         if platforms:
             offers = [o for o in offers if not o["serverless"] or o["provider"] in platforms]
@@ -288,6 +301,7 @@ class EconomicsService:
             cheapest_dedicated=answer["cheapest_dedicated"],
             items=answer["items"][: p.limit],
             total=len(answer["items"]),
+            excluded=self.snapshot.excluded(considered),
             not_fitting=answer["not_fitting"],
             as_of=self.snapshot.as_of,
         )

@@ -17,6 +17,7 @@ from typing import Any
 from warehouse import economics
 from warehouse.estimates import Estimator, estimate_rows, gpu_from_row, precision_for, whole_gpus
 from warehouse.facts import model_from_row
+from warehouse.queries import SHELF_LIFE_COLUMNS
 
 # Keys of one /estimates item, in order (token_estimates columns).
 ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
@@ -26,7 +27,10 @@ ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
     "fallback_reason", "gpus_used", "tensor_parallel", "data_parallel", "batch_per_replica",
     "output_tokens_per_s", "total_tokens_per_s", "price_per_hour_usd",
     "usd_per_million_output_tokens", "usd_per_million_total_tokens", "observed_at", "source_url",
+    *SHELF_LIFE_COLUMNS,
 )  # fmt: skip
+# read off the offer, not the estimate
+_OFFER_KEYS = frozenset({"source_url", *SHELF_LIFE_COLUMNS})
 
 _ESTIMATORS: OrderedDict[str, Estimator] = OrderedDict()
 _ESTIMATORS_LOCK = threading.Lock()
@@ -65,7 +69,7 @@ def ranked_estimates(
 ) -> list[dict[str, Any]]:
     """Fitting offers for ``model_id``, cheapest USD per million total tokens first (ties by
     offer id), as /estimates items. Same numbers as token_estimates at the same settings."""
-    source = {o["offer_id"]: o["source_url"] for o in offers}
+    by_id = {o["offer_id"]: o for o in offers}
     rows = estimate_rows(
         offers,
         est,
@@ -77,7 +81,7 @@ def ranked_estimates(
     fitting = [r for r in rows if r["fits"]]
     fitting.sort(key=lambda r: (r["usd_per_million_total_tokens"], r["offer_id"]))
     return [
-        {k: source[r["offer_id"]] if k == "source_url" else r[k] for k in ESTIMATE_ITEM_KEYS}
+        {k: by_id[r["offer_id"]][k] if k in _OFFER_KEYS else r[k] for k in ESTIMATE_ITEM_KEYS}
         for r in fitting
     ]
 
@@ -197,6 +201,7 @@ def fit_answer(
                 "min_gpus": result.min_gpus,
                 "price_per_hour_usd": o["price_per_hour_usd"],
                 "source_url": o["source_url"],
+                **{k: o[k] for k in SHELF_LIFE_COLUMNS},
             }
             for o in able
         )

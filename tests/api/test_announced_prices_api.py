@@ -111,12 +111,14 @@ def test_offer_history_shows_the_announced_interval(nebius_home, tmp_path):
         (i["price"], i["valid_from"], i["valid_to"], i["announced"], i["last_seen_at"])
         for i in history["items"]
     ] == [
+        # 2024's "1x H100 SXM" is the same product (its declared product key, docs/history.md);
         # $3.85 last listed by the 2026-09 capture (observed 09-01); $4.50 never observed: it
         # counts as seen at its own start until a scrape lists it in force
+        (2.95, "2024-11-15T00:00:00Z", "2026-07-12T00:00:00Z", False, "2024-11-15T00:00:00Z"),
         (3.85, "2026-07-12T00:00:00Z", "2026-10-01T00:00:00Z", False, "2026-09-01T00:00:00Z"),
         (4.5, "2026-10-01T00:00:00Z", None, True, "2026-10-01T00:00:00Z"),
     ]
-    before = history["items"][0]
+    before = history["items"][1]
     assert (before["no_data_from"], before["no_data_until"], before["no_data_days"]) == (
         "2026-09-01T00:00:00Z",
         "2026-10-01T00:00:00Z",

@@ -47,6 +47,13 @@ def store(replayed_home, tmp_path_factory) -> SnapshotStore:  # replayed_home: t
             b"pricing=spot&pricing=reserved&include_suspect=false",
             OfferQuery(OfferFilter.build(pricing=["spot", "reserved"])),
         ),
+        (
+            b"gpu=b200&include_expired=true&max_age_days=400.5&sort=price_per_gpu",
+            OfferQuery(
+                OfferFilter.build(gpu=["b200"], include_expired=True, max_age_days=400.5),
+                sort="price_per_gpu",
+            ),
+        ),
     ],
 )
 def test_plain_queries_parse_as_the_handler_builds_them(query: bytes, expected) -> None:
@@ -63,6 +70,7 @@ def test_plain_queries_parse_as_the_handler_builds_them(query: bytes, expected) 
         b"min_vram=80&min_vram=90",
         b"min_vram=",
         b"fp8=True",
+        b"include_expired=1",
         b"fp8=1",
         b"sort=cheap",
         b"pricing=hourly",

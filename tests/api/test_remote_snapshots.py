@@ -71,7 +71,8 @@ def test_two_api_processes_serve_the_same_snapshot_from_the_url(replayed_home, t
             apis.append((*_start_api(url, tmp_path / f"home-{name}", log), log))
         for proc, base, log in apis:
             _wait_healthy(proc, base, log, published.snapshot_id)
-        params = {"limit": 1000, "sort": "price_per_gpu"}
+        # include_expired: Lambda's 2026-01 list price is past its 180 days in December 2026
+        params = {"limit": 1000, "sort": "price_per_gpu", "include_expired": "true"}
         bodies = [httpx.get(f"{base}/instances", params=params).content for _, base, _ in apis]
         assert bodies[0] == bodies[1]
         assert b"8x NVIDIA H100 SXM (80 GB)" in bodies[0]

@@ -144,16 +144,22 @@ def test_cors_headers_are_added_to_instances_answers(
 def test_instances_answer_from_memory_exactly_as_by_sql(published: Path) -> None:
     from api.controllers.instances import instances_body
     from api.encoding import page_body
-    from warehouse.queries import OfferFilter, OfferQuery, query_offers_sql
+    from warehouse.queries import OfferFilter, OfferQuery, exclusions_sql, query_offers_sql
 
     app = create_app(published, reload_interval_s=3600)
     snapshot = app.state["store"].get()
     for query in (
         OfferQuery(OfferFilter.build(min_vram=80, fp8=True)),
         OfferQuery(OfferFilter.build(provider=["vast"]), cheapest_per_gpu=True, sort="-price"),
+        OfferQuery(OfferFilter.build(gpu=["b200"], include_expired=True, max_age_days=400)),
     ):
         items, total = query_offers_sql(snapshot.cursor(), query)
         expected = page_body(
-            items, total=total, limit=query.limit, offset=query.offset, as_of=snapshot.as_of
+            items,
+            total=total,
+            excluded=exclusions_sql(snapshot.cursor(), query.filter).as_dict(),
+            limit=query.limit,
+            offset=query.offset,
+            as_of=snapshot.as_of,
         )
         assert instances_body(snapshot, query) == expected

@@ -111,23 +111,27 @@ def test_a_cached_answer_never_skips_the_unknown_parameter_check(app, client) ->
 
 
 def test_provider_is_case_insensitive(client) -> None:
-    lower = _ids(_items(client, provider="lambda"))
+    every = {"include_expired": "true"}  # Lambda's prices are from 2026-01: expired by default
+    lower = _ids(_items(client, provider="lambda", **every))
     assert lower
-    assert _ids(_items(client, provider="Lambda")) == _ids(_items(client, provider="LAMBDA"))
-    assert _ids(_items(client, provider="Lambda")) == lower
+    assert _ids(_items(client, provider="Lambda", **every)) == _ids(
+        _items(client, provider="LAMBDA", **every)
+    )
+    assert _ids(_items(client, provider="Lambda", **every)) == lower
     detail = client.get("/providers/Lambda").json()
     assert detail["provider"] == "lambda" and detail["status"] is not None
 
 
 def test_provider_comma_list_equals_repeated_parameters(client) -> None:
-    repeated = _items(client, provider=["lambda", "runpod"])
-    comma = _items(client, provider="lambda,runpod")
+    every = {"include_expired": "true"}  # Lambda's prices are from 2026-01: expired by default
+    repeated = _items(client, provider=["lambda", "runpod"], **every)
+    comma = _items(client, provider="lambda,runpod", **every)
     assert _ids(comma) == _ids(repeated)
     assert {i["provider"] for i in comma} == {"lambda", "runpod"}
-    assert len(comma) == len(_items(client, provider="lambda")) + len(
-        _items(client, provider="runpod")
+    assert len(comma) == len(_items(client, provider="lambda", **every)) + len(
+        _items(client, provider="runpod", **every)
     )
-    mixed = _items(client, provider=["Lambda, RunPod", "lambda"])  # both forms at once
+    mixed = _items(client, provider=["Lambda, RunPod", "lambda"], **every)  # both forms at once
     assert _ids(mixed) == _ids(repeated)
 
 

@@ -349,9 +349,16 @@ def test_page_renders_every_offer_and_serverless_tier(server, page, tmp_path):
     page.open(f"{server}/")
     rows = page.rows("offers")
     assert len(rows) == min(api["total"], 1000) > 0
-    h100 = [r for r in rows if r[0] == "lambda" and r[1] == LAMBDA_H100]
-    assert h100, "Lambda's 8x H100 SXM is in the table"
-    assert h100[0][6] == "23.92" and h100[0][7] == "2.99"
+    # expired prices (past the shelf life of their kind) are left out, and the page says so
+    assert not any("(expired)" in r[10] for r in rows)
+    assert not any(r[0] == "lambda" and r[1] == LAMBDA_H100 for r in rows)  # a 2026-01 page
+    count = page.js("document.getElementById('offers-count').textContent")
+    expired = api["excluded"]["expired"]["count"]
+    assert f"{expired:,} expired prices left out" in count and "spot" in count
+    # and that every price it shows is recorded, not live
+    assert "data: recorded" in page.js("document.getElementById('meta').textContent")
+    assert page.js("document.getElementById('data-notice').hidden") is False
+    assert "recorded, not live" in page.js("document.getElementById('data-notice').textContent")
     assert any(r[3].startswith("8x h100") for r in rows)
     # default order: cheapest instance-hour first
     prices = [float(r[6]) for r in rows]
@@ -364,9 +371,25 @@ def test_page_renders_every_offer_and_serverless_tier(server, page, tmp_path):
     assert len(shown) > len(rows) and not suspect & set(shown)
     tiers = page.rows("serverless")
     assert len(tiers) == serverless["total"]
-    assert {r[0] for r in tiers} >= {"modal"}
+    assert {r[0] for r in tiers} >= {"replicate", "beam"} and "modal" not in {r[0] for r in tiers}
     assert "serverless tiers" in page.js("document.getElementById('serverless-count').textContent")
     page.screenshot(None, tmp_path / "web.png")
+    # ticking "Include expired prices" brings them back, marked expired
+    page.js("document.querySelector('#page-form input[name=include_expired]').click()")
+    page.wait("location.search.includes('include_expired=true')")
+    page.wait(
+        "[...document.querySelectorAll('#offers tbody tr')].length > "
+        f"{len(rows)} && document.getElementById('offers-section').dataset.state === 'ready'"
+    )
+    every = page.rows("offers")
+    h100 = [r for r in every if r[0] == "lambda" and r[1] == LAMBDA_H100]
+    assert h100, "Lambda's 8x H100 SXM is in the table with expired prices"
+    assert h100[0][6] == "23.92" and h100[0][7] == "2.99" and "(expired)" in h100[0][10]
+    page.wait("document.getElementById('serverless-section').dataset.state === 'ready'")
+    page.wait(
+        "[...document.querySelectorAll('#serverless tbody tr')].some(tr => "
+        "tr.cells[0].textContent === 'modal')"
+    )  # its 2025-06 page, marked expired
 
 
 def test_matrix_cell_is_the_cheapest_offer_the_api_gives(server, page, tmp_path):
@@ -582,8 +605,11 @@ def test_filters_in_the_url_narrow_the_table(server, page):
 
 
 def test_offer_link_shows_its_price_history_chart(server, page):
-    offer_id = _get(server, "/instances", provider="lambda", gpu="h100-sxm")["items"][0]["id"]
-    page.open(f"{server}/#offer={offer_id}")
+    lambda_h100 = _get(
+        server, "/instances", provider="lambda", gpu="h100-sxm", include_expired="true"
+    )
+    offer_id = lambda_h100["items"][0]["id"]
+    page.open(f"{server}/?include_expired=true#offer={offer_id}")  # a 2026-01 price: expired
     assert page.js("document.getElementById('history').hidden") is False
     assert page.js("document.getElementById('history').dataset.offer") == offer_id
     assert "lambda" in page.js("document.querySelector('#chart svg').textContent")

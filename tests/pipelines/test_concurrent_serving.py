@@ -1,24 +1,29 @@
-"""The API under load while ingest runs 10 times back to back: zero errors, every response
+"""The API under load while ingest runs 4 times back to back: zero errors, every response
 consistent with exactly one published snapshot.
 
 The API runs under uvicorn in its own process, as in production. The ingest runs in this
-process through the functions the Dagster assets call (``benchmarks.harness.direct_ingest``:
+process through the functions the Dagster assets call (``tests.support.harness.direct_ingest``:
 seeds, scrapes, derived models, snapshot), because starting Dagster ten times would dominate
 the test; ``benchmarks/concurrent_ingest.py`` does the same through ``gpuprices ingest`` with
 every provider. Each run replays a different real RunPod capture under a later (past) date, so
 consecutive snapshots hold different offers and a response mixing two snapshots is caught.
+
+4 runs, not 10 (issue 23: the suite under 5 minutes): each run is one snapshot swap under
+load, and the property (no error, no response mixing two snapshots) is per swap; 4 swaps
+cycle through RunPod's captures and still leave the server at least 3 snapshots to serve
+(asserted), and the benchmark runs 10 with every provider.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.concurrent_ingest import serve_while_ingesting
-from benchmarks.harness import direct_ingest, past_days, redated_replay
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.concurrent import serve_while_ingesting
+from tests.support.harness import direct_ingest, past_days, redated_replay
 
-RUNS = 10
+RUNS = 4
 PROVIDER = "runpod"
 
 

@@ -36,7 +36,9 @@ def test_replay_ingest_succeeds_for_every_provider(replayed):
 def test_instances_min_vram_fp8(replayed):
     paths, _ = replayed
     with TestClient(create_app(paths.published)) as client:
-        response = client.get("/instances", params={"min_vram": 80, "fp8": "true", "limit": 1000})
+        # include_expired: Lambda's 2026-01 list price is past its 180 days in December 2026
+        every = {"min_vram": 80, "fp8": "true", "limit": 1000, "include_expired": "true"}
+        response = client.get("/instances", params=every)
         assert response.status_code == 200
         body = response.json()
     assert body["total"] == len(body["items"]) > 0

@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from pipelines.cli import main
-from pipelines.exports import NAMES_CSV, export
+from pipelines.exports import NAMES_CSV, export, export_rules
 from scrapers.registry import PROVIDERS
 from tests.conftest import REPO
 from warehouse.publish import current, load_into_memory
 
+# The format tests read every offer the replay holds, expired or not (Lambda's 2026-01 page is
+# past the 180 days of a list price in December 2026); the default is tested on its own.
+EVERY = export_rules(include_expired=True)
 LAMBDA_H100 = "8x NVIDIA H100 SXM (80 GB)"  # "NVIDIA H100 SXM | 80 GB | 208 | 1800 GiB | $2.99"
 DATACRUNCH_B200 = "8B200.240V"  # on demand $29.10/h, spot $6.43/h, 240 vCPUs, 1472 GB RAM
 # SkyPilot catalog schema v8 (catalogs/v8/aws/vms.csv header in skypilot-org/skypilot-catalog).
@@ -90,7 +93,7 @@ def offers(snapshot):
 
 def test_gpuhunt_query_returns_our_lambda_h100(snapshot, offers, tmp_path):
     out = tmp_path / "gpuhunt"
-    report = export("gpuhunt", snapshot, out)
+    report = export("gpuhunt", snapshot, out, EVERY)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUHUNT_")}
     env.update(GPUHUNT_CATALOG_DIR=str(out), GPUHUNT_CATALOG_URL=out.as_uri())
     done = subprocess.run(
@@ -149,7 +152,7 @@ def test_gpuhunt_query_returns_our_lambda_h100(snapshot, offers, tmp_path):
 
 
 def test_gpuhunt_export_has_the_downloadable_layout(snapshot, tmp_path):
-    export("gpuhunt", snapshot, tmp_path)
+    export("gpuhunt", snapshot, tmp_path, EVERY)
     version = (tmp_path / "lambdalabs" / "version").read_text()
     assert version == snapshot.snapshot_id
     with zipfile.ZipFile(tmp_path / "lambdalabs" / version / "catalog.zip") as zf:
@@ -162,13 +165,13 @@ def test_gpuhunt_export_has_the_downloadable_layout(snapshot, tmp_path):
 def test_serverless_tiers_are_counted_not_exported(snapshot, offers, tmp_path):
     serverless = sum(o["serverless"] for o in offers)
     for fmt in ("gpuhunt", "skypilot"):
-        report = export(fmt, snapshot, tmp_path / fmt)
+        report = export(fmt, snapshot, tmp_path / fmt, EVERY)
         left_out = sum(n for (_, reason), n in report.excluded.items() if "serverless" in reason)
         assert left_out == serverless
 
 
 def test_skypilot_vms_csv_has_v8_columns_and_our_prices(snapshot, tmp_path):
-    report = export("skypilot", snapshot, tmp_path)
+    report = export("skypilot", snapshot, tmp_path, EVERY)
     with (tmp_path / "lambda" / "vms.csv").open(newline="") as handle:
         reader = csv.DictReader(handle)
         # like SkyPilot's own Lambda catalog, no zone column: SkyPilot skips a row with an
@@ -227,11 +230,12 @@ def test_interop_names_name_canonical_gpus_and_cite_sources():
 def test_cli_export_writes_both_formats(replayed_home, monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("GPUPRICES_HOME", str(replayed_home[0].home))
     monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
-    assert main(["export", "--format", "skypilot", str(tmp_path / "sky")]) == 0
-    assert main(["export", "--format", "gpuhunt", str(tmp_path / "gh")]) == 0
+    every = ["--include-expired"]
+    assert main(["export", "--format", "skypilot", str(tmp_path / "sky"), *every]) == 0
+    assert main(["export", "--format", "gpuhunt", str(tmp_path / "gh"), *every]) == 0
     out = capsys.readouterr().out
     assert "lambda/vms.csv: " in out and "lambdalabs.csv: " in out
-    assert "left out" in out and "runpod" in out
+    assert "left out" in out and "runpod" in out and "expired" not in out
     assert (tmp_path / "sky" / "lambda" / "vms.csv").is_file()
 
 
@@ -251,14 +255,14 @@ def _rows(path: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def gpuhunt_dir(snapshot, tmp_path_factory):
     out = tmp_path_factory.mktemp("gpuhunt")
-    report = export("gpuhunt", snapshot, out)
+    report = export("gpuhunt", snapshot, out, EVERY)
     return out, report
 
 
 @pytest.fixture(scope="module")
 def skypilot_dir(snapshot, tmp_path_factory):
     out = tmp_path_factory.mktemp("skypilot")
-    report = export("skypilot", snapshot, out)
+    report = export("skypilot", snapshot, out, EVERY)
     return out, report
 
 
@@ -417,7 +421,7 @@ def runpod_live(tmp_path_factory):
     out = tmp_path_factory.mktemp("runpod-live-gpuhunt")
     with Warehouse(paths.warehouse).connect() as con:
         rebuild(con)
-        report = export_gpuhunt(con, out, "runpod-live")
+        report = export_gpuhunt(con, out, "runpod-live")  # live prices: in force
         result = con.execute("select * from current_offers where provider = 'runpod'")
         columns = [d[0] for d in result.description or []]
         offers = [dict(zip(columns, row, strict=True)) for row in result.fetchall()]

@@ -8,7 +8,7 @@ labelled recorded with its capture date and source URL, and says so in one line 
 from __future__ import annotations
 
 import csv
-from datetime import date
+from datetime import UTC, date, datetime
 
 import dagster as dg
 import httpx
@@ -22,7 +22,10 @@ from scrapers import http as scraper_http
 from scrapers import recorded
 from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
+from warehouse.db import Warehouse
+from warehouse.derive import rebuild
 from warehouse.paths import Paths
+from warehouse.publish import publish
 
 
 def _offline(request: httpx.Request) -> httpx.Response:
@@ -88,7 +91,8 @@ def test_offline_first_run_serves_the_recorded_offers_labelled_with_their_dates(
     with TestClient(create_app(paths.published)) as client:
         health = client.get("/health").json()
         assert health["by_origin"]["recorded"]["providers"] == 3
-        items = client.get("/instances", params={"provider": "lambda", "limit": 100}).json()
+        lambda_ = {"provider": "lambda", "limit": 100, "include_expired": "true"}  # 2026-01-09
+        items = client.get("/instances", params=lambda_).json()
         statuses = {p["provider"]: p for p in client.get("/providers").json()["items"]}
     assert {i["data_origin"] for i in items["items"]} == {"recorded"}
     assert {i["observed_at"][:10] for i in items["items"]} == {"2026-01-09"}
@@ -96,6 +100,32 @@ def test_offline_first_run_serves_the_recorded_offers_labelled_with_their_dates(
     assert statuses["lambda"]["data_origin"] == "recorded"
     assert statuses["lambda"]["last_status"] == "failed"  # the live fetch, not the fallback
     assert statuses["lambda"]["newest_price_age_days"] > 300
+
+
+def test_first_offline_run_still_answers_and_says_recorded(tmp_path, no_network, shipped_rows):
+    """`gpuprices ingest --fallback-replay /nonexistent` on a fresh home, then serve: the shipped
+    recorded offers of 2026 are inside the 180 days of a list price, so the default answer is
+    not empty, and /health says plainly that the data is recorded, not live. Published again
+    at 2026-12-02 so the ages are those of the day the issue was filed."""
+    paths = Paths(tmp_path / "home")
+    report = run_ingest(paths, replay_dir=None, instance=dg.DagsterInstance.ephemeral())
+    assert report.origins["recorded"] == len(shipped_rows)
+    at = datetime(2026, 12, 2, tzinfo=UTC)
+    with Warehouse(paths.warehouse).connect() as con:
+        rebuild(con, now=at)
+        publish(con, paths.published, now=at)
+    with TestClient(create_app(paths.published)) as client:
+        health = client.get("/health").json()
+        page = client.get("/instances", params={"limit": 1000}).json()
+        b200 = client.get("/instances", params={"gpu": "b200", "sort": "price_per_gpu"}).json()
+    assert health["data_origin"] == "recorded"
+    assert health["notice"].startswith("These prices are recorded, not live")
+    assert f"all {len(shipped_rows)} scraped offers of 21 providers" in health["notice"]
+    assert health["expired_offers"] == page["excluded"]["expired"]["count"] > 0
+    assert page["total"] > 300 and not any(i["expired"] for i in page["items"])
+    assert {i["data_origin"] for i in page["items"]} == {"recorded", "curated"}
+    assert {"aws", "gcp", "runpod", "nebius"} <= {i["provider"] for i in page["items"]}
+    assert b200["items"][0]["provider"] == "runpod" and b200["items"][0]["age_days"] == 92
 
 
 def test_a_second_offline_run_loads_nothing_new(tmp_path, no_network):

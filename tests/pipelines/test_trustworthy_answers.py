@@ -14,6 +14,8 @@ from litestar.testing import TestClient
 from api.app import create_app
 
 SORTS = ("price", "price_per_gpu", "price_per_vram_gb", "vram")
+# every offer of the replay: suspect prices and expired ones (past their shelf life) too
+EVERYTHING = {"include_suspect": "true", "include_expired": "true"}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def test_gpu_shares_and_placeholders_never_lead_min_vram_80_fp8(client, sort):
 
 
 def test_gcp_eighth_of_an_rtx_pro_6000_is_12_gb_not_96(client):
-    everything = _items(client, provider="gcp", gpu="rtx-pro-6000", include_suspect="true")
+    everything = _items(client, provider="gcp", gpu="rtx-pro-6000", **EVERYTHING)
     eighth = _one(everything, instance_type="g4-standard-6", pricing="on_demand")
     assert eighth["gpu_fraction"] == 0.125
     assert eighth["vram_gb_per_gpu"] == 96  # the datasheet figure of the GPU it is a share of
@@ -61,7 +63,7 @@ def test_gcp_eighth_of_an_rtx_pro_6000_is_12_gb_not_96(client):
 
 
 def test_runpod_mig_1g_24gb_slice_is_24_gb_not_96(client):
-    items = _items(client, provider="runpod", gpu="rtx-pro-6000", include_suspect="true")
+    items = _items(client, provider="runpod", gpu="rtx-pro-6000", **EVERYTHING)
     mig = [i for i in items if "MIG 1g.24gb" in i["instance_type"]]
     assert mig
     for item in mig:
@@ -69,19 +71,20 @@ def test_runpod_mig_1g_24gb_slice_is_24_gb_not_96(client):
 
 
 def test_vast_h100_mib_report_does_not_replace_the_datasheet_80_gb(client):
-    h100 = _items(client, provider="vast", gpu=["h100-sxm", "h100-pcie"], include_suspect="true")
+    h100 = _items(client, provider="vast", gpu=["h100-sxm", "h100-pcie"], **EVERYTHING)
     assert h100
     for item in h100:
         assert item["vram_gb_per_gpu"] == item["vram_gb_usable"] == 80
         assert item["vram_gb_reported"] is not None
     assert any(i["vram_gb_reported"] > 85 for i in h100)  # MiB read as GB, kept beside
     # every H100 provider answers gpu=h100-sxm&min_vram=80, not only the one that over-reports
-    providers = {i["provider"] for i in _items(client, gpu="h100-sxm", min_vram=80)}
+    h100_80 = _items(client, gpu="h100-sxm", min_vram=80, include_expired="true")
+    providers = {i["provider"] for i in h100_80}
     assert {"lambda", "aws", "gcp"} <= providers
 
 
 def test_vultr_gh200_is_96_gb_of_gpu_memory_not_480(client):
-    gh200 = _one(_items(client, provider="vultr", gpu="gh200", include_suspect="true"))
+    gh200 = _one(_items(client, provider="vultr", gpu="gh200", **EVERYTHING))
     assert gh200["vram_gb_per_gpu"] == 96
     assert gh200["vram_gb_reported"] == 480
     assert gh200["vram_report_mismatch"] is True
@@ -97,14 +100,14 @@ def test_datasheet_memory_for_every_h100_h200_a100_80gb_and_gh200_offer(client):
         "a100-80gb-pcie": 80,
         "gh200": 96,
     }
-    items = _items(client, gpu=list(expected), include_suspect="true")
+    items = _items(client, gpu=list(expected), **EVERYTHING)
     assert {i["gpu_id"] for i in items} == set(expected)
     for item in items:
         assert item["vram_gb_per_gpu"] == expected[item["gpu_id"]], item
 
 
 def test_runpod_050_placeholders_are_suspect_and_hidden_by_default(client):
-    everything = _items(client, provider="runpod", include_suspect="true")
+    everything = _items(client, provider="runpod", **EVERYTHING)
     placeholders = [i for i in everything if i["price"] == 0.5 and i["price_per"] == "gpu"]
     assert len(placeholders) >= 10
     for item in placeholders:
@@ -120,14 +123,14 @@ def test_runpod_050_placeholders_are_suspect_and_hidden_by_default(client):
 
 
 def test_sibling_placeholder_does_not_make_the_real_community_price_suspect(client):
-    items = _items(client, provider="runpod", gpu="rtx-pro-6000-max-q", include_suspect="true")
+    items = _items(client, provider="runpod", gpu="rtx-pro-6000-max-q", **EVERYTHING)
     community = _one(items, region="community", pricing="on_demand")
     assert community["price"] == 1.64  # above the secure 0.50 placeholder, and real
     assert community["price_status"] == "ok"
 
 
 def test_no_price_older_than_30_days_reads_fresh(client):
-    items = _items(client, include_suspect="true")
+    items = _items(client, **EVERYTHING)
     assert items
     for item in items:
         assert item["stale"] is (item["age_days"] > 30), item
@@ -137,19 +140,19 @@ def test_no_price_older_than_30_days_reads_fresh(client):
 
 
 def test_a_capture_dated_to_a_month_says_so(client):
-    aws = _items(client, provider="aws", include_suspect="true")
+    aws = _items(client, provider="aws", **EVERYTHING)
     assert {i["observed_precision"] for i in aws} == {"month"}  # c2026-09_...
     assert {i["data_origin"] for i in aws} == {"recorded"}
-    hetzner = _items(client, provider="hetzner", include_suspect="true")
+    hetzner = _items(client, provider="hetzner", **EVERYTHING)
     assert {i["observed_precision"] for i in hetzner} == {"minute"}  # 2026-04-01T18_...
 
 
 def test_datacrunch_dynamic_price_is_its_own_pricing_kind(client):
-    dynamic = _items(client, provider="datacrunch", pricing="dynamic", include_suspect="true")
+    dynamic = _items(client, provider="datacrunch", pricing="dynamic", **EVERYTHING)
     assert dynamic
     on_demand = {
         i["instance_type"]: i["price"]
-        for i in _items(client, provider="datacrunch", pricing="on_demand", include_suspect="true")
+        for i in _items(client, provider="datacrunch", pricing="on_demand", **EVERYTHING)
     }
     for item in dynamic:
         assert not item["instance_type"].endswith("dynamic")
@@ -157,16 +160,16 @@ def test_datacrunch_dynamic_price_is_its_own_pricing_kind(client):
 
 
 def test_unknown_gpu_capabilities_are_null_and_fp8_false_does_not_match_them(client):
-    everything = _items(client, include_suspect="true")
+    everything = _items(client, **EVERYTHING)
     unknown = [i for i in everything if i["gpu_id"] is None]
     for item in unknown:
         assert (item["fp8"], item["bf16"], item["vram_gb_usable"]) == (None, None, None)
-    without_fp8 = _items(client, fp8="false", include_suspect="true")
+    without_fp8 = _items(client, fp8="false", **EVERYTHING)
     assert without_fp8 and all(i["fp8"] is False for i in without_fp8)
 
 
 def test_usd_offers_carry_no_fx_date(client):
-    for item in _items(client, provider="lambda", include_suspect="true"):
+    for item in _items(client, provider="lambda", **EVERYTHING):
         assert (item["currency"], item["usd_per_unit"], item["fx_rate_date"]) == ("USD", 1, None)
 
 
@@ -214,7 +217,7 @@ def test_fit_counts_a_gpu_share_by_the_memory_it_gives(client):
 
 
 def test_runpod_16_gb_serverless_tier_is_one_offer_at_its_guaranteed_minimum(client):
-    tiers = _items(client, provider="runpod-serverless", include_suspect="true")
+    tiers = _items(client, provider="runpod-serverless", **EVERYTHING)
     sixteen = [i for i in tiers if "16 GB" in i["instance_type"]]
     assert len(sixteen) == 2  # flex and active, not one per candidate GPU
     for tier in sixteen:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import estimates_calibration as calibration
+from tests.support import calibration
 from warehouse import economics, units
 from warehouse.economics import (
     ALLREDUCE_EFFICIENCY,

@@ -281,7 +281,7 @@ def test_published_snapshot_carries_estimates_models_and_facts(con, tmp_path):
 def test_estimates_benchmark_runs_small(tmp_path):
     # benchmarks/hostile_input.py (b) at 300 generated offers: every offer with a canonical GPU
     # and an ok price gets one row per reference model
-    from benchmarks.hostile_input import build, measure_estimates
+    from tests.support.synthetic_warehouse import build, measure_estimates
 
     build(tmp_path, 300)
     result = measure_estimates(tmp_path)

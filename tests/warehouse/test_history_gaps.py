@@ -362,3 +362,30 @@ def test_a_live_scrape_with_skipped_parts_is_partial_and_keeps_the_rest_open(con
     assert con.execute(
         "select instance_type, valid_to, last_seen_at from offer_history order by 1"
     ).fetchall() == [("1x H100", None, T0), ("8x H100", None, T1)]
+
+
+def test_an_undescribed_excerpt_is_partial_by_its_name(tmp_path):
+    # a capture of another date that PROVENANCE.md does not (yet) describe: its name says it is
+    # an excerpt, so it must not close the offers it does not list; a described file keeps the
+    # reason PROVENANCE gives, and an undescribed one without such a word is full
+    folder = tmp_path / "runpod"
+    folder.mkdir()
+    for name in (
+        "2025-09-09_wayback_pricing_excerpt.html",
+        "2025-06-19T1914Z_graphql_gpuTypes.json",
+    ):
+        (folder / name).symlink_to(SNAPSHOTS / "runpod" / name)
+    (folder / "2025-11-02_wayback_pricing_excerpt.html").symlink_to(
+        SNAPSHOTS / "runpod" / "2025-09-09_wayback_pricing_excerpt.html"
+    )
+    (tmp_path / "PROVENANCE.md").write_text(
+        "## runpod\n\n### `runpod/2025-06-19T1914Z_graphql_gpuTypes.json`\n\n"
+        "- completeness: FULL response body\n",
+        encoding="utf-8",
+    )
+    found = {c.path.name: c.partial_reason for c in discover(tmp_path)["runpod"]}
+    assert found == {
+        "2025-06-19T1914Z_graphql_gpuTypes.json": None,
+        "2025-09-09_wayback_pricing_excerpt.html": "file name: EXCERPT",
+        "2025-11-02_wayback_pricing_excerpt.html": "file name: EXCERPT",
+    }

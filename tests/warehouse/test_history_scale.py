@@ -1,4 +1,5 @@
-"""The history model on generated hourly scrapes (benchmarks/history_scale.py at small scale):
+"""The history model on generated hourly scrapes (``tests.support.history_load``, which
+benchmarks/history_scale.py runs at full scale):
 intervals match the generator's ground truth, the batch path writes exactly what the per-scrape
 pipeline path writes, the incremental rollup equals a full rebuild, and retention keeps what
 current_offers needs."""
@@ -12,14 +13,14 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from benchmarks.history_scale import (
+from tests.support.history_load import (
     hour_offers,
     load_day_batch,
     load_hour_per_scrape,
     setup,
     stage_day,
 )
-from benchmarks.synthetic_history import Generator, Rates
+from tests.support.synthetic_history import Generator, Rates
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from warehouse.queries import (
     OfferFilter,
     OfferQuery,
     OfferTable,
+    exclusions_sql,
     gpu_filter,
     query_offers_sql,
 )
@@ -49,12 +51,17 @@ FIXED = [
     OfferQuery(OfferFilter.build(include_suspect=True), sort="-price_per_vram_gb", limit=1000),
     OfferQuery(OfferFilter.build(region=["US-EAST-1"], max_age_days=365)),
     OfferQuery(OfferFilter.build(min_total_vram=640, bf16=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(include_expired=True), sort="price_per_gpu", limit=1000),
+    OfferQuery(OfferFilter.build(gpu=["b200"], include_expired=True), sort="price_per_gpu"),
+    OfferQuery(OfferFilter.build(include_expired=True, max_age_days=100), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(include_expired=True, include_suspect=True, max_age_days=62)),
 ]
 
 
 @pytest.mark.parametrize("query", FIXED, ids=lambda q: repr(q.filter.as_dict()) + q.sort)
 def test_the_table_answers_a_fixed_query_as_sql_does(con, table, query) -> None:
     assert table.query(query) == query_offers_sql(con, query)
+    assert table.exclusions(query.filter) == exclusions_sql(con, query.filter)
 
 
 def _random_query(rng: random.Random) -> OfferQuery:
@@ -73,8 +80,9 @@ def _random_query(rng: random.Random) -> OfferQuery:
         max_price=maybe(0.1, rng.choice([1, 2.99, 10, 40])),
         max_price_per_gpu=maybe(0.2, rng.choice([0.5, 1, 2.99, 3])),
         min_gpus=maybe(0.2, rng.choice([0.5, 1, 2, 8])),
-        max_age_days=maybe(0.1, rng.choice([1, 30, 400])),
+        max_age_days=maybe(0.2, rng.choice([1, 30, 62, 92, 100, 400])),
         include_suspect=rng.random() < 0.3,
+        include_expired=rng.random() < 0.3,
     )
     return OfferQuery(
         f,
@@ -90,6 +98,30 @@ def test_the_table_answers_random_queries_as_sql_does(con, table) -> None:
     for _ in range(300):
         query = _random_query(rng)
         assert table.query(query) == query_offers_sql(con, query), query
+        assert table.exclusions(query.filter) == exclusions_sql(con, query.filter), query
+
+
+def test_what_the_rules_left_out_adds_up_to_the_other_filters_matches(con, table) -> None:
+    """total + excluded.count = the offers matching the other filters, whatever the rules."""
+    rng = random.Random(21)
+    for _ in range(100):
+        f = _random_query(rng).filter
+        everything = replace(f, include_expired=True, include_suspect=True, max_age_days=None)
+        _, total = table.query(OfferQuery(f))
+        _, matching = table.query(OfferQuery(everything))
+        assert total + table.exclusions(f).count == matching, f
+
+
+def test_the_default_leaves_out_every_expired_offer_and_counts_them_per_kind(con, table) -> None:
+    items, _ = table.query(OfferQuery(limit=1000))
+    assert items and not any(i["expired"] for i in items)
+    expired = con.execute(
+        "select price_kind, count(*) from current_offers where expired group by all"
+    ).fetchall()
+    assert table.exclusions(OfferFilter()).expired_by_kind == dict(expired)
+    every = OfferFilter.build(include_expired=True, include_suspect=True)
+    everything, _ = table.query(OfferQuery(every, limit=1000))
+    assert sum(i["expired"] for i in everything) == sum(n for _, n in expired)
 
 
 def test_filters_normalise_to_one_key() -> None:

@@ -5,6 +5,9 @@
 -- excluded_rows: what the parser of the scrape each provider is served from left out, per
 -- reason (JSON object). skipped_parts: the parts of that scrape's fetch that failed alone
 -- (a region, a page), part -> error (JSON object); the served data lacks their offers.
+-- expired_offer_count: current offers whose price is past the shelf life of its kind
+-- (current_offers.expired), which answers leave out unless asked (include_expired=true);
+-- expired_by_kind: those per price_kind (JSON object).
 create or replace table provider_status as
 with per_provider as (
     select
@@ -54,12 +57,27 @@ skipped as (
     group by n.provider
 ),
 
+expired_kinds as (
+    select
+        provider,
+        to_json(map(list(price_kind order by price_kind), list(n order by price_kind)))::varchar
+            as expired_by_kind
+    from (
+        select provider, price_kind, count(*)::integer as n
+        from current_offers
+        where expired
+        group by provider, price_kind
+    )
+    group by provider
+),
+
 offer_counts as (
     select
         provider,
         count(*) as current_offer_count,
         count(*) filter (where price_status = 'suspect') as suspect_offer_count,
         count(*) filter (where stale) as stale_offer_count,
+        count(*) filter (where expired) as expired_offer_count,
         count(*) filter (where vram_report_mismatch) as vram_mismatch_count,
         max(observed_at) as newest_price_observed_at,
         min(age_days) as newest_price_age_days,
@@ -74,6 +92,8 @@ select
     coalesce(c.current_offer_count, 0) as current_offer_count,
     coalesce(c.suspect_offer_count, 0) as suspect_offer_count,
     coalesce(c.stale_offer_count, 0) as stale_offer_count,
+    coalesce(c.expired_offer_count, 0) as expired_offer_count,
+    coalesce(e.expired_by_kind, '{}') as expired_by_kind,
     coalesce(c.vram_mismatch_count, 0) as vram_mismatch_count,
     c.newest_price_observed_at,
     c.newest_price_age_days,
@@ -89,4 +109,5 @@ from per_provider as p
 left join offer_counts as c using (provider)
 left join exclusions as x using (provider)
 left join skipped as k using (provider)
+left join expired_kinds as e using (provider)
 order by provider;

@@ -4,6 +4,8 @@
   normalisation, bound SQL), and ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
 - ``sql``: the page and count queries over any connection holding ``current_offers`` (a
   snapshot file, the warehouse), and the provider status queries;
+- ``excluded``: ``Exclusions``, what a query's rules (expired, max_age_days, suspect) left
+  out of its matches and why, by SQL (``exclusions_sql``) or from an ``OfferTable``;
 - ``table``: ``OfferTable``, ``current_offers`` of one snapshot as numpy columns with every
   sort order precomputed, answering an ``OfferQuery`` exactly as the SQL does, in microseconds.
 
@@ -12,6 +14,12 @@ Derived prices (USD per GPU-hour, per GB-of-VRAM-hour) are columns of
 ``warehouse.queries`` itself.
 """
 
+from warehouse.queries.excluded import (
+    SHELF_LIFE_COLUMNS,
+    Exclusions,
+    exclusions_sql,
+    shelf_lives,
+)
 from warehouse.queries.filters import (
     FILTER_FIELDS,
     GPU_DOC,
@@ -58,6 +66,8 @@ __all__ = [
     "PROVIDERS_SQL",
     "PROVIDER_DOC",
     "PROVIDER_STATUS_SQL",
+    "SHELF_LIFE_COLUMNS",
+    "Exclusions",
     "FilterError",
     "FilterField",
     "OfferFilter",
@@ -67,6 +77,7 @@ __all__ = [
     "PricingModel",
     "Where",
     "cheapest_per_gpu_sql",
+    "exclusions_sql",
     "gpu_clause",
     "gpu_filter",
     "gpu_prefix_pattern",
@@ -76,5 +87,6 @@ __all__ = [
     "item_columns",
     "query_offers_sql",
     "rows",
+    "shelf_lives",
     "split_values",
 ]

@@ -70,9 +70,17 @@ FILTER_FIELDS: dict[str, FilterField] = {
         FilterField("region", "Region code, any case (repeatable or comma-separated)"),
         FilterField(
             "max_age_days",
-            "Only prices observed at most this many days before the snapshot",
+            "Only prices observed at most this many days before the snapshot (the price's own "
+            "age, age_days; days, fractions allowed)",
             ge=0,
             le=100_000,
+        ),
+        FilterField(
+            "include_expired",
+            "Also list prices past their shelf life (expired: observed longer ago than the "
+            "shelf life of their price_kind, GPUPRICES_SHELF_LIFE_DAYS_*; by default dynamic 2 "
+            "days, spot and marketplace 30 days, on-demand, reserved and serverless list prices "
+            "180 days); left out by default",
         ),
         FilterField(
             "include_suspect",
@@ -236,7 +244,9 @@ class OfferFilter:
 
     Memory filters use the memory the user gets (``vram_gb_usable``: a 1/8 share of a 96 GB
     GPU is 12 GB). Suspect prices (``warehouse.plausibility``) are left out unless
-    ``include_suspect``; ``max_age_days`` bounds the price's own age. List filters hold sorted,
+    ``include_suspect``, expired ones (past the shelf life of their kind of price,
+    ``warehouse.shelf_life``) unless ``include_expired``; ``max_age_days`` bounds the price's
+    own age. List filters hold sorted,
     deduplicated values: provider and region lowercase, GPU values as filter terms. Build one
     with :meth:`build` (which normalises); equal filters are equal objects (a cache key)."""
 
@@ -254,6 +264,7 @@ class OfferFilter:
     region: tuple[str, ...] | None = None  # lowercase
     max_age_days: float | None = None  # days before the snapshot
     include_suspect: bool = False
+    include_expired: bool = False  # prices past their shelf life (current_offers.expired)
 
     @classmethod
     def build(
@@ -264,6 +275,7 @@ class OfferFilter:
         pricing: Iterable[str] | None = None,
         region: Iterable[str] | None = None,
         include_suspect: bool | None = False,
+        include_expired: bool | None = False,
         **scalars: Any,
     ) -> OfferFilter:
         """A filter from raw values (repeats, comma lists, any case, GPU spellings).
@@ -282,6 +294,7 @@ class OfferFilter:
             pricing=prices,
             region=split_values(region, "region", lower=True),
             include_suspect=bool(include_suspect),
+            include_expired=bool(include_expired),
             **scalars,
         )
 
@@ -299,6 +312,8 @@ class OfferFilter:
         w = Where()
         if not self.include_suspect:
             w.add("price_status = 'ok'")
+        if not self.include_expired:
+            w.add("not expired")
         if self.max_age_days is not None:
             w.add("age_days <= ?", self.max_age_days)
         if self.min_vram is not None:

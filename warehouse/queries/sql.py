@@ -26,7 +26,8 @@ INSTANCE_COLUMNS = """
     previous_price_per_hour_usd, previous_price_per_gpu_hour_usd, price_status,
     from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
         as price_status_reasons,
-    serverless, observed_at, observed_precision, age_days, stale, data_origin, source_url,
+    serverless, observed_at, observed_precision, age_days, stale,
+    price_kind, shelf_life_days, expires_at, expired, data_origin, source_url,
     price_source, billing_granularity, billing_granularity_s, minimum_charge_s,
     egress_usd_per_gb, block_storage_usd_per_gb_month, spot_available
 """
@@ -105,11 +106,12 @@ def item_columns(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 # --- providers (GET /providers, `gpuprices status`) -------------------------------------------
 
-# excluded_rows and skipped_parts are stored as JSON text; served as objects
+# excluded_rows, skipped_parts and expired_by_kind are stored as JSON text; served as objects
 _PROVIDER_STATUS = (
     "select * replace ("
     "from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows,"
-    " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts)"
+    " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts,"
+    " from_json(expired_by_kind, '\"MAP(VARCHAR, INTEGER)\"') as expired_by_kind)"
     " from provider_status"
 )
 PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"

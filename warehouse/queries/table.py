@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from warehouse.queries.excluded import Exclusions, shelf_lives, tally, unruled
 from warehouse.queries.filters import (
     INSTANCE_SORT_KEYS,
     INSTANCE_SORTS,
@@ -30,7 +31,8 @@ from warehouse.queries.sql import INSTANCE_COLUMNS, rows
 
 # The columns filters and sorts read, by their warehouse names (not the items' field names).
 _FILTER_SQL = """
-    select offer_id, price_status, fp8, bf16, serverless, gpu_id, provider, pricing,
+    select offer_id, price_status, expired, price_kind, fp8, bf16, serverless, gpu_id, provider,
+        pricing,
         lower(region) as region, gpu_name_provider, age_days, vram_gb_usable, vram_gb_total,
         price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
     from current_offers order by offer_id
@@ -94,12 +96,20 @@ class OfferTable:
     ``items[i]`` is row i as :func:`warehouse.queries.sql.instances_sql` selects it
     (``offers_in_group`` None). Immutable once built; safe to share between threads."""
 
-    def __init__(self, items: list[dict[str, Any]], columns: dict[str, list[Any]]) -> None:
+    def __init__(
+        self,
+        items: list[dict[str, Any]],
+        columns: dict[str, list[Any]],
+        shelf_life_days: dict[str, float] | None = None,
+    ) -> None:
         self.items = items
+        self.shelf_life_days = dict(shelf_life_days or {})
         n = self.size = len(items)
         if columns["offer_id"] != [i["id"] for i in items]:
             raise ValueError("filter columns and items are not the same rows")
         self.ok = np.array([s == "ok" for s in columns["price_status"]], dtype=bool)
+        self.in_force = np.array([not e for e in columns["expired"]], dtype=bool)
+        self.kinds = _Codes(columns["price_kind"])
         self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
         self.categories = {
             name: _Codes(columns[name]) for name in ("gpu_id", "provider", "pricing", "region")
@@ -150,7 +160,7 @@ class OfferTable:
         names = [d[0] for d in result.description or []]
         data = result.fetchall()
         columns = {name: [r[k] for r in data] for k, name in enumerate(names)}
-        return cls(items, columns)
+        return cls(items, columns, shelf_lives(con))
 
     def __len__(self) -> int:
         return self.size
@@ -171,6 +181,8 @@ class OfferTable:
     def mask(self, f: OfferFilter) -> np.ndarray:
         """The rows matching ``f``: the rule of :meth:`OfferFilter.where`."""
         m = np.ones(self.size, dtype=bool) if f.include_suspect else self.ok.copy()
+        if not f.include_expired:
+            m &= self.in_force
         for column, bound, minimum in (
             ("age_days", f.max_age_days, False),
             ("vram_gb_usable", f.min_vram, True),
@@ -198,6 +210,24 @@ class OfferTable:
             if values:
                 m &= self.categories[column].any_of(values)
         return m
+
+    def exclusions(self, f: OfferFilter) -> Exclusions:
+        """What ``f``'s rules leave out of its matches: ``warehouse.queries.exclusions_sql``.
+        One bincount over the matching rows of (kind, expired, too old, ok) as one code."""
+        base = self.mask(unruled(f))
+        old = np.zeros(self.size, dtype=np.intp)
+        if f.max_age_days is not None:
+            old = (~(self.ranges["age_days"] <= float(f.max_age_days))).astype(np.intp)
+        expired = (~self.in_force).astype(np.intp)
+        code = self.kinds.codes * 8 + expired * 4 + old * 2 + self.ok.astype(np.intp)
+        counts = np.bincount(code[base & (code >= 0)], minlength=8 * len(self.kinds.code))
+        groups = [
+            (kind, bool(bits & 4), bool(bits & 2), bool(bits & 1), int(counts[k * 8 + bits]))
+            for kind, k in self.kinds.code.items()
+            for bits in range(8)
+            if counts[k * 8 + bits]
+        ]
+        return tally(f, groups, self.shelf_life_days)
 
     def page(self, query: OfferQuery) -> Page:
         m = self.mask(query.filter)

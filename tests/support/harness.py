@@ -1,4 +1,5 @@
-"""Shared pieces of the reliability benchmarks (and of the tests that run them small).
+"""Shared pieces of the reliability benchmarks and of the tests that run them small (moved from
+``benchmarks/harness.py``: tests never import ``benchmarks/``).
 
 - ``api_server``: the API (or any ASGI app) under uvicorn in a subprocess on a free loopback
   port, ready when it answers; stopped (its own process only) on exit.
@@ -29,7 +30,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SNAPSHOTS = REPO.parent / "shared" / "snapshots"
 # What the hammer asks, and what a consistent answer is checked on.
 INSTANCES_QUERY = "/instances?min_vram=80&fp8=true&limit=1000"
@@ -154,6 +155,18 @@ def redated_replay(target: Path, captures: Sequence[Path], when: str, pad: int =
         folder = target / capture.parent.name
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{when}T{index:02d}00Z_{rest}").write_bytes(capture.read_bytes() + b"\n" * pad)
+    return target
+
+
+def newest_captures(target: Path, providers: Sequence[str]) -> Path:
+    """A replay directory ``target`` holding each of ``providers``' newest real capture (copied
+    under its own name and date): a replay of it does one scrape per provider."""
+    from scrapers.replay import discover
+
+    for slug, captures in discover(SNAPSHOTS, list(providers)).items():
+        newest = captures[-1].path
+        (target / slug).mkdir(parents=True, exist_ok=True)
+        (target / slug / newest.name).write_bytes(newest.read_bytes())
     return target
 
 

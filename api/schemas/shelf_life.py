@@ -1,0 +1,90 @@
+"""A price's shelf life (the four fields every offer item carries) and ``excluded``: what an
+answer that lists or ranks offers left out, and why (``warehouse.queries.Exclusions``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+from api.schemas.base import Number, Schema
+
+PriceKind = Annotated[
+    str,
+    msgspec.Meta(
+        description="Kind of price, which decides its shelf life: dynamic (re-set daily), spot, "
+        "marketplace (host listings, bids, auctions), on_demand, reserved or serverless"
+    ),
+]
+ShelfLifeDays = Annotated[
+    Number,
+    msgspec.Meta(
+        description="How long a price of this kind stays in force after it was observed, days "
+        "(GPUPRICES_SHELF_LIFE_DAYS_<KIND>)"
+    ),
+]
+ExpiresAt = Annotated[
+    datetime, msgspec.Meta(description="observed_at + shelf_life_days: when the price expires")
+]
+Expired = Annotated[
+    bool,
+    msgspec.Meta(
+        description="The price was past expires_at when the snapshot was published; listed only "
+        "with include_expired=true"
+    ),
+]
+
+
+class ExpiredExclusion(Schema):
+    count: Annotated[int, msgspec.Meta(description="Offers left out as expired")]
+    by_kind: Annotated[
+        dict[str, int], msgspec.Meta(description="Those offers per price_kind, e.g. {'spot': 73}")
+    ]
+    shelf_life_days: Annotated[
+        dict[str, Number],
+        msgspec.Meta(description="The rule: shelf life per price_kind in this snapshot, days"),
+    ]
+
+
+class AgeExclusion(Schema):
+    count: Annotated[
+        int, msgspec.Meta(description="Offers left out because their price is older than this")
+    ]
+    max_age_days: Annotated[Number, msgspec.Meta(description="The max_age_days asked for, days")]
+
+
+class SuspectExclusion(Schema):
+    count: Annotated[
+        int,
+        msgspec.Meta(description="Offers left out as suspect (plausibility screen)"),
+    ]
+
+
+class Excluded(Schema):
+    count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Offers matching the other filters that the rules below left out; each "
+            "is counted once, under the first rule that applies (expired, max_age_days, "
+            "suspect). Before any grouping, fit or limit"
+        ),
+    ]
+    expired: Annotated[
+        ExpiredExclusion,
+        msgspec.Meta(description="Past the shelf life of their kind (include_expired=true: 0)"),
+    ]
+    max_age_days: Annotated[
+        AgeExclusion | None,
+        msgspec.Meta(description="Older than max_age_days; null when it was not given"),
+    ]
+    suspect: Annotated[
+        SuspectExclusion,
+        msgspec.Meta(description="Marked suspect (include_suspect=true: 0)"),
+    ]
+
+
+EXCLUDED_DOC = (
+    "What the answer left out and why: offers matching the other filters whose price expired "
+    "(per kind), is older than max_age_days, or is suspect"
+)

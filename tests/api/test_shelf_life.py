@@ -1,0 +1,256 @@
+"""A price is ranked only while it is in force (issue 21, item 1): every answer that lists or
+ranks offers leaves expired prices out by default, brings them back with include_expired=true,
+takes max_age_days, and says how many offers it left out and why.
+
+The replay of every capture is rebuilt and published at 2026-12-02, the day the issue was
+filed (the answers depend on the day: DataCrunch's 2025-08-08 page is then 481 days old, the
+September 2026 captures 92 days), so the figures below are the ones a buyer read that day.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from api.app import create_app
+from pipelines.cli import main
+from pipelines.export_tables import export_tables
+from pipelines.exports import export, export_rules
+from warehouse.db import Warehouse
+from warehouse.derive import rebuild
+from warehouse.paths import Paths
+from warehouse.publish import current, publish
+
+AT = datetime(2026, 12, 2, 0, 0, tzinfo=UTC)
+EVERY = {"include_expired": "true"}
+
+
+@pytest.fixture(scope="module")
+def home(replayed_home, tmp_path_factory) -> Paths:  # replayed_home: tests/conftest.py
+    paths, _ = replayed_home
+    at = Paths(tmp_path_factory.mktemp("shelf-life-home"))
+    shutil.copyfile(paths.warehouse, at.warehouse)
+    with Warehouse(at.warehouse).connect() as con:
+        rebuild(con, now=AT)
+        publish(con, at.published, now=AT)
+    return at
+
+
+@pytest.fixture(scope="module")
+def client(home):
+    with TestClient(create_app(home.published, reload_interval_s=3600)) as test_client:
+        yield test_client
+
+
+def _get(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
+    response = client.get(path, params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _items(client: TestClient, **params: Any) -> list[dict[str, Any]]:
+    return _get(client, "/instances", limit=1000, **params)["items"]
+
+
+def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
+    answer = _get(client, "/instances", gpu="b200", sort="price_per_gpu", limit=1000)
+    assert answer["items"] and not any(i["expired"] for i in answer["items"])
+    assert "datacrunch" not in {i["provider"] for i in answer["items"]}
+    first = answer["items"][0]  # RunPod's 2026-09-01 page: 1x B200 $5.98/h
+    assert (first["provider"], first["price_per_gpu_hour_usd"], first["age_days"]) == (
+        "runpod",
+        5.98,
+        92,
+    )
+    every = _get(client, "/instances", gpu="b200", sort="price_per_gpu", limit=1000, **EVERY)
+    # what the issue read: four daily re-set (dynamic) prices of 2025-08-08 first, $2.68 per
+    # GPU-hour (its $0.80 spot prices are suspect, left out either way)
+    led = every["items"][:4]
+    assert {(i["provider"], i["pricing"], i["age_days"]) for i in led} == {
+        ("datacrunch", "dynamic", 481)
+    }
+    assert {i["price_per_gpu_hour_usd"] for i in led} == {2.6775, 2.68}
+    datacrunch = [i for i in every["items"] if i["provider"] == "datacrunch"]
+    assert len(datacrunch) == 8 and all(i["expired"] for i in datacrunch)
+    assert {i["expires_at"][:10] for i in datacrunch} == {"2025-08-10", "2026-02-04"}
+    # the default answer says what it left out and why, per kind of price (suspect ones
+    # included: an expired price is counted as expired, whatever else it is)
+    everything = _items(client, gpu="b200", include_suspect="true", **EVERY)
+    expired = [i for i in everything if i["expired"]]
+    assert answer["excluded"]["expired"]["count"] == len(expired)
+    by_kind: dict[str, int] = {}
+    for item in expired:
+        by_kind[item["price_kind"]] = by_kind.get(item["price_kind"], 0) + 1
+    assert answer["excluded"]["expired"]["by_kind"] == by_kind
+    assert by_kind["dynamic"] == 4  # DataCrunch's daily re-set B200 prices
+    assert every["excluded"]["expired"]["count"] == 0
+    assert len(everything) == answer["total"] + answer["excluded"]["count"] == 41
+
+
+def test_dynamic_price_expires_after_two_days(home, tmp_path):
+    """DataCrunch's dynamic prices were observed 2025-08-08: in force one day later, expired
+    two days later, while its on-demand list prices stay in force for 180 days; the shelf life
+    is a setting (GPUPRICES_SHELF_LIFE_DAYS_DYNAMIC)."""
+    observed = datetime(2025, 8, 8, tzinfo=UTC)
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(home.warehouse, copy)
+
+    def datacrunch(now: datetime, **lives: float) -> dict[str, set[bool]]:
+        with Warehouse(copy).connect() as con:
+            rebuild(con, now=now, shelf_life_days=lives)
+            rows = con.execute(
+                "select price_kind, expired, expires_at from current_offers"
+                " where provider = 'datacrunch'"
+            ).fetchall()
+        assert {kind for kind, _, _ in rows} == {"dynamic", "spot", "on_demand"}
+        assert {e for k, _, e in rows if k == "dynamic"} == {
+            observed + timedelta(days=lives.get("dynamic", 2))
+        }
+        return {kind: {e for k, e, _ in rows if k == kind} for kind, _, _ in rows}
+
+    day_after = datacrunch(observed + timedelta(days=1))
+    assert day_after["dynamic"] == {False} and day_after["spot"] == {False}
+    two_days = datacrunch(observed + timedelta(days=2))
+    assert two_days["dynamic"] == {True} and two_days["on_demand"] == {False}
+    assert datacrunch(observed + timedelta(days=3), dynamic=5)["dynamic"] == {False}
+    assert datacrunch(observed + timedelta(days=31))["spot"] == {True}
+
+
+def test_cheapest_8x_h100_on_demand_is_not_a_508_day_old_page(client):
+    query = {"gpu": "h100", "min_gpus": 8, "pricing": "on_demand", "serverless": "false"}
+    every = _items(client, sort="price_per_gpu", **query, **EVERY)
+    assert every[0]["provider"] == "voltagepark" and every[0]["age_days"] == 508
+    assert every[0]["expired"] and every[0]["price_per_gpu_hour_usd"] == 2.49
+    default = _items(client, sort="price_per_gpu", **query)
+    assert default and not any(i["expired"] for i in default)
+    assert max(i["age_days"] for i in default) <= 180
+    assert {"voltagepark", "lambda", "digitalocean"}.isdisjoint(i["provider"] for i in default)
+
+
+def test_estimates_accepts_max_age_days(client):
+    answer = _get(client, "/estimates", model="llama-3.1-8b", max_age_days=70, limit=1000)
+    assert answer["items"]
+    for item in answer["items"]:
+        assert AT - datetime.fromisoformat(item["observed_at"]) <= timedelta(days=70)
+        assert item["expired"] is False and item["price_kind"]
+    assert answer["excluded"]["max_age_days"]["max_age_days"] == 70
+    assert answer["excluded"]["max_age_days"]["count"] > 0  # the 92-day-old September pages
+    # the same rule as GET /instances: the same offers left out for the same reasons
+    offers = _get(client, "/instances", max_age_days=70, limit=1)
+    assert answer["excluded"] == offers["excluded"]
+    every = _get(client, "/estimates", model="llama-3.1-8b", limit=1000, **EVERY)
+    assert any(i["expired"] for i in every["items"]) and every["total"] > answer["total"]
+    computed = _get(client, "/estimates", model="llama-3.1-8b", input_tokens=500, max_age_days=70)
+    assert computed["source"] == "computed" and computed["excluded"] == answer["excluded"]
+
+
+def test_fit_and_breakeven_take_max_age_days(client):
+    fit = _get(client, "/fit", model="llama-3.1-70b", max_age_days=70, limit=1000)
+    young = {i["id"] for i in _items(client, max_age_days=70)}
+    assert fit["offers"] and {o["offer_id"] for o in fit["offers"]} <= young
+    assert fit["excluded"]["max_age_days"]["count"] > 0
+    assert not any(o["expired"] for o in _get(client, "/fit", model="llama-3.1-70b")["offers"])
+    every = _get(client, "/fit", model="llama-3.1-70b", limit=1000, **EVERY)
+    assert any(o["expired"] for o in every["offers"])
+
+    load = {"requests_per_day": 10000, "model": "llama-3.1-8b", "limit": 1000}
+    # no dedicated price is younger than 10 days (the newest, GCP's, Azure's and Oracle's, are
+    # 62): the serverless tiers have no dedicated offer to compare with, and it says why
+    fresh = _get(client, "/breakeven", max_age_days=10, **load)
+    assert fresh["cheapest_dedicated"] is None and fresh["excluded"]["max_age_days"]["count"]
+    older = _get(client, "/breakeven", max_age_days=70, **load)
+    dedicated = older["cheapest_dedicated"]
+    assert dedicated is not None and dedicated["offer_id"] in young
+    assert dedicated["expired"] is False
+    assert not any(i["expired"] for i in _get(client, "/breakeven", **load)["items"])
+
+
+def test_default_answer_holds_no_expired_price(client, home, tmp_path, monkeypatch, capsys):
+    expired = {i["id"] for i in _items(client, include_suspect="true", **EVERY) if i["expired"]}
+    assert len(expired) > 300
+    listings = {
+        "/instances": ("items", {"limit": 1000}),
+        "/instances cheapest_per_gpu": ("items", {"limit": 1000, "cheapest_per_gpu": "true"}),
+        "/estimates": ("items", {"model": "llama-3.1-8b", "limit": 1000}),
+        "/fit": ("offers", {"model": "llama-3.1-8b", "limit": 1000}),
+        "/breakeven": ("items", {"requests_per_day": 1000, "model": "llama-3.1-8b"}),
+    }
+    for name, (key, params) in listings.items():
+        path = name.split()[0]
+        default = _get(client, path, **params)
+        every = _get(client, path, **params, **EVERY)
+        assert default[key] and not any(i["expired"] for i in default[key]), name
+        assert any(i["expired"] for i in every[key]), name
+        assert default["excluded"]["expired"]["count"] > 0, name
+    csv_answer = client.get("/instances", params={"format": "csv", "limit": 1000})
+    rows = list(csv.DictReader(csv_answer.text.splitlines()))
+    assert rows and {r["expired"] for r in rows} == {"false"}
+    assert int(csv_answer.headers["x-excluded-expired"]) > 300
+    assert "spot=" in csv_answer.headers["x-excluded-expired-by-kind"]
+
+    # the CLI and the exports, over the same snapshot
+    monkeypatch.setenv("GPUPRICES_HOME", str(home.home))
+    monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
+    assert main(["query", "--limit", "1000", "--include-suspect", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["items"] and not {i["id"] for i in cli["items"]} & expired
+    assert cli["excluded"]["expired"]["count"] == len(expired)
+    assert (
+        main(["query", "--limit", "1000", "--include-suspect", "--include-expired", "--json"]) == 0
+    )
+    assert {i["id"] for i in json.loads(capsys.readouterr().out)["items"]} >= expired
+    snapshot = current(home.published)
+    assert snapshot is not None
+    gpuhunt = export("gpuhunt", snapshot, tmp_path / "gpuhunt")
+    exported = set()
+    for path in (tmp_path / "gpuhunt").glob("*.csv"):
+        with path.open(newline="") as handle:
+            for row in csv.DictReader(handle):
+                exported.add(json.loads(row["provider_data"])["gpuprices_offer_id"])
+    assert exported and not exported & expired
+    assert gpuhunt.left_out.expired == len(expired)
+    assert any(line.startswith(f"left out {len(expired)} expired") for line in gpuhunt.lines())
+    skypilot = export("skypilot", snapshot, tmp_path / "skypilot")
+    every_skypilot = export(
+        "skypilot", snapshot, tmp_path / "sky-all", export_rules(include_expired=True)
+    )
+    assert skypilot.left_out.expired == len(expired) and every_skypilot.left_out.expired == 0
+    assert skypilot.rows < every_skypilot.rows
+    written, _ = export_tables(snapshot, "csv", tmp_path / "tables", "current")
+    with written[0][0].open(newline="") as handle:
+        assert {r["expired"] for r in csv.DictReader(handle)} == {"false"}
+
+
+def test_providers_and_status_count_expired_offers_per_provider(client, home, monkeypatch, capsys):
+    providers = {p["provider"]: p for p in _get(client, "/providers")["items"]}
+    datacrunch = providers["datacrunch"]
+    assert datacrunch["expired_offer_count"] == datacrunch["current_offer_count"] == 12
+    assert datacrunch["expired_by_kind"] == {"dynamic": 4, "on_demand": 4, "spot": 4}
+    assert providers["runpod"]["expired_offer_count"] == 0  # its 2026-09-01 list prices
+    assert providers["vast"]["expired_by_kind"] == {
+        "marketplace": providers["vast"]["current_offer_count"]
+    }
+    monkeypatch.setenv("GPUPRICES_HOME", str(home.home))
+    monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
+    assert main(["status", "--format", "json"]) == 0
+    status = {r["provider"]: r for r in json.loads(capsys.readouterr().out)["items"]}
+    assert status["datacrunch"]["expired_offer_count"] == 12
+    assert main(["status", "--format", "csv"]) == 0
+    rows = {r["provider"]: r for r in csv.DictReader(capsys.readouterr().out.splitlines())}
+    assert rows["vast"]["expired_offer_count"] == str(providers["vast"]["current_offer_count"])
+
+
+def test_every_ranking_endpoint_documents_include_expired_and_max_age_days(client):
+    document = _get(client, "/schema/openapi.json")
+    for path in ("/instances", "/estimates", "/fit", "/breakeven"):
+        parameters = {p["name"]: p for p in document["paths"][path]["get"]["parameters"]}
+        assert "shelf life" in parameters["include_expired"]["description"], path
+        age = parameters["max_age_days"]
+        assert "days" in age["description"], path
+        assert age["schema"]["maximum"] == 100_000, path  # bounded: no value is a 500

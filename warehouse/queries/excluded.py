@@ -1,0 +1,157 @@
+"""What an answer left out, and why: the offers that match a query's filters but that its
+default rules keep out of the answer.
+
+Three rules leave a matching offer out, and each offer left out is counted once, under the
+first rule that applies, in this order:
+
+1. ``expired``: its price is past the shelf life of its kind of price
+   (``current_offers.expired``, ``warehouse.shelf_life``), unless ``include_expired``;
+   counted per ``price_kind``;
+2. ``max_age_days``: its price is older than the ``max_age_days`` the query gave;
+3. ``suspect``: the plausibility screen marks its price suspect, unless ``include_suspect``.
+
+So the offers matching the query's other filters = the answer's ``total`` (before grouping) +
+``count``. :func:`exclusions_sql` counts by SQL over any connection holding
+``current_offers``; ``OfferTable.exclusions`` counts the same in memory
+(``tests/warehouse/test_queries.py`` compares them). Every answer that lists or ranks offers
+(GET /instances, /estimates, /fit, /breakeven, ``gpuprices query``, the exports) reports these
+counts: the API as ``excluded`` (:meth:`Exclusions.as_dict`; CSV answers as ``X-Excluded-*``
+headers), the CLI as text (:meth:`Exclusions.lines`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import duckdb
+
+from warehouse.queries.filters import OfferFilter
+
+# The shelf life of one offer's price, as every item of an answer that lists offers carries it
+# (current_offers columns; warehouse/models/current_offers.sql).
+SHELF_LIFE_COLUMNS: tuple[str, ...] = ("price_kind", "shelf_life_days", "expires_at", "expired")
+SHELF_LIVES_SQL = "select price_kind, shelf_life_days from shelf_lives order by price_kind"
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """Offers a query's rules left out (see the module doc): expired ones per kind of price,
+    those older than ``max_age_days`` (None when the query gave no bound) and suspect ones,
+    with the shelf life in days of each kind the snapshot was built with."""
+
+    expired_by_kind: dict[str, int] = field(default_factory=dict)
+    too_old: int | None = None
+    max_age_days: float | None = None
+    suspect: int = 0
+    shelf_life_days: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def expired(self) -> int:
+        return sum(self.expired_by_kind.values())
+
+    @property
+    def count(self) -> int:
+        return self.expired + (self.too_old or 0) + self.suspect
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``excluded`` object of an API answer (``api.schemas.Excluded``)."""
+        return {
+            "count": self.count,
+            "expired": {
+                "count": self.expired,
+                "by_kind": dict(sorted(self.expired_by_kind.items())),
+                "shelf_life_days": dict(sorted(self.shelf_life_days.items())),
+            },
+            "max_age_days": None
+            if self.max_age_days is None
+            else {"count": self.too_old or 0, "max_age_days": self.max_age_days},
+            "suspect": {"count": self.suspect},
+        }
+
+    def lines(self) -> list[str]:
+        """One line per rule that left offers out, for a terminal (empty when none did)."""
+        out = []
+        if self.expired:
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.expired_by_kind.items()))
+            lives = ", ".join(
+                f"{k} {days:g} d"
+                for k, days in sorted(self.shelf_life_days.items())
+                if k in self.expired_by_kind
+            )
+            out.append(
+                f"left out {self.expired} expired offer{_s(self.expired)} ({kinds}): price "
+                f"older than its shelf life ({lives}); --include-expired lists them"
+            )
+        if self.too_old:
+            out.append(
+                f"left out {self.too_old} offer{_s(self.too_old)} whose price is older than "
+                f"{self.max_age_days:g} days (max age)"
+            )
+        if self.suspect:
+            out.append(
+                f"left out {self.suspect} suspect offer{_s(self.suspect)} (plausibility "
+                "screen); --include-suspect lists them"
+            )
+        return out
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def unruled(f: OfferFilter) -> OfferFilter:
+    """``f`` without the rules :class:`Exclusions` counts (its other filters only)."""
+    return replace(f, include_expired=True, include_suspect=True, max_age_days=None)
+
+
+def tally(
+    f: OfferFilter,
+    groups: Iterable[tuple[str, bool, bool, bool, int]],
+    shelf_life_days: Mapping[str, float],
+) -> Exclusions:
+    """:class:`Exclusions` of ``f`` from the offers matching ``unruled(f)``, counted by
+    (price_kind, expired, older than f.max_age_days, price ok)."""
+    by_kind: dict[str, int] = {}
+    too_old = suspect = 0
+    for kind, expired, old, ok, n in groups:
+        if expired and not f.include_expired:
+            by_kind[kind] = by_kind.get(kind, 0) + n
+        elif old and f.max_age_days is not None:
+            too_old += n
+        elif not ok and not f.include_suspect:
+            suspect += n
+    return Exclusions(
+        expired_by_kind=by_kind,
+        too_old=None if f.max_age_days is None else too_old,
+        max_age_days=f.max_age_days,
+        suspect=suspect,
+        shelf_life_days=dict(shelf_life_days),
+    )
+
+
+def shelf_lives(con: duckdb.DuckDBPyConnection) -> dict[str, float]:
+    """{price_kind: shelf life in days} of the snapshot (its ``shelf_lives`` table)."""
+    return {kind: float(days) for kind, days in con.execute(SHELF_LIVES_SQL).fetchall()}
+
+
+def exclusions_sql(
+    con: duckdb.DuckDBPyConnection,
+    f: OfferFilter,
+    shelf_life_days: Mapping[str, float] | None = None,
+) -> Exclusions:
+    """:class:`Exclusions` of ``f`` by SQL over ``con``'s current_offers (``shelf_life_days``:
+    the snapshot's shelf lives when already read, else read from ``con``)."""
+    where = unruled(f).where()
+    # an age that does not pass `age_days <= bound` is too old, as OfferFilter.where decides
+    old, params = ("not coalesce(age_days <= ?, false)", [f.max_age_days])
+    if f.max_age_days is None:
+        old, params = "false", []
+    found = con.execute(
+        f"select price_kind, expired, {old} as too_old, price_status = 'ok' as ok, count(*)"
+        f" from current_offers {where.sql()} group by all",
+        [*params, *where.params],
+    ).fetchall()
+    lives = shelf_lives(con) if shelf_life_days is None else shelf_life_days
+    return tally(f, found, lives)
