@@ -149,6 +149,17 @@ class Offer(BaseModel):
     )
     source_url: str
     observed_at: datetime
+    announced_price: Decimal | None = Field(
+        default=None,
+        gt=0,
+        description="A price the provider announces for later (an 'Effective <date>' column, "
+        "'new pricing from ...'), in the offer's `currency` per `price_unit` per `price_per`; "
+        "None: nothing announced. Set together with `announced_from`",
+    )
+    announced_from: datetime | None = Field(
+        default=None,
+        description="When `announced_price` takes effect (UTC, after `observed_at`)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -165,11 +176,11 @@ class Offer(BaseModel):
             raise ValueError("product_key must not be blank")
         return key
 
-    @field_validator("observed_at")
+    @field_validator("observed_at", "announced_from")
     @classmethod
-    def _aware(cls, value: datetime) -> datetime:
-        if value.tzinfo is None:
-            raise ValueError("observed_at must be timezone-aware (UTC)")
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("observed_at and announced_from must be timezone-aware (UTC)")
         return value
 
     @model_validator(mode="after")
@@ -178,6 +189,11 @@ class Offer(BaseModel):
             raise ValueError("reserved offers need reserved_term_months")
         if self.pricing is not PricingModel.RESERVED and self.reserved_term_months is not None:
             raise ValueError("only reserved offers carry reserved_term_months")
+        if (self.announced_price is None) != (self.announced_from is None):
+            raise ValueError("announced_price and announced_from go together")
+        if self.announced_from is not None and self.announced_from <= self.observed_at:
+            # a price already in force on the page is the offer's price, not an announcement
+            raise ValueError("announced_from must be after observed_at")
         return self
 
 

@@ -26,9 +26,16 @@ Documented rules:
   scheduled price for the role its base names ("GPU-hour" and "On-demand, GPU-hour" ->
   on-demand, "Preemptible, GPU-hour" -> spot); the table must also have that role's plain
   column. For each role the column in force on the observation date (``fetched_at``, as a UTC
-  date) is read: the one with the latest effective date on or before it, else the plain
-  (current) column. The columns not in force are not emitted. An effective column with an
-  unknown base or an unreadable date is ``SchemaDriftError``.
+  date) is the offer's price: the one with the latest effective date on or before it, else the
+  plain (current) column. The next column not yet in force (the earliest effective date after
+  it) is the offer's announced price (``announced_price``, ``announced_from`` = that date at
+  00:00 UTC): the warehouse stores it as the offer's next price interval. An announced cell
+  equal to the price in force announces nothing (RTX PRO 6000 "$1.80" in both columns); one
+  with no public or readable price, or a price that is not positive, announces nothing and is
+  counted (``announced contact us``, ``announced dashes``, ``announced_unparsed_price``); the
+  offer keeps its price. Columns further out are not read (the warehouse keeps one
+  announcement per offer; the next scrape after the first date reads the second). An
+  effective column with an unknown base or an unreadable date is ``SchemaDriftError``.
 - **Dynamic spot prices** ("Spot price, GPU-hour*"): the page's footnote * says spot prices
   are dynamic (shown only in the console, capped one cent below on-demand), so a "from $0.79"
   in that column is the floor of a changing price, not the price in force: not an offer.
@@ -338,14 +345,19 @@ def _effective_date(heading: str, text: str) -> date:
         raise SchemaDriftError(f"unreadable effective date {text!r} in {heading!r}") from None
 
 
-def _columns_in_force(headings: list[str], observed: date) -> dict[str, int]:
-    """Role -> column index, taking for each role the column in force on ``observed``.
+def _columns_in_force(
+    headings: list[str], observed: date
+) -> tuple[dict[str, int], dict[str, tuple[date, int]]]:
+    """Role -> column index, taking for each role the column in force on ``observed``; and
+    role -> (effective date, column index) of the next column announced after ``observed``.
 
     Plain headings map through ``_HIGHLIGHT_COLUMNS``; "<base> (Effective <date>)" headings are
     candidates for their base's role and win over the plain column once their date has come
-    (the latest such date wins). Unknown or repeated headings are drift.
+    (the latest such date wins); the earliest one still to come is the announcement. Unknown or
+    repeated headings are drift.
     """
     columns: dict[str, int] = {}
+    announced: dict[str, tuple[date, int]] = {}
     scheduled: dict[str, list[tuple[date, int]]] = {}
     for index, heading in enumerate(headings):
         effective = _EFFECTIVE.match(heading)
@@ -370,7 +382,26 @@ def _columns_in_force(headings: list[str], observed: date) -> dict[str, int]:
         in_force = [(when, index) for when, index in candidates if when <= observed]
         if in_force:
             columns[role] = max(in_force)[1]
-    return columns
+        to_come = [(when, index) for when, index in candidates if when > observed]
+        if to_come:
+            announced[role] = min(to_come)
+    return columns, announced
+
+
+def _announced(text: str, price: Decimal, currency: str, excluded: Counter[str]) -> Decimal | None:
+    """The announced price of an effective-date cell, or None when it announces nothing: the
+    price in force again, or a cell without a positive price in ``currency`` (counted as
+    ``announced <reason>``; the offer keeps its price)."""
+    try:
+        announced, announced_currency = _price(text)
+    except RowExcluded as exc:
+        reason = exc.reason
+        excluded[f"announced{'_' if reason.startswith('unparsed') else ' '}{reason}"] += 1
+        return None
+    if announced <= 0 or announced_currency != currency:
+        excluded["announced_unparsed_price"] += 1
+        return None
+    return None if announced == price else announced
 
 
 def _dynamic_spot_price(text: str) -> tuple[Decimal, str]:
@@ -393,7 +424,7 @@ def _parse_highlight_rows(
     unknown: set[str],
 ) -> list[Offer]:
     observed = response.fetched_at.astimezone(UTC).date()
-    col = _columns_in_force(headings, observed)
+    col, announced = _columns_in_force(headings, observed)
     for role in ("gpu", "vcpus", "ram"):
         if role not in col:
             raise SchemaDriftError(f"GPU table without a {role!r} column: {headings!r}")
@@ -416,6 +447,13 @@ def _parse_highlight_rows(
             role, pricing = column
             text = cells[col[role]]
             price, currency = _dynamic_spot_price(text) if role == "dynamic_spot" else _price(text)
+            announcement = announced.get(role)
+            announced_price, announced_from = None, None
+            if announcement is not None:
+                when, index = announcement
+                announced_price = _announced(cells[index], price, currency, excluded)
+                if announced_price is not None:
+                    announced_from = datetime(when.year, when.month, when.day, tzinfo=UTC)
             return Offer(
                 provider="nebius",
                 instance_type=gpu,
@@ -430,6 +468,8 @@ def _parse_highlight_rows(
                 price_per=PricePer.GPU,
                 source_url=PRICING_URL,
                 observed_at=response.fetched_at,
+                announced_price=announced_price,
+                announced_from=announced_from,
             )
 
         # one price that cannot be read leaves out that price; the row's others are kept

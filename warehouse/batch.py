@@ -26,6 +26,7 @@ from warehouse.db import insert_arrow, transaction
 from warehouse.history import BATCH_TABLE, OBSERVED_COLUMNS, apply_batch
 from warehouse.normalise import LoadError, Validation, normalise
 from warehouse.records import (
+    ANNOUNCEMENT_COLUMNS,
     BATCH_SCRAPE_COLUMNS,
     OBSERVATION_COLUMNS,
     SCRAPED_OFFER_COLUMNS,
@@ -34,6 +35,7 @@ from warehouse.records import (
 
 STAGED_TABLE = "_batch_staged"
 OBSERVED_VIEW = "_batch_observed"
+ANNOUNCED_VIEW = "_batch_announced"
 OFFER_COLUMNS = ("scrape_id", *SCRAPED_OFFER_COLUMNS)
 SCRAPE_COLUMNS = BATCH_SCRAPE_COLUMNS
 
@@ -62,7 +64,8 @@ _SHAPES = "_batch_shapes"
 _NORMALISED = "_batch_normalised"
 # Observation columns normalise computes from an offer; the rest are the offer's own
 _DERIVED = ("offer_id", "gpu_id", "price_per_hour", "usd_per_unit", "fx_rate_date",
-            "price_per_hour_usd", "price_per_gpu_hour_usd")  # fmt: skip
+            "price_per_hour_usd", "price_per_gpu_hour_usd", "announced_price_per_hour",
+            "announced_price_per_hour_usd", "announced_price_per_gpu_hour_usd")  # fmt: skip
 # Observation columns that store an offer field under another name
 _RENAMED = {"gpu_name_provider": "gpu_name"}
 
@@ -117,12 +120,19 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
         ),
     )
     derived = set(_DERIVED)
+    # an offer field the table leaves out is null, typed as its observations column
+    types = dict(
+        con.execute(
+            "select column_name, data_type from information_schema.columns"
+            " where table_name = 'observations' and table_schema = 'main'"
+        ).fetchall()
+    )
     select = ", ".join(
         f"n.{c}"
         if c in derived
         else f"k.{_RENAMED[c]} as {c}"
         if c in _RENAMED
-        else f"null::boolean as {c}"
+        else f"null::{types[c]} as {c}"
         if c not in present
         else f"k.{c}"
         for c in OBSERVATION_COLUMNS
@@ -215,6 +225,12 @@ def commit_batch(
             select {", ".join(OBSERVED_COLUMNS)} from {STAGED_TABLE}
             where scrape_id in (select scrape_id from {BATCH_TABLE})
         """)
-        changes = apply_batch(con, observed=OBSERVED_VIEW)
+        con.execute(f"""
+            create or replace temp view {ANNOUNCED_VIEW} as
+            select {", ".join(ANNOUNCEMENT_COLUMNS)} from {STAGED_TABLE}
+            where scrape_id in (select scrape_id from {BATCH_TABLE})
+              and announced_from is not null
+        """)
+        changes = apply_batch(con, observed=OBSERVED_VIEW, announced=ANNOUNCED_VIEW)
     scrape_count = con.execute("select count(*) from _batch_new").fetchall()
     return {"scrapes": int(scrape_count[0][0]), "observations": int(observed[0][0]), **changes}

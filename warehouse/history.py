@@ -13,6 +13,9 @@ the price. Rules, per provider, applied to its successful scrapes in time order:
   with parts that failed alone) says nothing about the offers it does not list: they stay open
   and their ``last_seen_at`` stays where it was;
 - a failed scrape is never applied, so its provider's offers stay open (not seen is not gone);
+- a price the source announces from a later date is the offer's next interval from that date,
+  ``announced`` until a scrape sees it in force (``warehouse.announcements``: repeated,
+  withdrawn, confirmed, changed back; docs/history.md "Announced prices");
 - a scrape older than the provider's newest history point (a change, an end, a confirmation)
   only adds observations (history is built forward in time); re-applying a scrape writes
   nothing.
@@ -40,6 +43,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse import announcements
 from warehouse.analysis import create_views, view_sql
 from warehouse.db import transaction
 from warehouse.history_sql import (
@@ -70,17 +74,26 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = 
 
 
 def apply_batch(
-    con: duckdb.DuckDBPyConnection, *, source: str = SCRAPE_SOURCE, observed: str = OBSERVED_TABLE
+    con: duckdb.DuckDBPyConnection,
+    *,
+    source: str = SCRAPE_SOURCE,
+    observed: str = OBSERVED_TABLE,
+    announced: str | None = None,
 ) -> dict[str, int]:
-    """Apply the scrapes in ``BATCH_TABLE`` (rows in ``observed``) to ``offer_history``.
+    """Apply the scrapes in ``BATCH_TABLE`` (rows in ``observed``, their announced prices in
+    ``announced``: ``records.Announcement`` rows, or None) to ``offer_history``.
 
     Runs inside the caller's transaction. Returns counts: ``opened`` (new intervals),
     ``closed`` (intervals given a ``valid_to``), ``confirmed`` (open intervals whose
     ``last_seen_at`` advanced, nothing else changing), ``out_of_order`` (scrapes older than
-    their provider's newest history point, not applied). The work is proportional to the batch
-    times its providers' open intervals; the only reads of closed history are two column
-    scans of ``offer_history`` (its newest point per provider, its open intervals).
+    their provider's newest history point, not applied), and the announced intervals'
+    ``announced``, ``withdrawn`` and ``announced_confirmed`` (``warehouse.announcements``).
+    The work is proportional to the batch times its providers' open intervals; the only reads
+    of closed history are two column scans of ``offer_history`` (its newest point per
+    provider, its open intervals).
     """
+    # announced prices: a step of their own around the interval rules (warehouse.announcements)
+    announcements.retract(con, source=source, batch=BATCH_TABLE)
     con.execute(SEQUENCE_SQL, {"source": source})
     batch, in_order, first_scrape = con.execute(
         f"select (select count(*) from {BATCH_TABLE}), (select count(*) from _history_seq),"
@@ -91,13 +104,21 @@ def apply_batch(
         # fresh in the rollup from its day on, even when it writes no interval
         mark_dirty(con, first_scrape)
     counts = {"opened": 0, "closed": 0, "confirmed": 0, "out_of_order": int(batch - in_order)}
-    if in_order == 0:
-        return counts
+    observed = announcements.add_states(con, observed=observed, announced=announced)
+    keep_scrape_id = source == SCRAPE_SOURCE
+    if _one(con, "select count(*) from _history_seq"):
+        counts.update(_apply_intervals(con, source=source, observed=observed))
+    return announcements.settle(con, counts, source=source, keep_scrape_id=keep_scrape_id)
+
+
+def _apply_intervals(
+    con: duckdb.DuckDBPyConnection, *, source: str, observed: str
+) -> dict[str, int]:
+    """The interval rules (``warehouse.history_sql``) over ``_history_seq``: counts."""
     con.execute(RUNS_SQL.format(observed=observed), {"source": source})
     closed, closed_open, first_change = con.execute(COUNTS_SQL).fetchall()[0]
     updated = int(_one(con, UPDATE_OPEN_SQL, {"source": source}) or 0)
-    counts["closed"] = int(closed)
-    counts["confirmed"] = updated - int(closed_open)
+    counts = {"closed": int(closed), "confirmed": updated - int(closed_open), "opened": 0}
     if first_change is None:
         return counts
     opened_params = {"source": source, "keep_scrape_id": source == SCRAPE_SOURCE}
@@ -129,7 +150,8 @@ def apply_scrape_history(
         f" select {', '.join(OBSERVED_COLUMNS)} from observations where scrape_id = ?",
         [scrape_id],
     )
-    return apply_batch(con, source=SCRAPE_SOURCE, observed=OBSERVED_SCRAPE)
+    announced = announcements.of_scrape(con, scrape_id)
+    return apply_batch(con, source=SCRAPE_SOURCE, observed=OBSERVED_SCRAPE, announced=announced)
 
 
 def _utc_day(value: datetime | date) -> date:

@@ -58,6 +58,7 @@ OFFER_INTERVALS_SQL = """
         valid_from, valid_to, last_seen_at, no_data_from, no_data_until, no_data_days, price,
         currency, price_unit, price_per, price_per_gpu_hour, price_per_hour_usd,
         price_per_gpu_hour_usd, gpu_id, gpu_count, source,
+        coalesce(announced, false) as announced,
         provider, instance_type, region, pricing, reserved_term_months
     from offer_intervals
     where offer_id = ?
@@ -71,20 +72,25 @@ _CHANGE_COLUMNS = """
     old_price_per_gpu_hour, new_price_per_gpu_hour,
     old_price_per_gpu_hour_usd::double as old_price_per_gpu_hour_usd,
     new_price_per_gpu_hour_usd::double as new_price_per_gpu_hour_usd,
-    pct_change, pct_change_usd, pct_change_basis, old_last_seen_at, gap_days, source
+    pct_change, pct_change_usd, pct_change_basis, old_last_seen_at, gap_days, announced,
+    source
 """
 
 
 def changes_sql(
-    since: datetime, providers: Sequence[str] | None, gpus: Sequence[str] | None
+    since: datetime,
+    providers: Sequence[str] | None,
+    gpus: Sequence[str] | None,
+    until: datetime | None = None,
 ) -> tuple[str, str, list[Any]]:
     """GET /changes over the price_changes view: (page query, count query, their parameters).
     The page query takes ``limit`` and ``offset`` after the parameters; newest first.
 
-    ``since``: changes at or after it. ``providers``: slugs, any case. ``gpus``: normalised GPU
-    terms, each a canonical id or family (``gpu_matches``)."""
-    clauses = ["changed_at >= ?"]
-    params: list[Any] = [since]
+    ``since``: changes at or after it; ``until`` (the snapshot instant): none after it, so an
+    announced price still to come is not a change yet. ``providers``: slugs, any case.
+    ``gpus``: normalised GPU terms, each a canonical id or family (``gpu_matches``)."""
+    clauses = ["changed_at >= ?", "changed_at <= ?"]
+    params: list[Any] = [since, until or datetime.max.replace(tzinfo=UTC)]
     if providers:
         clauses.append(f"provider in ({', '.join('?' for _ in providers)})")
         params.extend(p.lower() for p in providers)

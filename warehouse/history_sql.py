@@ -8,6 +8,13 @@ The batch tables it reads (temporary, per connection):
   of those scrapes, ``records.HistoryObservation``'s columns.
 
 ``$source`` is the ``offer_history.source`` the batch writes (``'scrape'``, ``'import:...'``).
+
+Announced prices enter these rules as ordinary states: ``warehouse.announcements.add_states``
+adds to ``_history_seq`` a partial pseudo-scrape per provider and effective date (listing the
+offers whose announcement takes effect then, at their announced prices) and to the observed
+rows their observations, so the states below open, close and confirm an announced price like
+any other. A pseudo-scrape's ``observed_at`` is the date, so the interval it opens has
+``last_seen_at`` = ``valid_from`` until a real scrape lists the price unchanged.
 """
 
 from __future__ import annotations

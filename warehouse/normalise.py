@@ -169,19 +169,20 @@ class _Memo:
             found = self.days[observed_at] = observed_at.astimezone(UTC).date()
         return found
 
-    def price(self, o: OfferLike, unit: str, per: str, day: date) -> _Prices:
+    def price(self, price: Decimal, o: OfferLike, unit: str, per: str, day: date) -> _Prices:
         """(price per instance-hour, USD per unit, rate date, USD per instance-hour, USD per
-        GPU-hour), each converted once by ``warehouse.units``."""
-        key = (o.price, unit, per, o.gpu_count, o.currency, day)
+        GPU-hour) of ``price`` quoted as ``o`` quotes (its currency, unit, basis and GPU
+        count), each converted once by ``warehouse.units``."""
+        key = (price, unit, per, o.gpu_count, o.currency, day)
         found = self.prices.get(key)
         if found is None:
-            hourly = price_per_hour(o.price, unit, per, o.gpu_count)
+            hourly = price_per_hour(price, unit, per, o.gpu_count)
             if (o.currency, day) not in self.fx:
                 self.fx[(o.currency, day)] = fx_rate(self.con, o.currency, day)
             usd_per_unit, rate_date = self.fx[(o.currency, day)]
             hourly_usd = quantize_money(to_usd(hourly, usd_per_unit))
             per_gpu_usd = price_per_gpu_hour_usd(
-                o.price,
+                price,
                 unit,
                 per,
                 o.gpu_count,
@@ -243,8 +244,9 @@ def normalise(
         if o.price <= 0 or Decimal(o.price).quantize(_PRICE_QUANTUM) <= 0:
             validation.non_positive_prices.append(f"{o.instance_type} {o.price}")
             continue
+        day = memo.day(o.observed_at)
         hourly, usd_per_unit, rate_date, hourly_usd, per_gpu_usd = memo.price(
-            o, unit, per, memo.day(o.observed_at)
+            o.price, o, unit, per, day
         )
         # judged as stored: $3.64/h mis-read as $0.0000001/h rounds to 0.000000 (issue 15)
         if hourly <= 0 or hourly_usd < MIN_PRICE_PER_HOUR_USD:
@@ -281,6 +283,8 @@ def normalise(
             offered=o.offered,
             price_per_gpu_hour_usd=per_gpu_usd,
         )
+        if not _announce(row, o, memo, validation):
+            continue
         previous = rows.get((sid, oid))
         if previous is not None and _history_values(previous) != _history_values(row):
             raise LoadError(
@@ -293,8 +297,44 @@ def normalise(
     return list(rows.values()), validation
 
 
+def _announce(row: Observation, o: OfferLike, memo: _Memo, validation: Validation) -> bool:
+    """Fill ``row``'s announced price from the offer's, converted like its price (same unit,
+    basis and exchange rate). False (a validation problem, like any price <= 0) when the
+    announced price is not positive as stored. Raises ``LoadError`` for an announcement
+    without its date or price, or dated at or before the observation (then it is the price)."""
+    announced, start = o.announced_price, o.announced_from
+    if announced is None and start is None:
+        return True
+    if announced is None or start is None or start <= o.observed_at:
+        raise LoadError(
+            f"announced price of {o.instance_type} {o.region} {row.pricing}: needs a price and a"
+            f" start after the observation, got {announced} from {start}"
+        )
+    hourly, _, _, hourly_usd, per_gpu_usd = memo.price(
+        announced, o, row.price_unit, row.price_per, memo.day(o.observed_at)
+    )
+    if Decimal(announced).quantize(_PRICE_QUANTUM) <= 0 or hourly_usd < MIN_PRICE_PER_HOUR_USD:
+        validation.non_positive_prices.append(
+            f"{o.instance_type} announced {announced} ({hourly_usd} USD/h)"
+        )
+        return False
+    row.announced_price = announced
+    row.announced_from = start
+    row.announced_price_per_hour = hourly
+    row.announced_price_per_hour_usd = hourly_usd
+    row.announced_price_per_gpu_hour_usd = per_gpu_usd
+    return True
+
+
 def _history_values(row: Observation) -> tuple[Any, ...]:
-    return (row.price, row.currency, row.gpu_id, row.gpu_count)
+    return (
+        row.price,
+        row.currency,
+        row.gpu_id,
+        row.gpu_count,
+        row.announced_price,
+        row.announced_from,
+    )
 
 
 def prepare(

@@ -100,6 +100,10 @@ class OfferLike(Protocol):
     def source_url(self) -> str: ...
     @property
     def observed_at(self) -> datetime: ...
+    @property
+    def announced_price(self) -> Decimal | None: ...
+    @property
+    def announced_from(self) -> datetime | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,6 +130,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     offered: bool | None = None
     source_url: str
     observed_at: datetime
+    announced_price: Decimal | None = None
+    announced_from: datetime | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
@@ -163,6 +169,13 @@ class Observation(msgspec.Struct, kw_only=True):
     price_per_hour_usd: Decimal
     offered: bool | None
     price_per_gpu_hour_usd: Decimal | None
+    # a price the source announces from ``announced_from`` on (all null: none), as quoted and
+    # converted like ``price`` (same currency, unit and basis; the observation's exchange rate)
+    announced_price: Decimal | None = None
+    announced_from: datetime | None = None
+    announced_price_per_hour: Decimal | None = None
+    announced_price_per_hour_usd: Decimal | None = None
+    announced_price_per_gpu_hour_usd: Decimal | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
@@ -187,6 +200,36 @@ class HistoryObservation(msgspec.Struct, kw_only=True):
     price_unit: str
     price_per: str
     price_per_hour: Decimal
+
+
+class Announcement(msgspec.Struct, kw_only=True):
+    """The announced price of an observation, as ``warehouse.announcements`` reads it (the
+    observations of a batch whose ``announced_from`` is set; a subset of :class:`Observation`)."""
+
+    scrape_id: str
+    offer_id: str
+    announced_from: datetime
+    announced_price: Decimal
+    announced_price_per_hour: Decimal
+    announced_price_per_hour_usd: Decimal
+    announced_price_per_gpu_hour_usd: Decimal | None
+
+
+class AnnouncementWithdrawal(msgspec.Struct, kw_only=True):
+    """One row of ``announcement_withdrawals``: an announced interval a later scrape before its
+    date no longer showed (or showed changed), taken out of ``offer_history``."""
+
+    offer_id: str
+    provider: str
+    source: str
+    announced_from: datetime
+    price: Decimal
+    currency: str
+    price_per_hour_usd: Decimal
+    price_per_gpu_hour_usd: Decimal | None
+    announced_by_scrape_id: str | None
+    withdrawn_by_scrape_id: str | None
+    withdrawn_at: datetime
 
 
 class BatchScrape(msgspec.Struct, kw_only=True):
@@ -311,6 +354,8 @@ class TokenEstimate(msgspec.Struct, kw_only=True):
 
 OBSERVATION_COLUMNS = columns(Observation)
 HISTORY_OBSERVATION_COLUMNS = columns(HistoryObservation)
+ANNOUNCEMENT_COLUMNS = columns(Announcement)
+ANNOUNCEMENT_WITHDRAWAL_COLUMNS = columns(AnnouncementWithdrawal)
 SCRAPED_OFFER_COLUMNS = columns(ScrapedOffer)
 BATCH_SCRAPE_COLUMNS = columns(BatchScrape)
 ESTIMATE_OFFER_COLUMNS = columns(EstimateOffer)

@@ -330,7 +330,9 @@ class HistoryController(Controller):
         )
 
         def build() -> bytes:
-            page_sql, count_sql, params = changes_sql(start, filters["provider"], filters["gpu"])
+            page_sql, count_sql, params = changes_sql(
+                start, filters["provider"], filters["gpu"], until=snapshot.as_of
+            )
             items = snapshot.query(page_sql, [*params, limit, offset])
             total = snapshot.query(count_sql, params)[0]["n"]
             return encode_as(

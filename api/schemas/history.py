@@ -81,6 +81,15 @@ class OfferInterval(Schema):
             )
         ),
     ]
+    announced: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "The interval starts at a date the provider announced its price for (valid_from),"
+                " and no scrape on or after that date has seen the price in force yet"
+            )
+        ),
+    ]
 
 
 class OfferHistory(Schema):
@@ -284,6 +293,13 @@ class PriceChange(Schema):
         msgspec.Meta(
             description="Days from old_last_seen_at to changed_at: how long the price "
             "went unobserved before the change was seen (~0.04 for hourly scrapes)"
+        ),
+    ]
+    announced: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The new price is one the provider announced from changed_at (its "
+            "effective date) and no scrape on or after that date has seen it in force yet"
         ),
     ]
     source: str

@@ -136,6 +136,49 @@ class InstanceItem(Schema):
     price_per_vram_gb_hour_usd: Annotated[
         Number | None, msgspec.Meta(description="USD per GB of VRAM per hour")
     ]
+    # Announced prices (docs/history.md): a price the provider announced for a date
+    announced: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The price is one the provider announced from announced_from, now in force (the snapshot is dated on or after it; no scrape has shown it as current yet): every price figure above is the announced one, previous_price* the one it replaced"
+        ),
+    ]
+    announced_from: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="When the announced price takes (or took, with announced=true) effect, UTC; null: nothing announced"
+        ),
+    ]
+    announced_price: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="A price announced from announced_from, not yet in force at the snapshot, in `currency` per `price_unit` per `price_per`; null otherwise"
+        ),
+    ]
+    announced_price_per_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="announced_price in USD per instance-hour (the observation's exchange rate); null otherwise"
+        ),
+    ]
+    announced_price_per_gpu_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="announced_price in USD per GPU-hour; null otherwise"),
+    ]
+    previous_price: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="With announced=true: the price the scrape showed in force before announced_from, in `currency` per `price_unit` per `price_per`; null otherwise"
+        ),
+    ]
+    previous_price_per_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="previous_price in USD per instance-hour; null otherwise"),
+    ]
+    previous_price_per_gpu_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="previous_price in USD per GPU-hour; null otherwise"),
+    ]
     price_status: Annotated[
         str,
         msgspec.Meta(

@@ -163,3 +163,39 @@ def test_offer_ids_stay_unique_within_one_capture(capture):
         assert offer.product_key == provider.product_key(offer.instance_type), offer
         if not provider.product_keys and provider.product_key_rule is None:
             assert offer.product_key == offer.instance_type, offer
+
+
+def _offer(**changes: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "provider": "nebius",
+        "instance_type": "NVIDIA HGX H100",
+        "gpu_name": "NVIDIA HGX H100",
+        "gpu_count": Decimal(1),
+        "pricing": PricingModel.ON_DEMAND,
+        "price": Decimal("3.85"),
+        "currency": "USD",
+        "price_per": PricePer.GPU,
+        "source_url": "https://nebius.com/prices",
+        "observed_at": "2026-09-01T00:00:00Z",
+    }
+    return {**base, **changes}
+
+
+def test_an_announced_price_comes_with_its_date_after_the_observation() -> None:
+    offer = Offer.model_validate(
+        _offer(announced_price=Decimal("4.50"), announced_from="2026-10-01T00:00:00Z")
+    )
+    assert (offer.announced_price, offer.announced_from.isoformat()) == (  # type: ignore[union-attr]
+        Decimal("4.50"),
+        "2026-10-01T00:00:00+00:00",
+    )
+    for wrong in (
+        {"announced_price": Decimal("4.50")},  # no date
+        {"announced_from": "2026-10-01T00:00:00Z"},  # no price
+        {"announced_price": Decimal(0), "announced_from": "2026-10-01T00:00:00Z"},
+        {"announced_price": Decimal("-4.50"), "announced_from": "2026-10-01T00:00:00Z"},
+        {"announced_price": Decimal("4.50"), "announced_from": "2026-09-01T00:00:00Z"},  # in force
+        {"announced_price": Decimal("4.50"), "announced_from": "2026-10-01T00:00:00"},  # naive
+    ):
+        with pytest.raises(ValueError):
+            Offer.model_validate(_offer(**wrong))

@@ -265,6 +265,96 @@ def test_2026_09_current_column_in_force_before_the_effective_date() -> None:
     assert all(o.observed_at == raw.fetched_at for o in offers)
 
 
+def test_2026_09_effective_column_is_the_announced_price_before_its_date() -> None:
+    offers = nebius.PROVIDER.parse([_raw(PAGE_2026_09)])  # observed 2026-09-01
+    announced = {
+        o.instance_type: (o.price, o.announced_price, o.announced_from)
+        for o in offers
+        if o.announced_price is not None
+    }
+    october = datetime(2026, 10, 1, tzinfo=UTC)
+    # "On-demand, GPU-hour" -> "GPU-hour (Effective October 1, 2026)", USD per GPU-hour
+    assert announced == {
+        "NVIDIA HGX H100": (Decimal("3.85"), Decimal("4.50"), october),
+        "NVIDIA HGX H200": (Decimal("4.50"), Decimal("5.40"), october),
+        "NVIDIA HGX B200": (Decimal("7.15"), Decimal("8.50"), october),
+        "NVIDIA HGX B300": (Decimal("7.85"), Decimal("9.50"), october),
+    }
+    by_key = _by_key(offers)
+    h100 = by_key[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
+    assert (h100.currency, h100.price_unit, h100.price_per) == ("USD", PriceUnit.HOUR, PricePer.GPU)
+    # RTX PRO 6000 "$1.80" and the L40S rows "from $1.55" / "from $1.82" in both columns: the
+    # same price, nothing announced; spot prices have no effective-date column.
+    for name in ("NVIDIA RTX PRO 6000", "NVIDIA L40S with Intel CPU", "NVIDIA L40S with AMD CPU"):
+        offer = by_key[(name, PricingModel.ON_DEMAND)]
+        assert (offer.announced_price, offer.announced_from) == (None, None)
+    assert all(o.announced_price is None for o in offers if o.pricing is PricingModel.SPOT)
+
+
+def test_earlier_captures_announce_nothing() -> None:
+    # 2024-11-15 (configuration table) and 2026-07-12 (one price per role): no effective column.
+    for path in (TABLE_2024, TABLE_2026):
+        offers = nebius.PROVIDER.parse([_raw(path)])
+        assert offers and all(o.announced_price is None for o in offers)
+        assert all(o.announced_from is None for o in offers)
+
+
+@pytest.mark.parametrize(
+    ("printed", "reason"),
+    [
+        ("Contact us", "announced contact us"),
+        ("––", "announced dashes"),
+        ("TBD", "announced_unparsed_price"),
+        ("$0.00", "announced_unparsed_price"),
+        ("$-4.50", "announced_unparsed_price"),
+    ],
+)
+def test_2026_09_effective_cell_without_a_price_announces_nothing_and_is_counted(
+    printed: str, reason: str
+) -> None:
+    def edit(tree: LexborHTMLParser) -> None:
+        [(table, _)] = _table_cells(tree, "GPU-hour (Effective October 1, 2026)")
+        row = table.css(nebius.HIGHLIGHT_BODY_ROW)[5]  # NVIDIA HGX H100
+        row.css(nebius.HIGHLIGHT_CELL)[-1].inner_html = printed
+
+    offers, excluded = nebius.parse_with_exclusions([_edited(PAGE_2026_09, edit)])
+    assert excluded == {"contact us": 2, "dynamic_spot_floor": 5, reason: 1}
+    h100 = _by_key(offers)[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.announced_price, h100.announced_from) == (Decimal("3.85"), None, None)
+    assert _by_key(offers)[("NVIDIA HGX H200", PricingModel.ON_DEMAND)].announced_price == Decimal(
+        "5.40"
+    )
+    assert len(offers) == 9
+
+
+def test_2026_09_second_effective_column_is_announced_after_the_first_date() -> None:
+    def add(tree: LexborHTMLParser) -> None:
+        # a copy of the effective column, dated a year later, with H100 at $4.95
+        [(table, _)] = _table_cells(tree, "GPU-hour (Effective October 1, 2026)")
+        head = table.css_first(nebius.HIGHLIGHT_HEAD_ROW)
+        assert head is not None
+        for row in [head, *table.css(nebius.HIGHLIGHT_BODY_ROW)]:
+            last = row.css(nebius.HIGHLIGHT_CELL)[-1]
+            copy = LexborHTMLParser(last.html or "").css_first(nebius.HIGHLIGHT_CELL)
+            assert copy is not None
+            last.insert_after(copy)
+        head.css(nebius.HIGHLIGHT_CELL)[-1].inner_html = "GPU-hour (Effective October 1, 2027)"
+        h100 = table.css(nebius.HIGHLIGHT_BODY_ROW)[5]
+        h100.css(nebius.HIGHLIGHT_CELL)[-1].inner_html = "$4.95"
+
+    page = _edited(PAGE_2026_09, add)
+    h100 = _by_key(nebius.PROVIDER.parse([page]))[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
+    # the earliest date to come is the announcement
+    assert (h100.price, h100.announced_price) == (Decimal("3.85"), Decimal("4.50"))
+    later = dataclasses.replace(page, fetched_at=datetime(2026, 11, 1, tzinfo=UTC))
+    h100 = _by_key(nebius.PROVIDER.parse([later]))[("NVIDIA HGX H100", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.announced_price, h100.announced_from) == (
+        Decimal("4.50"),
+        Decimal("4.95"),
+        datetime(2027, 10, 1, tzinfo=UTC),
+    )
+
+
 def test_2026_09_effective_column_in_force_from_its_date() -> None:
     before = _by_key(
         nebius.PROVIDER.parse([_observed(PAGE_2026_09, datetime(2026, 9, 30, 23, 59, tzinfo=UTC))])
@@ -281,6 +371,8 @@ def test_2026_09_effective_column_in_force_from_its_date() -> None:
         assert by_key[("NVIDIA HGX H200", PricingModel.ON_DEMAND)].price == Decimal("5.40")
         assert by_key[("NVIDIA RTX PRO 6000", PricingModel.ON_DEMAND)].price == Decimal("1.80")
         assert all(o.observed_at == when for o in offers)
+        # the column in force is the price, no longer an announcement
+        assert all(o.announced_price is None and o.announced_from is None for o in offers)
 
 
 def test_2026_09_dynamic_spot_floors_are_not_offers_flat_rate_l40s_is() -> None:

@@ -275,13 +275,14 @@ def _history(con) -> list[tuple]:
 def test_last_seen_advances_on_unchanged_scrapes_and_reapplying_writes_nothing(con):
     scrape(con, "s0", T0, [offer("8x H100", "2.99", when=T0)])
     first = scrape(con, "s1", T1, [offer("8x H100", "2.99", when=T1)])
-    assert first == {"opened": 0, "closed": 0, "confirmed": 1, "out_of_order": 0}
+    none_announced = {"announced": 0, "withdrawn": 0, "announced_confirmed": 0}
+    assert first == {"opened": 0, "closed": 0, "confirmed": 1, "out_of_order": 0, **none_announced}
     [(_, valid_from, valid_to, last_seen, price, unit, per, hourly)] = _history(con)
     assert (valid_from, valid_to, last_seen) == (T0, None, T1)
     assert (price, unit, per, hourly) == (Decimal("2.99"), "hour", "gpu", Decimal("23.92"))
     before = _history(con)
     again = apply_scrape_history(con, scrape_id="s1", provider="lambda", observed_at=T1)
-    assert again == {"opened": 0, "closed": 0, "confirmed": 0, "out_of_order": 0}
+    assert again == {"opened": 0, "closed": 0, "confirmed": 0, "out_of_order": 0, **none_announced}
     assert _history(con) == before
 
 

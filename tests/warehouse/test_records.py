@@ -19,6 +19,7 @@ TABLES: dict[str, type[msgspec.Struct]] = {
     "serverless_tiers": records.ServerlessTier,
     "token_estimates": records.TokenEstimate,
     "offer_id_merges": records.OfferIdMerge,
+    "announcement_withdrawals": records.AnnouncementWithdrawal,
 }
 
 
@@ -48,6 +49,7 @@ def test_history_rows_are_columns_of_observations_and_history(con) -> None:
     assert history.OBSERVED_COLUMNS == records.HISTORY_OBSERVATION_COLUMNS
     assert set(records.HISTORY_OBSERVATION_COLUMNS) <= set(_columns(con, "observations"))
     assert set(records.HISTORY_OBSERVATION_COLUMNS) <= set(_columns(con, "offer_history"))
+    assert set(records.ANNOUNCEMENT_COLUMNS) <= set(_columns(con, "observations"))
 
 
 def test_scraped_offer_is_the_scrapers_offer_with_its_defaults() -> None:

@@ -192,6 +192,8 @@ def test_which_provider_changed_prices_most_in_2026_is_runpod(files):
     rows = _run(files[1], _example("which provider changed prices most in 2026"))
     assert [(r[0], r[1], r[2]) for r in rows[:2]] == [("runpod", 40, 31), ("hetzner", 25, 25)]
     assert float(rows[0][3]) == pytest.approx(6.74)
+    # nebius: 6 seen changes plus its 4 prices announced from 2026-10-01 (docs/history.md)
+    assert ("nebius", 10, 8) in [(r[0], r[1], r[2]) for r in rows]
 
 
 def test_one_offer_over_time_shows_the_gap_as_no_data(files):

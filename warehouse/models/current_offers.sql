@@ -12,7 +12,9 @@
 -- MIG profile, vGPU share) gives the user gpu_count x the datasheet memory (vram_gb_usable);
 -- filters, $/GB and model fit use usable memory. Unknown GPU: specs and capabilities null.
 -- Price per GPU-hour: the observation's (tier's) stored price_per_gpu_hour_usd, computed once by
--- warehouse/units.py, never derived here.
+-- warehouse/units.py, never derived here. An announced price in force at as_of is the price
+-- (its stored figures, announced = true, previous_* the one it replaces); one still to come is
+-- announced_price* from announced_from.
 -- Age: age_days is the price's own age at as_of (observed_at, at its stated precision), and
 -- stale = age_days > stale_after_days, whatever the scrape did.
 -- Shelf life: price_kind (the price_kind macro: dynamic, spot, marketplace, on_demand, reserved,
@@ -37,6 +39,40 @@ scraped as (
     from observations as o
     inner join latest_scrape as l on o.scrape_id = l.scrape_id
     inner join scrapes as s on o.scrape_id = s.scrape_id
+),
+
+-- Announced prices (observations.announced_*, docs/history.md): from announced_from on (at
+-- as_of) the announced figures are the offer's price (announced = true; previous_* keep the
+-- price the scrape showed in force); before it the scraped price stands and announced_price*
+-- say what comes from announced_from. The same currency, unit and basis either way.
+scraped_priced as (
+    select
+        * exclude (
+            price, price_per_hour, price_per_hour_usd, price_per_gpu_hour_usd, announced_price,
+            announced_price_per_hour, announced_price_per_hour_usd,
+            announced_price_per_gpu_hour_usd
+        ),
+        case when announced then announced_price else price end as price,
+        case when announced then announced_price_per_hour else price_per_hour end
+            as price_per_hour,
+        case when announced then announced_price_per_hour_usd else price_per_hour_usd end
+            as price_per_hour_usd,
+        case when announced then announced_price_per_gpu_hour_usd else price_per_gpu_hour_usd end
+            as price_per_gpu_hour_usd,
+        case when not announced then announced_price end as announced_price,
+        case when not announced then announced_price_per_hour_usd end
+            as announced_price_per_hour_usd,
+        case when not announced then announced_price_per_gpu_hour_usd end
+            as announced_price_per_gpu_hour_usd,
+        case when announced then price end as previous_price,
+        case when announced then price_per_hour_usd end as previous_price_per_hour_usd,
+        case when announced then price_per_gpu_hour_usd end as previous_price_per_gpu_hour_usd
+    from (
+        select
+            *,
+            coalesce(announced_from <= getvariable('as_of')::timestamptz, false) as announced
+        from scraped
+    )
 ),
 
 -- A platform that is also scraped (its slug has a successful scrape) is served from the scrape.
@@ -87,7 +123,7 @@ curated_serverless as (
 ),
 
 offers as (
-    select * from scraped
+    select * from scraped_priced
     union all by name
     select * from curated_serverless
 ),
@@ -143,6 +179,14 @@ typed as (
         o.fx_rate_date,
         o.price_per_hour_usd,
         o.price_per_gpu_hour_usd,
+        coalesce(o.announced, false) as announced,
+        o.announced_from,
+        o.announced_price,
+        o.announced_price_per_hour_usd,
+        o.announced_price_per_gpu_hour_usd::double as announced_price_per_gpu_hour_usd,
+        o.previous_price,
+        o.previous_price_per_hour_usd,
+        o.previous_price_per_gpu_hour_usd::double as previous_price_per_gpu_hour_usd,
         o.serverless,
         o.source_url,
         o.observed_at,

@@ -14,6 +14,10 @@
 -- first full scrape that no longer listed it); no_data_days is its length. The price is not
 -- known there (it may have changed at any point), so nothing reads it as the old price. Null
 -- for an open interval: last_seen_at says how recent the current price is.
+-- An announced interval (offer_history.announced: a price the source announced from valid_from,
+-- not yet seen in force) has last_seen_at = valid_from: nothing observed it, so once closed
+-- (the old price seen again after the date) its whole span is no data; the interval before it
+-- has no data from its newest sighting to the announced date.
 -- Every interval is here, including prices the daily figures leave out (suspect, or last
 -- confirmed too long before a day).
 -- Depends on: offer_history.

@@ -17,6 +17,11 @@
 --   'usd_per_gpu_hour'   USD per GPU-hour, when the currency changed or either interval's unit
 --                        is unknown (written before migration 0016, observations since pruned).
 -- pct_change_usd is always the change of USD per GPU-hour (exchange-rate moves included).
+-- announced: the new interval is a price the source announced from changed_at (its effective
+-- date, offer_history.announced) that no scrape on or after that date has seen in force yet.
+-- Such a change may be dated after the snapshot (a price still to come): the view lists it, as
+-- history stores it; GET /changes leaves out changes after the snapshot instant. Its gap_days
+-- runs from the old price's newest observation to the effective date, as for any change.
 -- Depends on: offer_intervals.
 create or replace view price_changes as
 with paired as (
@@ -87,5 +92,6 @@ select
     pct_change_basis,
     old_valid_from,
     old_last_seen_at,
-    round(epoch(valid_from - old_last_seen_at) / 86400, 3) as gap_days
+    round(epoch(valid_from - old_last_seen_at) / 86400, 3) as gap_days,
+    coalesce(announced, false) as announced
 from changes
