@@ -51,8 +51,11 @@ on-demand and spot items are one row):
    ``DevTestConsumption`` -> excluded (``dev_test``): Dev/Test subscription rates, not retail.
    Any other ``type`` -> ``unknown_type <type>``.
 2. ``serviceName`` (when sent) other than "Virtual Machines" -> ``unknown_service <name>``.
-3. ``productName`` containing "Windows" -> excluded (``windows``): we compare Linux prices (the
-   Linux products are named "... Series" or "... Series Linux").
+3. ``productName`` naming Windows -> excluded (``windows``): we compare Linux prices (the
+   Linux products are named "... Series", "... Srs" or "... Series Linux"). Windows is spelled
+   out ("NCadsH100v5 Series Windows") or abbreviated as the word "Win" ("Virtual Machines
+   NCCadsv5 Srs Win", the 2025-06 processed capture): both are matched as whole words
+   (``WINDOWS_PRODUCT``), so a Windows price never becomes a second on-demand price of its SKU.
 4. ``productName`` containing "Dedicated Host" -> excluded (``dedicated_host``): a whole physical
    host billed per host, not a VM size.
 5. ``meterName`` containing "Low Priority" -> excluded (``low_priority``): low-priority VMs are
@@ -78,6 +81,7 @@ both fields.
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -129,6 +133,8 @@ MAX_PAGES = 200  # pages hold up to 1000 items; the GPU slice is far below 200k 
 # NextPageLink is empty is followed by $skip (see the module docstring).
 FULL_PAGE_SIZES = frozenset({100, 1000})
 HOURLY_UNIT = "1 Hour"
+# A Windows product name: "... Series Windows" or, abbreviated, "... Srs Win" (whole words).
+WINDOWS_PRODUCT = re.compile(r"\bWin(?:dows)?\b", re.IGNORECASE)
 DEFAULT_CURRENCY = "USD"
 _REQUIRED_FIELDS = (
     "armSkuName",
@@ -537,7 +543,7 @@ def _parse_item(
     service = item.get("serviceName")
     if service not in (None, "Virtual Machines"):
         raise skip(unknown_row("service", str(service)))
-    if "Windows" in fields["productName"]:
+    if WINDOWS_PRODUCT.search(fields["productName"]):
         raise skip("windows")
     if "Dedicated Host" in fields["productName"]:
         raise skip("dedicated_host")

@@ -14,6 +14,18 @@ lists the shortest unambiguous spelling once instead of every vendor-prefixed va
 Spellings that name several products (plain "A100", "NVIDIA H100") are deliberately absent from
 the alias table and resolve to ``None``. When only the memory size is missing ("A100 SXM4" with
 80 GB), pass ``vram_gb`` and the resolver tries "<name> <N>GB" for the marketed sizes near it.
+
+Failing that, the row's facts decide (:func:`resolve_from_facts`): the models a name can mean
+are those whose aliases have the same words once memory sizes and form-factor words are left
+out ("NVIDIA A100 HGX", "A100" and "A100 80GB SXM4" all say "a100"); the memory per GPU and the
+form factor the name states (``HGX``/``SXMn`` = SXM, ``PCIe``) keep the models that agree
+with the seed, and exactly one left is the answer. The form factor is never guessed: when the
+name's models come in several form factors and the name states none, no model is chosen
+("NVIDIA A100" with 80 GB: the 80 GB SXM or the 80 GB PCIe card; "V100 32GB": the seed has
+no 32 GB V100 PCIe, but V100s come as SXM2 and PCIe, so it is not assumed to be SXM2).
+"NVLink" says nothing either way (the A100/H100 SXM parts and the bridged PCIe cards both
+have it) and is left out of the name's words; nor does the GPU count decide (one GPU of an
+HGX board and eight PCIe cards in one server are both rented).
 """
 
 from __future__ import annotations
@@ -35,6 +47,11 @@ VRAM_HINT_TOLERANCE = 0.10
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _VENDOR_PREFIX = re.compile(r"^(?:nvidia|amd|intel) ")
 _BRAND_PREFIX = re.compile(r"^(?:geforce|tesla) ")
+_SIZE_WORD = re.compile(r"^\d+(?:\.\d+)?gb$")
+# Words that state a form factor, as the seed's form_factor spells it. HGX is NVIDIA's SXM
+# baseboard. A name stating both is the PCIe card ("A100 80GB PCIe NVLink" is bridged PCIe).
+_FORM_WORDS = (("PCIe", re.compile(r"^pcie$")), ("SXM", re.compile(r"^(?:hgx|sxm\d*)$")))
+_NEUTRAL_WORDS = frozenset({"nvlink"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,13 +241,78 @@ def _gb_label(value: float) -> str:
     return f"{int(value)}gb" if value.is_integer() else f"{value:g}gb"
 
 
+def _form_factor(words: list[str]) -> str | None:
+    for form, pattern in _FORM_WORDS:
+        if any(pattern.match(word) for word in words):
+            return form
+    return None
+
+
+def _base(words: list[str]) -> str:
+    """The words that name the GPU: without memory sizes and form-factor words."""
+    return " ".join(
+        w
+        for w in words
+        if not _SIZE_WORD.match(w)
+        and w not in _NEUTRAL_WORDS
+        and not any(p.match(w) for _, p in _FORM_WORDS)
+    )
+
+
+@cache
+def _models_by_base(seeds_dir: Path = SEEDS_DIR) -> dict[str, frozenset[str]]:
+    """{base words: the gpu_ids with an alias (as written or without vendor words) of them}."""
+    found: dict[str, set[str]] = {}
+    for key, gpu_id in alias_table(seeds_dir).items():
+        for candidate in _candidates(key):
+            found.setdefault(_base(candidate.split()), set()).add(gpu_id)
+    return {base: frozenset(ids) for base, ids in found.items() if base}
+
+
+def resolve_from_facts(name: str, vram_gb: float | None = None) -> str | None:
+    """The one canonical GPU that ``name``'s words, its stated form factor and ``vram_gb`` (GB
+    per GPU, optional; within 10 %, as the VRAM hint) agree on, or ``None`` when no fact is
+    given, none agrees or several do, or the name's models differ in form factor and the name
+    states none. "NVIDIA A100 HGX" + 80 -> ``a100-80gb-sxm``; "NVIDIA A100"
+    + 80 -> ``None`` (SXM or PCIe: the form factor is not stated). Never raises for an unknown
+    name."""
+    gpus = load_gpus()
+    by_base = _models_by_base()
+    for candidate in _candidates(normalise_gpu_name(name)):
+        words = candidate.split()
+        form = _form_factor(words)
+        if form is None and (vram_gb is None or vram_gb <= 0):
+            return None
+        named = by_base.get(_base(words), frozenset())
+        if form is None and len({gpus[g].form_factor for g in named}) > 1:
+            continue  # several form factors and none stated: not guessed
+        models = {
+            gpu_id
+            for gpu_id in named
+            if (form is None or gpus[gpu_id].form_factor == form)
+            and (
+                vram_gb is None
+                or abs(gpus[gpu_id].vram_gb - vram_gb) <= VRAM_HINT_TOLERANCE * gpus[gpu_id].vram_gb
+            )
+        }
+        if len(models) == 1:
+            return next(iter(models))
+    return None
+
+
 def resolve(name: str, vram_gb: float | None = None) -> str | None:
-    """The canonical ``gpu_id`` for a provider's GPU spelling, or ``None`` if unknown/ambiguous.
+    """The canonical ``gpu_id`` for a provider's GPU spelling, or ``None`` if unknown/ambiguous:
+    :func:`resolve_spelling`, else :func:`resolve_from_facts`. Never raises for an unknown name;
+    raises ``ValueError`` only if the seed files are broken."""
+    return resolve_spelling(name, vram_gb) or resolve_from_facts(name, vram_gb)
+
+
+def resolve_spelling(name: str, vram_gb: float | None = None) -> str | None:
+    """The ``gpu_id`` the alias table gives ``name``, as written or with "<N>GB" added.
 
     ``vram_gb`` (GB per GPU, optional) only helps names that are ambiguous in memory size alone
     ("A100 SXM4" + 85.9 -> ``a100-80gb-sxm``): it is tried as "<name> <N>GB" for every marketed
     size N within 10 % of it, nearest first, and accepted only if that GPU really has N GB.
-    Never raises for an unknown name; raises ``ValueError`` only if the seed files are broken.
     """
     aliases = alias_table()
     candidates = _candidates(normalise_gpu_name(name))

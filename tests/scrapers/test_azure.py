@@ -656,3 +656,55 @@ def test_all_pages_fetched_reports_no_skipped_part() -> None:
     with _client(handler) as client:
         responses, skipped = azure.fetch_with_skips(client, None)
     assert skipped == {} and len(responses) == len(requests) == 5
+
+
+def _processed_nccads_items() -> list[dict[str, Any]]:
+    """The 2025-06 processed capture's NCC40adsH100v5 rows as documented-shape items (the table
+    has no armSkuName, meterName or type: each row keeps its region, product name and price)."""
+    return [
+        _item(
+            armSkuName="Standard_NCC40ads_H100_v5",
+            armRegionName=row["region"],
+            retailPrice=row["pricePerHour"],
+            meterName="NCC40ads H100 v5",
+            skuName="NCC40ads H100 v5",
+            productName=row["productName"],
+        )
+        for row in _processed_rows()
+        if row["skuName"] == "NCC40adsH100v5"
+    ]
+
+
+def test_azure_win_abbreviated_product_name_is_a_windows_price_not_a_second_on_demand() -> None:
+    """Azure files the Windows prices of NCCads H100 v5 as "Virtual Machines NCCadsv5 Srs Win"
+    (no "Windows" in the name). Taken for Linux they gave the SKU two on-demand prices in one
+    region (centralus $9.73 and $7.89 beside the Linux $7.89), and the scrape failed whole."""
+    items = _processed_nccads_items()
+    assert sorted(i["productName"] for i in items) == [
+        *["Virtual Machines NCCadsv5 Srs"] * 2,
+        *["Virtual Machines NCCadsv5 Srs Win"] * 4,
+    ]
+    offers, excluded = azure.parse_with_exclusions([_raw(_envelope(items))])
+    assert excluded == {"windows": 4}
+    prices = {(o.region, o.pricing, o.price) for o in offers}
+    assert prices == {
+        ("centralus", PricingModel.ON_DEMAND, Decimal("7.89")),
+        ("westeurope", PricingModel.ON_DEMAND, Decimal("8.9")),
+    }
+    assert {o.gpu_name for o in offers} == {"NVIDIA H100 NVL"}
+
+
+@pytest.mark.parametrize(
+    "product",
+    ["Virtual Machines NCCadsv5 Srs Win", "NCadsH100v5 Series Windows", "NC Series WIN"],
+)
+def test_windows_product_names_spelled_out_or_abbreviated_are_excluded(product: str) -> None:
+    windows = _item(productName=product, retailPrice=0.9, armRegionName="westus")
+    offers, excluded = azure.PROVIDER.parse_report([_raw(_envelope([_item(), windows]))])
+    assert excluded == {"windows": 1}
+    assert [(o.region, o.price) for o in offers] == [("eastus", Decimal("0.454"))]
+
+
+def test_a_word_starting_with_win_is_not_windows() -> None:
+    assert not azure.WINDOWS_PRODUCT.search("Virtual Machines Winterfell Series")
+    assert azure.WINDOWS_PRODUCT.search("Virtual Machines NCCadsv5 Srs Win")

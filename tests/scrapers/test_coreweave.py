@@ -16,6 +16,7 @@ from scrapers import coreweave, http
 from scrapers.base import Offer, PricePer, PriceUnit, PricingModel, RawResponse, SchemaDriftError
 from scrapers.replay import ReplayTransport, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
+from warehouse.gpus import resolve
 
 CAPTURE_2023 = SNAPSHOTS / "coreweave" / "2023-09-21_wayback_gpu-cloud-pricing_excerpt.html"
 CAPTURE_2026 = SNAPSHOTS / "coreweave" / "c2026-09_pricing_page_scripts-stripped.html"
@@ -472,3 +473,17 @@ def test_2023_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
     assert excluded == {"truncated_row": 1}
     assert _by_name(offers)["NVIDIA H100 PCIe"].price == price
     assert len(offers) == 12
+
+
+def test_coreweave_2026_a100_row_states_no_form_factor_so_it_is_not_guessed() -> None:
+    """The 2026 "NVIDIA A100" rows say 8 GPUs (and 1 for the inference column) of 80 GB, nothing
+    about the bus: the row's product (data-product "nvidia-a100") has an empty spec in the
+    page's product modals, and the catalogue's "A100 80GB NVLINK" (SXM4) and "A100 80GB PCIe"
+    are other products, not priced rows. 80 GB SXM and 80 GB PCIe both agree with the row, so
+    it resolves to no model; the same row stating HGX would be the 80 GB SXM A100."""
+    offers = coreweave.PROVIDER.parse([_raw_2026()])
+    a100 = {(o.gpu_name, o.gpu_count, o.vram_gb_reported) for o in offers if "A100" in o.gpu_name}
+    assert a100 == {("NVIDIA A100", 8, 80), ("NVIDIA A100", 1, 80)}
+    assert resolve("NVIDIA A100", vram_gb=80) is None
+    assert resolve("NVIDIA HGX A100", vram_gb=80) == "a100-80gb-sxm"
+    assert resolve("NVIDIA A100 PCIe", vram_gb=80) == "a100-80gb-pcie"

@@ -192,6 +192,25 @@ def test_vram_hint_picks_the_memory_variant() -> None:
     assert resolve("A100 SXM4", vram_gb=60) is None
 
 
+def test_stated_form_factor_and_memory_resolve_a_name_ambiguous_alone() -> None:
+    # The words of the name, less sizes and form words, pick the candidates; the facts decide.
+    assert resolve("NVIDIA HGX A100", vram_gb=80) == "a100-80gb-sxm"
+    assert resolve("NVIDIA A100 HGX", vram_gb=81920 * MIB_TO_GB) == "a100-80gb-sxm"
+    assert resolve("NVIDIA A100 HGX", vram_gb=40) == "a100-40gb-sxm"
+    assert resolve("A100 PCIe", vram_gb=80) == "a100-80gb-pcie"
+    assert resolve("H100 HGX") == "h100-sxm"  # the only SXM H100 of the seed
+    # Stating one fact is not enough when two models keep it; NVLink is no form factor.
+    assert resolve("NVIDIA HGX A100") is None  # 40 or 80 GB
+    assert resolve("V100", vram_gb=16) is None  # SXM2 or PCIe
+    assert resolve("H100 NVLink") is None  # SXM, or the NVL (PCIe + bridge)
+    assert resolve("NVIDIA H100", vram_gb=80) is None
+    # gpu-hunt.site display names: the seed's only 32 GB V100 is SXM2, but V100s come as SXM2
+    # and PCIe, so the form factor is not assumed; "NVLink" says neither (stays family-level).
+    assert resolve("V100 32GB", vram_gb=32) is None
+    assert resolve("H100 NVLink 80GB", vram_gb=80) is None
+    assert resolve("A40 48GB", vram_gb=48) == "a40"  # one form factor: the memory is enough
+
+
 def test_runpod_gpu_type_ids_resolve(snapshots: Path) -> None:
     names: set[str] = set()
     for capture in RUNPOD_GPU_TYPE_CAPTURES:

@@ -48,7 +48,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.db import bulk_insert, transaction
-from warehouse.gpus import resolve
+from warehouse.gpus import resolve_from_facts, resolve_spelling
 from warehouse.history import (
     BATCH_TABLE,
     IMPORT_PREFIX,
@@ -126,17 +126,21 @@ def _time(text: str, where: str) -> datetime:
 
 
 def _gpu(server: dict[str, str]) -> tuple[str, str | None, str | None]:
-    """(GPU spelling, gpu_id, gpu_family): a model from the display name, else from the site's
-    model column; only then a family, in the same order. gpu_family is set only when gpu_id
-    is None; both None for a name that resolves to neither (the model column is returned)."""
+    """(GPU spelling, gpu_id, gpu_family): a model that the alias table spells, from the display
+    name, else from the site's model column; then one the row's facts name (its VRAM,
+    ``gpus.resolve_from_facts``), in the same order; only then a family. gpu_family is set
+    only when gpu_id is None; both None for a name that resolves to neither (the model column
+    is returned)."""
     vram = _decimal(server["gpu_vram_gb"], f"server {server['id']}")
     hint = float(vram) if vram else None
     display = _COUNT_PREFIX.sub("", server["name"]).strip()
     names = [n for n in (display, server["gpu_model"].strip()) if n]
-    for name in names:
-        gpu_id = resolve(name, hint)
-        if gpu_id is not None:
-            return name, gpu_id, None
+    # a spelling of the alias table first, in either column; only then the row's facts
+    for rule in (resolve_spelling, resolve_from_facts):
+        for name in names:
+            gpu_id = rule(name, hint)
+            if gpu_id is not None:
+                return name, gpu_id, None
     for name in names:
         family = resolve_family(name)
         if family is not None:
