@@ -13,7 +13,8 @@ from pipelines import cli
 from pipelines.defs.resources import GpupricesResource
 from scrapers import http as scraper_http
 from tests.conftest import REPO
-from warehouse.settings import SettingError, Settings, env_var, settings_table
+from warehouse.settings import SettingError, Settings, env_var
+from warehouse.settings_table import settings_table
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 VARIABLES = {env_var(name) for name in Settings.model_fields} - {"XDG_DATA_HOME"}
@@ -22,11 +23,12 @@ TEST_ONLY = {"GPUPRICES_UPDATE_SCREENSHOT"}
 
 
 def test_readme_table_is_the_settings_class() -> None:
-    table = README.split("<!-- generated: warehouse.settings.settings_table()", 1)[1]
+    table = README.split("<!-- generated: warehouse.settings_table.settings_table()", 1)[1]
     table = table.split("-->\n", 1)[1].split("\n<!-- end of generated table -->", 1)[0]
     assert table == settings_table(), (
         "README's settings table is out of date: paste the output of "
-        "uv run python -c 'from warehouse.settings import settings_table; print(settings_table())'"
+        "uv run python -c 'from warehouse.settings_table import settings_table;"
+        " print(settings_table())'"
     )
     # 25 + the API server limits and held_snapshots (issue 15) + 6 shelf lives (issue 21)
     assert len(VARIABLES) == 38

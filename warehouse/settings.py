@@ -9,7 +9,7 @@ included, takes the values it needs as parameters.
 empty value counts as unset); ``Settings.from_mapping(env)`` reads a mapping instead, and
 ``Settings.load(...)`` does either, turning a bad value into one ``SettingError`` line that names
 the variable and never shows a secret's value. README "Settings" lists them all: it is
-``settings_table()``'s output, checked by ``tests/test_settings.py``.
+``warehouse.settings_table.settings_table()``'s output, checked by ``tests/test_settings.py``.
 """
 
 from __future__ import annotations
@@ -61,6 +61,12 @@ def _setting(default: Any, description: str, read_by: str, **constraints: Any) -
 
 
 _FINITE: dict[str, Any] = {"allow_inf_nan": False}
+
+
+def _shelf_life(kind: PriceKind, what: str) -> Any:
+    """The shelf-life setting of one kind of price, in days (README "Settings")."""
+    description = f"{what} expires this long after it was observed, days"
+    return _setting(DEFAULT_SHELF_LIFE_DAYS[kind], description, "pipeline", ge=0, **_FINITE)
 
 
 class Settings(BaseSettings):
@@ -210,49 +216,16 @@ class Settings(BaseSettings):
     )
 
     # shelf life: how long a price stays in force after it was observed (warehouse.shelf_life)
-    shelf_life_days_dynamic: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.DYNAMIC],
-        "A price the provider resets daily (`pricing: dynamic`) expires this long after it was "
-        "observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
+    shelf_life_days_dynamic: float = _shelf_life(
+        PriceKind.DYNAMIC, "A price the provider resets daily (`pricing: dynamic`)"
     )
-    shelf_life_days_spot: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.SPOT],
-        "A spot (interruptible) price expires this long after it was observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
+    shelf_life_days_spot: float = _shelf_life(PriceKind.SPOT, "A spot (interruptible) price")
+    shelf_life_days_marketplace: float = _shelf_life(
+        PriceKind.MARKETPLACE, "A marketplace listing, bid or auction price"
     )
-    shelf_life_days_marketplace: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.MARKETPLACE],
-        "A marketplace listing, bid or auction price expires this long after it was observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
-    )
-    shelf_life_days_on_demand: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.ON_DEMAND],
-        "An on-demand list price expires this long after it was observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
-    )
-    shelf_life_days_reserved: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.RESERVED],
-        "A reserved-term list price expires this long after it was observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
-    )
-    shelf_life_days_serverless: float = _setting(
-        DEFAULT_SHELF_LIFE_DAYS[PriceKind.SERVERLESS],
-        "A serverless list price expires this long after it was observed, days",
-        "pipeline",
-        ge=0,
-        **_FINITE,
-    )
+    shelf_life_days_on_demand: float = _shelf_life(PriceKind.ON_DEMAND, "An on-demand list price")
+    shelf_life_days_reserved: float = _shelf_life(PriceKind.RESERVED, "A reserved-term list price")
+    shelf_life_days_serverless: float = _shelf_life(PriceKind.SERVERLESS, "A serverless list price")
 
     # readers: the API and the CLI's read commands
     snapshot_url: str | None = _setting(
@@ -424,26 +397,3 @@ def describe(exc: ValidationError, given: set[str] | None = None) -> str:
         reason = error["msg"].removeprefix("Value error, ")
         parts.append(f"{name}{value}: {reason[:1].lower()}{reason[1:]}")
     return "; ".join(parts)
-
-
-def settings_table() -> str:
-    """The Markdown table of every variable (README "Settings")."""
-    rows = ["| Variable | Read by | Default | Meaning |", "| --- | --- | --- | --- |"]
-    for name, field in Settings.model_fields.items():
-        if field.exclude:
-            continue
-        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-        default = field.get_default()
-        shown = "unset" if default in (None, ()) else f"`{_plain(default)}`"
-        rows.append(
-            f"| `{env_var(name)}` | {extra.get('read_by', '')} | {shown} | {field.description} |"
-        )
-    return "\n".join(rows)
-
-
-def _plain(value: object) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
