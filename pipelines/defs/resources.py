@@ -33,6 +33,11 @@ def _field(description: str, name: str) -> Any:
     return Field(default=None, description=description + _UNSET.replace("{var}", env_var(name)))
 
 
+def _setting_field(name: str) -> Any:
+    """``_field`` with the description ``Settings`` gives the field."""
+    return _field(Settings.model_fields[name].description or name, name)
+
+
 class GpupricesResource(dg.ConfigurableResource):
     """The pipeline's settings. Unset fields come from ``GPUPRICES_*`` when a run starts."""
 
@@ -85,29 +90,13 @@ class GpupricesResource(dg.ConfigurableResource):
     stale_after_hours: float | None = _field(
         "A provider not refreshed for this long is stale, hours", "stale_after_hours"
     )
-    shelf_life_days_dynamic: float | None = _field(
-        "A daily-reset (dynamic) price expires this long after it was observed, days",
-        "shelf_life_days_dynamic",
-    )
-    shelf_life_days_spot: float | None = _field(
-        "A spot price expires this long after it was observed, days", "shelf_life_days_spot"
-    )
-    shelf_life_days_marketplace: float | None = _field(
-        "A marketplace/auction price expires this long after it was observed, days",
-        "shelf_life_days_marketplace",
-    )
-    shelf_life_days_on_demand: float | None = _field(
-        "An on-demand list price expires this long after it was observed, days",
-        "shelf_life_days_on_demand",
-    )
-    shelf_life_days_reserved: float | None = _field(
-        "A reserved-term list price expires this long after it was observed, days",
-        "shelf_life_days_reserved",
-    )
-    shelf_life_days_serverless: float | None = _field(
-        "A serverless list price expires this long after it was observed, days",
-        "shelf_life_days_serverless",
-    )
+    # the shelf lives' descriptions are the settings' own (warehouse.shelf_life)
+    shelf_life_days_dynamic: float | None = _setting_field("shelf_life_days_dynamic")
+    shelf_life_days_spot: float | None = _setting_field("shelf_life_days_spot")
+    shelf_life_days_marketplace: float | None = _setting_field("shelf_life_days_marketplace")
+    shelf_life_days_on_demand: float | None = _setting_field("shelf_life_days_on_demand")
+    shelf_life_days_reserved: float | None = _setting_field("shelf_life_days_reserved")
+    shelf_life_days_serverless: float | None = _setting_field("shelf_life_days_serverless")
 
     def settings(self) -> Settings:
         """``Settings`` with this resource's fields (an empty string counts as unset) over the

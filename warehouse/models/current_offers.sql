@@ -228,10 +228,9 @@ select
     epoch(getvariable('as_of')::timestamptz - observed_at) / 86400
         > getvariable('stale_after_days') as stale,
     l.shelf_life_days,
+    -- exact microseconds, so the expiry does not depend on the session's time zone
     observed_at + to_microseconds(round(l.shelf_life_days * 86400000000)::bigint) as expires_at,
-    getvariable('as_of')::timestamptz
-        >= observed_at + to_microseconds(round(l.shelf_life_days * 86400000000)::bigint)
-        as expired
+    getvariable('as_of')::timestamptz >= expires_at as expired
 from typed
 inner join shelf_lives as l on typed.price_kind = l.price_kind
 order by provider, instance_type, region, pricing;
