@@ -48,7 +48,8 @@ def test_api_examples_answer(replayed_home):
 
 def test_readme_test_command_says_it_needs_chromium_and_how_to_install_it():
     # issue 25: without Chromium tests/api/test_web_page.py errored 8 times; only .ci/run
-    # installed it and the README never said so
+    # installed it and the README never said so. The command itself installs it when missing
+    assert "apt-get install -y -qq --no-install-recommends chromium" in _quickstart_blocks()[1]
     section = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     after_test_command = section.split(_quickstart_blocks()[1], 1)[1]
     assert "tests/api/test_web_page.py" in after_test_command
