@@ -59,7 +59,9 @@ LAST_DAY = date(2199, 12, 31)
 
 
 # The time parameters: a plain date or an RFC 3339 timestamp (api.params_time parses them)
-_TIME = {"pattern": DATE_OR_TIMESTAMP_PATTERN, "max_length": 40}
+# (the pattern is documented in the schema and checked by api.params_time, whose 400 names
+# both accepted forms; as a validation pattern its message would be the regex)
+_TIME = {"schema_extra": {"pattern": DATE_OR_TIMESTAMP_PATTERN}, "max_length": 40}
 # the `to` parameter of the history endpoints
 LastDay = Annotated[
     str | None,

@@ -553,6 +553,19 @@ def test_changes_since_plain_date(client):
     assert "is not a date (2026-01-01) or an RFC 3339 timestamp" in response.json()["detail"]
 
 
+def test_a_malformed_time_parameter_names_both_forms_not_a_regex(client):
+    # since=not-a-date answered "Expected `str` matching regex '^\\d{4}-...'": the pattern was a
+    # validation rule before the parser that names the accepted forms could run
+    for name, path in (("since", "/changes"), ("from", "/history"), ("to", "/history")):
+        response = client.get(path, params={name: "not-a-date", "gpu": "h100"})
+        assert response.status_code == 400
+        detail = response.json()["detail"]
+        assert detail == (
+            f"{name}: 'not-a-date' is not a date (2026-01-01) or an RFC 3339 timestamp"
+            " (2026-01-01T00:00:00Z)"
+        )
+
+
 def test_history_from_and_to_take_a_timestamp_as_its_utc_day(client):
     days = {"from": "2026-02-09", "to": "2026-02-10"}
     instants = {"from": "2026-02-09T12:00:00Z", "to": "2026-02-10T23:59:59+00:00"}
