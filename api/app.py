@@ -37,11 +37,15 @@ CORS_ENV = env_var("cors_origins")  # comma-separated origins; unset = no CORS h
 COMPRESSION = CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6)
 
 
-def _error(status: int, detail: str, extra: list | None = None) -> Response[bytes]:
+def _error(
+    status: int, detail: str, extra: list | None = None, headers: dict[str, str] | None = None
+) -> Response[bytes]:
     body = {"status_code": status, "detail": detail}
     if extra:
         body["extra"] = extra
-    return Response(content=encode(body), status_code=status, media_type="application/json")
+    return Response(
+        content=encode(body), status_code=status, media_type="application/json", headers=headers
+    )
 
 
 def _with_valid_values(request: Request, extra: list) -> list:
@@ -94,8 +98,19 @@ def _snapshot_gone(_: Request, exc: SnapshotGone) -> Response[bytes]:
 
 
 def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
+    """The exception's status and detail, and its headers: a 405 keeps Litestar's ``Allow``
+    (with HEAD wherever GET is allowed: ``head_as_get`` answers it)."""
+    headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
+    if "allow" in headers:
+        methods = {m.strip().upper() for m in headers["allow"].split(",") if m.strip()}
+        if "GET" in methods:
+            methods.add("HEAD")
+        headers["allow"] = ", ".join(sorted(methods))
     return _error(
-        exc.status_code, str(exc.detail), exc.extra if isinstance(exc.extra, list) else None
+        exc.status_code,
+        str(exc.detail),
+        exc.extra if isinstance(exc.extra, list) else None,
+        headers=headers or None,
     )
 
 

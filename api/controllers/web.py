@@ -62,12 +62,12 @@ class WebController(Controller):
     path = "/"
     include_in_schema = False
 
-    @get("/", sync_to_thread=False, media_type="text/html; charset=utf-8")
+    @get("/", sync_to_thread=False, media_type="text/html")
     def page(self) -> Response[bytes]:
         body, csp = _page()
         return Response(
             content=body,
-            media_type="text/html; charset=utf-8",
+            media_type="text/html",
             headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff"},
         )
 

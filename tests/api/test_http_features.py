@@ -292,3 +292,20 @@ def test_schema_viewer_scripts_turn_off_the_online_validator(client) -> None:
     assert init.headers["content-type"].startswith("text/javascript")
     assert client.get("/schema/assets/swagger-editor-bundle.js").status_code == 404
     assert client.get("/schema/assets/..%2Fdocs.py").status_code == 404
+
+
+# --- issue 25: HTTP conventions ---------------------------------------------------------------
+
+
+def test_page_content_type_names_its_charset_once(client) -> None:
+    response = client.get("/", headers=IDENTITY)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", "/instances"), ("DELETE", "/providers")])
+def test_405_names_the_allowed_methods(client, method: str, path: str) -> None:
+    response = client.request(method, path)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS"
+    assert response.json()["detail"] == "Method Not Allowed"
