@@ -57,6 +57,27 @@ def _log_level(text: str) -> str:
     return level
 
 
+def _port(text: str) -> int:
+    """A TCP port, 1-65535: uvicorn takes 99999 and listens on another (99999 mod 65536)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port {text!r} is not a whole number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 1-65535")
+    return port
+
+
+def _workers(text: str) -> int:
+    try:
+        workers = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"workers {text!r} is not a whole number") from None
+    if workers < 1:
+        raise argparse.ArgumentTypeError(f"workers must be at least 1, not {workers}")
+    return workers
+
+
 def _export_home(settings: Settings) -> Paths:
     """The home the command resolved, exported as ``$GPUPRICES_HOME``: what the Dagster
     resource's ``dg.EnvVar``, uvicorn's app factory and child processes read."""
@@ -262,10 +283,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
-    serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    serve.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000)")
     serve.add_argument(
         "--workers",
-        type=int,
+        type=_workers,
         default=1,
         metavar="N",
         help="worker processes, each holding the snapshot in memory (default 1)",
@@ -288,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fetches per provider and falls back to recorded data, like `gpuprices ingest`.",
     )
     dev.add_argument("--host", default="127.0.0.1", help="address of the UI (default 127.0.0.1)")
-    dev.add_argument("--port", type=int, default=3000, help="port of the UI (default 3000)")
+    dev.add_argument("--port", type=_port, default=3000, help="port of the UI (default 3000)")
     dev.set_defaults(func=_dagster_dev)
 
     cli_exports.register(sub)

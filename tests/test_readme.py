@@ -32,6 +32,14 @@ def test_main_command_ingests_with_fallback_and_serves():
     assert "gpuprices ingest" in main and "gpuprices serve" in main and "uv sync --frozen" in main
 
 
+def test_dagster_dev_does_not_install_dev_packages_into_the_no_dev_environment():
+    """The quickstart syncs with ``--no-dev``; a plain ``uv run`` re-syncs the default groups
+    (19 dev packages). Every runtime command the README gives runs with ``--no-sync``."""
+    runs = re.findall(r"uv run(?: --[\w-]+)* gpuprices [\w-]+", README)
+    assert any("dagster-dev" in run for run in runs)
+    assert [run for run in runs if "--no-sync" not in run] == []
+
+
 def test_api_examples_answer(replayed_home):
     paths, _ = replayed_home
     urls = [shlex.split(line)[1] for line in README.splitlines() if line.startswith("curl ")]

@@ -75,3 +75,22 @@ def test_argument_errors_are_one_line(argv, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and ": error: " in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["serve", "--port", "99999"], "port 99999 is outside 1-65535"),
+        (["serve", "--port", "0"], "port 0 is outside 1-65535"),
+        (["serve", "--port", "http"], "not a whole number"),
+        (["dagster-dev", "--port", "70000"], "port 70000 is outside 1-65535"),
+        (["serve", "--workers", "0"], "workers must be at least 1, not 0"),
+    ],
+)
+def test_serve_port_99999_and_workers_0_are_refused(argv, says, capsys):
+    # uvicorn listened on 99999 mod 65536 while printing 99999; --workers 0 was accepted
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
