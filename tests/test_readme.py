@@ -40,6 +40,15 @@ def test_dagster_dev_does_not_install_dev_packages_into_the_no_dev_environment()
     assert [run for run in runs if "--no-sync" not in run] == []
 
 
+def test_gpuhunt_recipe_names_both_catalog_variables():
+    """Offline, gpuhunt needs GPUHUNT_CATALOG_URL as well as GPUHUNT_CATALOG_DIR (it loads its
+    catalog before the first query); tests/pipelines/test_exports.py runs gpuhunt with both."""
+    recipe = README.split("`export --format gpuhunt DIR`", 1)[1].split("`--format skypilot`")[0]
+    assert "GPUHUNT_CATALOG_DIR=DIR" in recipe
+    assert "GPUHUNT_CATALOG_URL=file://$PWD/DIR" in recipe
+    assert "query(provider=" in recipe
+
+
 def test_api_examples_answer(replayed_home):
     paths, _ = replayed_home
     urls = [shlex.split(line)[1] for line in README.splitlines() if line.startswith("curl ")]
