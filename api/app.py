@@ -20,12 +20,14 @@ from api.controllers.economics import EconomicsController
 from api.controllers.facts import ProviderDetailController, ServerlessController
 from api.controllers.history import HistoryController
 from api.controllers.instances import InstancesController, instances_fast_route
+from api.controllers.ops import API_VERSION, METRICS_STATE, MetricsController, VersionController
 from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
 from api.encoding import EXCLUDED_HEADERS, encode
 from api.errors import request_ids, unhandled_error
 from api.limits import limit_query_length
 from api.logs import logging_config
+from api.metrics import Metrics
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.schemas import NumberSchemaPlugin
 from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
@@ -165,6 +167,8 @@ def create_app(
             EconomicsController,
             AdminController,
             HistoryController,
+            VersionController,
+            MetricsController,
         ],
         # outermost first: nothing answers before the query is checked, and a 304 only ever
         # stands in for a 200
@@ -198,7 +202,7 @@ def create_app(
         else None,
         openapi_config=OpenAPIConfig(
             title="gpuprices",
-            version="0.1.0",
+            version=API_VERSION,
             path=SCHEMA_PATH,
             openapi_router=schema_router(),
             description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
@@ -223,5 +227,10 @@ def create_app(
     )
     # plain GET /instances queries skip Litestar (routing, parameter parsing, handler): the same
     # bytes; HEAD on every GET endpoint; every answer, errors included, carries an X-Request-ID
-    app.asgi_handler = request_ids(head_as_get(instances_fast_route(store)(app.asgi_handler)))
+    # GET /metrics counts every answer: it wraps everything but the request id
+    metrics = Metrics(store, (route.path for route in app.routes))
+    app.state[METRICS_STATE] = metrics
+    app.asgi_handler = request_ids(
+        metrics.wrap(head_as_get(instances_fast_route(store)(app.asgi_handler)))
+    )
     return app
