@@ -226,6 +226,13 @@ def _dagster_dev(args: argparse.Namespace) -> int:
     os.execv(executable, command)  # replaces this process: dagster dev handles Ctrl-C itself
 
 
+def _completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpuprices",
@@ -299,6 +306,18 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default info)",
     )
     serve.set_defaults(func=_serve)
+
+    completion = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or tcsh)",
+        description="Print the completion script of every gpuprices command and option for "
+        'SHELL. bash: `eval "$(gpuprices completion bash)"` in ~/.bashrc; zsh: '
+        '`gpuprices completion zsh > "${fpath[1]}/_gpuprices"`.',
+    )
+    completion.add_argument(
+        "shell", choices=["bash", "zsh", "tcsh"], help="the shell to complete in"
+    )
+    completion.set_defaults(func=_completion)
 
     dev = sub.add_parser(
         "dagster-dev",

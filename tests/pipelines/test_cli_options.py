@@ -4,6 +4,7 @@ argument errors (issue 12 point 5: a bad ``serve --log-level`` printed a traceba
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 from importlib import metadata
@@ -94,3 +95,26 @@ def test_serve_port_99999_and_workers_0_are_refused(argv, says, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def _bash_complete(script: str, words: list[str]) -> list[str]:
+    line = " ".join(words)
+    program = (
+        f"{script}\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+        f"COMP_LINE={shlex.quote(line)}; COMP_POINT={len(line)}; _shtab_gpuprices; "
+        'printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    run = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
+def test_shell_completion_completes_commands_and_options(capsys):
+    assert main(["completion", "bash"]) == 0
+    script = capsys.readouterr().out
+    assert _bash_complete(script, ["gpuprices", "ing"]) == ["ingest"]
+    assert _bash_complete(script, ["gpuprices", "serve", "--po"]) == ["--port"]
+    assert "ingest" in _bash_complete(script, ["gpuprices", ""])
+    for shell in ("zsh", "tcsh"):
+        assert main(["completion", shell]) == 0
+        assert "serve" in capsys.readouterr().out
