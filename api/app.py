@@ -28,7 +28,9 @@ from api.errors import request_ids, unhandled_error
 from api.limits import limit_query_length
 from api.logs import logging_config
 from api.metrics import Metrics
+from api.openapi import CompleteJsonRenderPlugin
 from api.params import enum_values, query_name, reject_unknown_parameters
+from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from api.schemas import NumberSchemaPlugin
 from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
 from warehouse import remote
@@ -40,13 +42,16 @@ COMPRESSION = CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress
 
 
 def _error(
-    status: int, detail: str, extra: list | None = None, headers: dict[str, str] | None = None
+    request: Request,
+    status: int,
+    detail: str,
+    extra: list | None = None,
+    headers: dict[str, str] | None = None,
+    **members: object,
 ) -> Response[bytes]:
-    body = {"status_code": status, "detail": detail}
-    if extra:
-        body["extra"] = extra
+    body = problem(status, detail, instance_of(request.scope), extra=extra or None, **members)
     return Response(
-        content=encode(body), status_code=status, media_type="application/json", headers=headers
+        content=encode(body), status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
     )
 
 
@@ -82,24 +87,20 @@ def _validation_error(request: Request, exc: ValidationException) -> Response[by
         if names
         else str(exc.detail)
     )
-    return _error(400, detail, extra)
+    return _error(request, 400, detail, extra)
 
 
-def _no_snapshot(_: Request, exc: NoSnapshot) -> Response[bytes]:
-    return _error(503, str(exc))
+def _no_snapshot(request: Request, exc: NoSnapshot) -> Response[bytes]:
+    return _error(request, 503, str(exc))
 
 
-def _snapshot_gone(_: Request, exc: SnapshotGone) -> Response[bytes]:
-    body = {
-        "status_code": 410,
-        "detail": str(exc),
-        "current_as_of": exc.current_as_of,
-        "held_as_of": exc.held,
-    }
-    return Response(content=encode(body), status_code=410, media_type="application/json")
+def _snapshot_gone(request: Request, exc: SnapshotGone) -> Response[bytes]:
+    return _error(
+        request, 410, str(exc), current_as_of=exc.current_as_of, held_as_of=exc.held or None
+    )
 
 
-def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
+def _http_error(request: Request, exc: HTTPException) -> Response[bytes]:
     """The exception's status and detail, and its headers: a 405 keeps Litestar's ``Allow``
     (with HEAD wherever GET is allowed: ``head_as_get`` answers it)."""
     headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
@@ -109,6 +110,7 @@ def _http_error(_: Request, exc: HTTPException) -> Response[bytes]:
             methods.add("HEAD")
         headers["allow"] = ", ".join(sorted(methods))
     return _error(
+        request,
         exc.status_code,
         str(exc.detail),
         exc.extra if isinstance(exc.extra, list) else None,
@@ -207,7 +209,7 @@ def create_app(
             openapi_router=schema_router(),
             description="Cloud GPU offers compared: VRAM, bandwidth, precision support and prices "
             "normalised to USD per hour, per GPU-hour and per GB-of-VRAM-hour.",
-            render_plugins=[OfflineSwaggerPlugin()],
+            render_plugins=[OfflineSwaggerPlugin(), CompleteJsonRenderPlugin()],
             components=Components(
                 security_schemes={
                     BEARER: SecurityScheme(

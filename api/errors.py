@@ -16,6 +16,7 @@ from litestar import Request, Response
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.encoding import encode
+from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 
 REQUEST_ID_HEADER = b"x-request-id"
 REQUEST_ID_KEY = "gpuprices.request_id"  # where the id lives in the ASGI scope
@@ -67,9 +68,10 @@ def unhandled_error(request: Request, exc: Exception) -> Response[bytes]:
         request.url.path,
         exc_info=(type(exc), exc, exc.__traceback__),
     )
-    body = {
-        "status_code": 500,
-        "detail": f"internal error; quote request id {rid} when reporting it",
-        "request_id": rid,
-    }
-    return Response(content=encode(body), status_code=500, media_type="application/json")
+    body = problem(
+        500,
+        f"internal error; quote request id {rid} when reporting it",
+        instance_of(request.scope),
+        request_id=rid,
+    )
+    return Response(content=encode(body), status_code=500, media_type=PROBLEM_MEDIA_TYPE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, Receive, Scope, Send
 
 from api.encoding import encode
+from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 
 MAX_QUERY_BYTES = 4096
 
@@ -21,18 +22,18 @@ def limit_query_length(app: ASGIApp) -> ASGIApp:
         query = scope.get("query_string", b"") if scope["type"] == "http" else b""
         if len(query) > MAX_QUERY_BYTES:
             body = encode(
-                {
-                    "status_code": 414,
-                    "detail": f"query string is {len(query)} bytes; at most {MAX_QUERY_BYTES} "
-                    "are accepted",
-                }
+                problem(
+                    414,
+                    f"query string is {len(query)} bytes; at most {MAX_QUERY_BYTES} are accepted",
+                    instance_of(scope, with_query=False),  # the query is the problem
+                )
             )
             await send(
                 {
                     "type": "http.response.start",
                     "status": 414,
                     "headers": [
-                        (b"content-type", b"application/json"),
+                        (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                         (b"content-length", str(len(body)).encode()),
                     ],
                 }

@@ -30,6 +30,7 @@ from litestar.params import Parameter, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.encoding import encode
+from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from warehouse import queries
 from warehouse.queries import MAX_LIST_VALUES, gpu_filter
 
@@ -152,7 +153,11 @@ def _names(query: bytes) -> list[str]:
 
 
 def unknown_parameters_error(
-    method: str, path: str, unknown: Sequence[str], valid: Sequence[str]
+    method: str,
+    path: str,
+    unknown: Sequence[str],
+    valid: Sequence[str],
+    instance: str | None = None,
 ) -> dict[str, Any]:
     """The 400 body for query names the endpoint does not take."""
     hints = {n: difflib.get_close_matches(n, valid, n=1, cutoff=0.6) for n in unknown}
@@ -160,11 +165,12 @@ def unknown_parameters_error(
         repr(n) + (f" (did you mean {hints[n][0]!r}?)" if hints[n] else "") for n in unknown
     )
     takes = ", ".join(valid) if valid else "no query parameters"
-    return {
-        "status_code": 400,
-        "detail": f"unknown query parameter{'s' if len(unknown) > 1 else ''} {named}; "
+    return problem(
+        400,
+        f"unknown query parameter{'s' if len(unknown) > 1 else ''} {named}; "
         f"{method} {path} takes: {takes}",
-        "extra": [
+        instance,
+        extra=[
             {
                 "key": n,
                 "source": "query",
@@ -174,7 +180,7 @@ def unknown_parameters_error(
             }
             for n in unknown
         ],
-    }
+    )
 
 
 def reject_unknown_parameters(app: ASGIApp) -> ASGIApp:
@@ -194,7 +200,11 @@ def reject_unknown_parameters(app: ASGIApp) -> ASGIApp:
             return
         body = encode(
             unknown_parameters_error(
-                scope.get("method", "GET"), scope.get("path", ""), unknown, sorted(declared)
+                scope.get("method", "GET"),
+                scope.get("path", ""),
+                unknown,
+                sorted(declared),
+                instance_of(scope),
             )
         )
         await send(
@@ -202,7 +212,7 @@ def reject_unknown_parameters(app: ASGIApp) -> ASGIApp:
                 "type": "http.response.start",
                 "status": 400,
                 "headers": [
-                    (b"content-type", b"application/json"),
+                    (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                     (b"content-length", str(len(body)).encode()),
                     (b"cache-control", b"no-store"),
                 ],

@@ -26,6 +26,7 @@ the same ones; ``gpuprices serve`` passes uvicorn's own ``limit_concurrency``,
 from __future__ import annotations
 
 import asyncio
+import json
 import resource
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
@@ -33,6 +34,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from api.problems import PROBLEM_MEDIA_TYPE, problem
 from warehouse.settings import Settings, env_var
 
 PROTOCOL = "api.server:GuardedHttpToolsProtocol"
@@ -215,10 +217,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         _waiting(self.server_state).pop(self, None)
         if self.transport.is_closing():
             return
-        body = b'{"status_code":%d,"detail":"%s"}' % (status, detail.encode("ascii", "replace"))
+        body = json.dumps(problem(status, detail), separators=(",", ":")).encode()
         head = [
             STATUS_LINE[status],
-            b"content-type: application/json\r\n",
+            b"content-type: %s\r\n" % PROBLEM_MEDIA_TYPE.encode(),
             b"content-length: %d\r\n" % len(body),
             b"connection: close\r\n",
         ]

@@ -13,6 +13,7 @@ from litestar import Controller, Request, Response, post
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
+from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from api.schemas import ErrorBody, RefreshResult
 from api.store import Store
 
@@ -26,13 +27,16 @@ def denied(request: Request) -> Response[bytes] | None:
     expected: str = request.app.state.get(ADMIN_TOKEN_STATE) or ""
     if not expected:
         return _refuse(
-            403, f"admin endpoints are disabled: set {ADMIN_TOKEN_ENV} on the server to enable them"
+            request,
+            403,
+            f"admin endpoints are disabled: set {ADMIN_TOKEN_ENV} on the server to enable them",
         )
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(
         given.strip().encode(), expected.encode()
     ):
         return _refuse(
+            request,
             401,
             "admin endpoints need 'Authorization: Bearer <token>'",
             {"WWW-Authenticate": 'Bearer realm="gpuprices-admin"'},
@@ -40,11 +44,13 @@ def denied(request: Request) -> Response[bytes] | None:
     return None
 
 
-def _refuse(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[bytes]:
+def _refuse(
+    request: Request, status: int, detail: str, headers: dict[str, str] | None = None
+) -> Response[bytes]:
     return Response(
-        content=encode_as(ErrorBody, {"status_code": status, "detail": detail}),
+        content=encode_as(ErrorBody, problem(status, detail, instance_of(request.scope))),
         status_code=status,
-        media_type="application/json",
+        media_type=PROBLEM_MEDIA_TYPE,
         headers=headers,
     )
 

@@ -63,7 +63,11 @@ class MetricsController(Controller):
         "Prometheus text exposition format 0.0.4; one process's figures (each worker its own).",
         sync_to_thread=False,
         media_type=MEDIA_TYPE,
-        responses={200: ResponseSpec(data_container=str, description="Prometheus text format")},
+        responses={
+            200: ResponseSpec(
+                data_container=str, media_type=MEDIA_TYPE, description="Prometheus text format"
+            )
+        },
     )
     def metrics(self, request: Request) -> Response[bytes]:
         registry = request.app.state[METRICS_STATE].registry

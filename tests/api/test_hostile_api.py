@@ -188,9 +188,14 @@ def test_unhandled_error_is_logged_with_a_request_id(published, monkeypatch) -> 
         logger.removeHandler(seen)
     assert response.status_code == 500
     rid = response.headers["x-request-id"]
+    assert response.headers["content-type"] == "application/problem+json"
     assert response.json() == {
-        "status_code": 500,
+        "type": "about:blank",
+        "title": "Internal Server Error",
+        "status": 500,
         "detail": f"internal error; quote request id {rid} when reporting it",
+        "instance": "/history?gpu=h100",
+        "status_code": 500,
         "request_id": rid,
     }
     assert "secret" not in response.text
