@@ -208,6 +208,7 @@ EXCLUDED_HEADERS = (
     "X-Excluded-Expired-By-Kind",
     "X-Excluded-Max-Age",
     "X-Excluded-Suspect",
+    "X-Excluded-Unavailable",
 )
 
 
@@ -215,7 +216,8 @@ def excluded_headers(excluded: Any) -> dict[str, str]:
     """The ``excluded`` object of an answer (``api.schemas.Excluded``) as the headers of its
     CSV form: ``X-Excluded-Count``, ``X-Excluded-Expired`` and ``X-Excluded-Expired-By-Kind``
     (``kind=n`` comma list), ``X-Excluded-Max-Age`` (when max_age_days was given),
-    ``X-Excluded-Suspect``. Empty when the answer has no ``excluded``."""
+    ``X-Excluded-Suspect``, ``X-Excluded-Unavailable``. Empty when the answer has no
+    ``excluded``."""
     if not isinstance(excluded, dict):
         return {}
     expired = excluded.get("expired") or {}
@@ -226,6 +228,7 @@ def excluded_headers(excluded: Any) -> dict[str, str]:
             f"{kind}={n}" for kind, n in (expired.get("by_kind") or {}).items()
         ),
         "X-Excluded-Suspect": str((excluded.get("suspect") or {}).get("count", 0)),
+        "X-Excluded-Unavailable": str((excluded.get("unavailable") or {}).get("count", 0)),
     }
     if excluded.get("max_age_days") is not None:
         headers["X-Excluded-Max-Age"] = str(excluded["max_age_days"]["count"])

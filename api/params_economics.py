@@ -66,6 +66,7 @@ ServerlessFilter = Annotated[
 # the price's own age and shelf life: the declarations of GET /instances' filters
 MaxAgeDays = Annotated[float | None, filter_parameter("max_age_days")]
 IncludeExpired = Annotated[bool, filter_parameter("include_expired")]
+IncludeUnavailable = Annotated[bool, filter_parameter("include_unavailable")]
 
 
 def offer_filter(
@@ -76,6 +77,7 @@ def offer_filter(
     *,
     max_age_days: float | None = None,
     include_expired: bool = False,
+    include_unavailable: bool = False,
 ) -> OfferFilter:
     """The offers an economics answer considers, as the one ``OfferFilter`` (normalised: equal
     filters are equal objects, a cache key). Raises ``ClientException`` (400) for a list with
@@ -88,6 +90,7 @@ def offer_filter(
             serverless=serverless,
             max_age_days=max_age_days,
             include_expired=include_expired,
+            include_unavailable=include_unavailable,
         )
     except FilterError as exc:
         raise ClientException(str(exc)) from None
@@ -117,12 +120,14 @@ class EstimatesParams:
     serverless: ServerlessFilter = None
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
+    include_unavailable: IncludeUnavailable = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 50
 
     def offers(self) -> OfferFilter:
         return offer_filter(
             self.gpu, self.provider, self.pricing, self.serverless,
             max_age_days=self.max_age_days, include_expired=self.include_expired,
+            include_unavailable=self.include_unavailable,
         )  # fmt: skip
 
     def key(self) -> tuple[Any, ...]:
@@ -157,12 +162,14 @@ class FitParams:
     serverless: ServerlessFilter = None
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
+    include_unavailable: IncludeUnavailable = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 100
 
     def offers(self) -> OfferFilter:
         return offer_filter(
             self.gpu, self.provider, self.pricing, self.serverless,
             max_age_days=self.max_age_days, include_expired=self.include_expired,
+            include_unavailable=self.include_unavailable,
         )  # fmt: skip
 
     def key(self) -> tuple[Any, ...]:
@@ -246,12 +253,16 @@ class BreakevenParams:
     ] = None
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
+    include_unavailable: IncludeUnavailable = False
     limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = 100
 
     def offers(self) -> OfferFilter:
         """Both sides' offers (serverless tiers and dedicated offers): the same rules."""
         return offer_filter(
-            self.gpu, max_age_days=self.max_age_days, include_expired=self.include_expired
+            self.gpu,
+            max_age_days=self.max_age_days,
+            include_expired=self.include_expired,
+            include_unavailable=self.include_unavailable,
         )
 
     def platforms(self) -> list[str] | None:

@@ -28,8 +28,13 @@ FORMAT_HELP = {
 
 
 def _rules(args: argparse.Namespace) -> OfferFilter:
-    """The offers an export reads: ``--include-expired``, ``--max-age-days``."""
-    return export_rules(include_expired=args.include_expired, max_age_days=args.max_age_days)
+    """The offers an export reads: ``--include-expired``, ``--include-unavailable``,
+    ``--max-age-days``."""
+    return export_rules(
+        include_expired=args.include_expired,
+        include_unavailable=args.include_unavailable,
+        max_age_days=args.max_age_days,
+    )
 
 
 def _days(text: str) -> float:
@@ -111,6 +116,12 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="store_true",
         help="also export offers whose price is past the shelf life of its kind (dynamic 2 "
         "days, spot and marketplace 30, list prices 180 by default); left out by default",
+    )
+    parser.add_argument(
+        "--include-unavailable",
+        action="store_true",
+        help="also export offers the source says are not on sale now (available false); left "
+        "out by default",
     )
     parser.add_argument(
         "--max-age-days",

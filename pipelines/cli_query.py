@@ -58,6 +58,7 @@ QUERY_FIELDS = (
     "price_kind",
     "expires_at",
     "expired",
+    "available",
     "data_origin",
     "price_status",
     "id",
@@ -90,6 +91,7 @@ def filter_from_args(args: argparse.Namespace) -> OfferFilter:
         max_age_days=args.max_age_days,
         include_suspect=args.include_suspect,
         include_expired=args.include_expired,
+        include_unavailable=args.include_unavailable,
     )
 
 
@@ -301,6 +303,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--include-suspect",
         action="store_true",
         help="also list prices the plausibility screen marks suspect",
+    )
+    query.add_argument(
+        "--include-unavailable",
+        action="store_true",
+        help="also list offers the source says are not on sale now (available false: no "
+        "location, sold out, past the provider's end of service)",
     )
     query.add_argument(
         "--region",

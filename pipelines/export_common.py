@@ -40,13 +40,20 @@ OFFERS_SQL = """
 
 
 def export_rules(
-    *, include_expired: bool = False, max_age_days: float | None = None
+    *,
+    include_expired: bool = False,
+    include_unavailable: bool = False,
+    max_age_days: float | None = None,
 ) -> OfferFilter:
     """The offers an export reads: GET /instances' rules on a price's age (expired ones left out
-    unless ``include_expired``; ``max_age_days``). Suspect prices are read, and left out by each
-    format with its reason (``common_exclusion``)."""
+    unless ``include_expired``; ``max_age_days``) and on availability (offers not on sale left
+    out unless ``include_unavailable``). Suspect prices are read, and left out by each format
+    with its reason (``common_exclusion``)."""
     return OfferFilter.build(
-        include_suspect=True, include_expired=include_expired, max_age_days=max_age_days
+        include_suspect=True,
+        include_expired=include_expired,
+        include_unavailable=include_unavailable,
+        max_age_days=max_age_days,
     )
 
 

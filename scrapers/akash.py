@@ -34,6 +34,8 @@ per GPU-hour, ``gpu_count`` 1, ``pricing`` on_demand, region ``global``.
 - vCPUs, RAM and storage are not emitted: they differ per bid and the aggregate has none.
 - ``offered`` is None: the response has capacity counts (``availability.available`` GPUs free
   now), not a flag saying the price is not real; a sold-out model still has a market price.
+  Those counts are its availability: ``available`` = at least one GPU of the model free now
+  (``availability.available`` > 0), False at 0, None when the count is not a number.
 
 GPU naming: ``gpu_name`` = "<vendor> <model> <interface>" as Akash spells them ("nvidia h100
 SXM5"); ``instance_type`` adds the memory ("nvidia-h100-80Gi-SXM5") since one model comes in
@@ -225,9 +227,18 @@ def _offer(model: Any, response: RawResponse) -> Offer:
         currency=currency,
         price_unit=PriceUnit.HOUR,
         price_per=PricePer.GPU,
+        available=_free_now(model["availability"]),
         source_url=response.url,
         observed_at=response.fetched_at,
     )
+
+
+def _free_now(availability: Any) -> bool | None:
+    """Whether any GPU of the model is free now (``availability.available``); None: no count."""
+    free = availability.get("available") if isinstance(availability, dict) else None
+    if isinstance(free, bool) or not isinstance(free, int | float):
+        return None
+    return free > 0
 
 
 def _text(model: dict[str, Any], key: str) -> str:

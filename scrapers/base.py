@@ -147,6 +147,18 @@ class Offer(BaseModel):
         "(False: listed but flagged unavailable, e.g. a placeholder); None: the response "
         "carries no flag",
     )
+    available: bool | None = Field(
+        default=None,
+        description="Whether the source says this offer can be bought now: True (in stock, "
+        "deployable somewhere, a live listing), False (no location to deploy in, sold out, "
+        "'contact sales', flagged not offered, or past `available_until`); None: the source "
+        "does not say",
+    )
+    available_until: datetime | None = Field(
+        default=None,
+        description="The end of service the provider announces for this offer (UTC): from "
+        "then on it is not available, whatever its stock says; None: no end announced",
+    )
     source_url: str
     observed_at: datetime
     announced_price: Decimal | None = Field(
@@ -176,12 +188,23 @@ class Offer(BaseModel):
             raise ValueError("product_key must not be blank")
         return key
 
-    @field_validator("observed_at", "announced_from")
+    @field_validator("observed_at", "announced_from", "available_until")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
-            raise ValueError("observed_at and announced_from must be timezone-aware (UTC)")
+            raise ValueError(
+                "observed_at, announced_from and available_until must be timezone-aware (UTC)"
+            )
         return value
+
+    @model_validator(mode="after")
+    def _availability(self) -> Offer:
+        """The general rules of availability: a price the provider flags as not offered is not
+        available, and neither is an offer observed on or after its end of service."""
+        ended = self.available_until is not None and self.observed_at >= self.available_until
+        if (self.offered is False or ended) and self.available is not False:
+            object.__setattr__(self, "available", False)  # frozen model: set once, here
+        return self
 
     @model_validator(mode="after")
     def _term_matches_pricing(self) -> Offer:

@@ -38,7 +38,9 @@ Droplet total, 640 gib on ``gpu-h100x8-640gb``); other sizes are CPU Droplets, c
 ``not_a_gpu_size``. ``price_hourly`` is USD per hour for the whole Droplet (``price_per``
 instance); ``memory`` is MiB; storage = the sum of ``disk_info`` sizes (local + scratch), else
 ``disk`` (GB). ``available`` ("whether new Droplets can be created with this size") is the
-offer's ``offered`` flag. Region ``global`` on both paths: a size's price does not depend on the
+offer's ``offered`` flag and its availability: a size that is available but lists no region
+(``"regions": []``) can be created nowhere, so it is not available either.
+Region ``global`` on both paths: a size's price does not depend on the
 region, and ``regions`` lists where it can be created now (availability, not another offer).
 
 GPU size slugs read ``gpu-<family>x<count>-<VRAM>gb[-<variant>]``; the family must be one of
@@ -515,6 +517,7 @@ def _size_offer(size: dict[str, Any], response: RawResponse) -> Offer:
         price_unit=PriceUnit.HOUR,
         price_per=PricePer.INSTANCE,
         offered=available,
+        available=available and size.get("regions") != [],
         source_url=response.url,
         observed_at=response.fetched_at,
         **read,

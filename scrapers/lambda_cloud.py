@@ -515,8 +515,8 @@ def _parse_2023_reserved(
 
 
 def _parse_api(payload: Any, observed_at: datetime, excluded: Counter[str]) -> list[Offer]:
-    """One offer per region with capacity; a type with capacity nowhere keeps its list price
-    as one ``global`` offer (the price is the same in every region)."""
+    """One offer per region with capacity (available); a type with capacity nowhere keeps its
+    list price as one ``global`` offer, not available (the price is the same in every region)."""
     data = require(payload.get("data") if isinstance(payload, dict) else None, "API 'data'")
     if not isinstance(data, dict):
         raise SchemaDriftError("API 'data' is not an object keyed by instance type")
@@ -559,6 +559,7 @@ def _parse_api(payload: Any, observed_at: datetime, excluded: Counter[str]) -> l
                     source_url=API_URL,
                     observed_at=observed_at,
                     region=region,
+                    available=bool(regions),  # the regions listed are those with capacity
                 )
             )
     return offers
@@ -583,11 +584,13 @@ def _offer(
     pricing: PricingModel = PricingModel.ON_DEMAND,
     term_months: int | None = None,
     region: str = GLOBAL_REGION,
+    available: bool | None = None,
 ) -> Offer:
     return Offer(
         provider=SLUG,
         instance_type=instance_type,
         region=region,
+        available=available,
         gpu_name=gpu_name,
         gpu_count=Decimal(gpu_count),
         vram_gb_reported=vram,

@@ -76,6 +76,14 @@ Offers (all ``gpu_count`` 1, USD per GPU per hour, ``price_per`` gpu):
   from ``location`` responses only: the 2023 capture's ``lowestPrice`` has them too, but names
   no location (and asked without a cloud filter), so its offers keep no vCPU/RAM, as before.
 
+Availability (``Offer.available``): a location offer is available (RunPod reports stock
+there: ``lowestPrice.stockStatus`` not null; where it is null there is no offer). In the 2023
+capture, whose items carry ``lowestPrice`` beside the per-cloud prices, that ``lowestPrice`` is
+the Community one, so its ``stockStatus`` says whether Community Cloud has stock (null: not
+available). A tier flagged ``false`` (``offered=False``) is not available. Spot offers carry
+``SPOT_END_OF_SERVICE`` as ``available_until``: RunPod ends spot Pods, so from that date on they
+are not available. Anything else: unknown (None).
+
 Documented rules (the only prices that produce no offer):
 - null or 0 means "not offered";
 - where the item carries ``secureCloud``/``communityCloud``, a false flag means that cloud does
@@ -152,7 +160,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote, unquote
@@ -285,6 +293,15 @@ DATA_CENTER_KEY = "dataCenterId"  # Secure Cloud is queried per data centre
 COUNTRY_KEY = "countryCode"  # Community Cloud per country
 _LOCATION_TIERS = {DATA_CENTER_KEY: SECURE, COUNTRY_KEY: COMMUNITY}
 _STOCK_FIELDS = ("minVcpu", "minMemory", "stockStatus")
+
+# RunPod ends spot (interruptible) Pods on 2026-09-11: every spot offer carries this end of
+# service (``Offer.available_until``), so one observed on or after it, or served after it, is
+# not available. Sources: RunPod's maintainer on runpod/runpodctl PR #267 (2026-04-13):
+# "spot/interruptible pod support (`podRentInterruptable` GraphQL mutation) is being removed
+# from the runpod api"; the date, and gpuhunt dropping RunPod spot offers in August 2026, as
+# gpuprices issue 22 records them (no dated notice of RunPod's own is in our reference library:
+# replace the date here when one is found).
+SPOT_END_OF_SERVICE = datetime(2026, 9, 11, tzinfo=UTC)
 
 _REQUIRED = ("id", "displayName", "memoryInGb")
 _FLAGS = {SECURE: "secureCloud", COMMUNITY: "communityCloud"}
@@ -737,6 +754,8 @@ def _offers_from_gpu_type(
     # (field, region, pricing, term, raw price, offered)
     candidates: list[tuple[str, str, PricingModel, int | None, Any, bool | None]] = []
     vcpus = ram_gb = None
+    # region -> whether RunPod reports stock there (lowestPrice.stockStatus); absent: unknown
+    stock: dict[str, bool] = {}
     if location is not None:
         tier, where = location
         lowest = item["lowestPrice"]
@@ -745,6 +764,7 @@ def _offers_from_gpu_type(
         if lowest is None or lowest["stockStatus"] is None:
             return  # no stock there: not offered there (gpuhunt's rule)
         vcpus, ram_gb = _spec(lowest["minVcpu"]), _spec(lowest["minMemory"])
+        stock[where] = True  # a stockStatus ("High", "Low", ...): there is stock there
         flag = (flags or {}).get(gpu_id, {}).get(tier)
         candidates = [
             (field, where, pricing, None, item[field], flag)
@@ -752,6 +772,11 @@ def _offers_from_gpu_type(
         ]
     elif explicit:
         offered = {region: _flag(item, flag) for region, flag in _FLAGS.items()}
+        lowest = item.get("lowestPrice")
+        if isinstance(lowest, dict) and "stockStatus" in lowest:
+            # lowestPrice without a cloud filter is the Community price (module doc), so its
+            # stockStatus is the Community stock: null is none (gpuhunt's rule)
+            stock[COMMUNITY] = lowest["stockStatus"] is not None
         candidates = [
             (field, region, pricing, term, item[field], offered[region])
             for field, region, pricing, term in _PRICE_FIELDS
@@ -807,6 +832,7 @@ def _offers_from_gpu_type(
                 vcpus=vcpus,
                 ram_gb=ram_gb,
                 offered=offered_flag,
+                available=stock.get(region),
             )
         full_gpu, share, full_vram = mig
         return _offer(
@@ -824,6 +850,7 @@ def _offers_from_gpu_type(
             gpu_count=share,
             price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
             offered=offered_flag,
+            available=stock.get(region),
         )
 
     yield from offers_from_rows(candidates, read_price, excluded)
@@ -1134,7 +1161,9 @@ def _offer(
     gpu_count: Decimal = Decimal(1),
     price_per: PricePer = PricePer.GPU,
     offered: bool | None = None,
+    available: bool | None = None,
 ) -> Offer:
+    """One RunPod offer; a spot one carries RunPod's end of spot Pods (``SPOT_END_OF_SERVICE``)."""
     instance_type = _instance_type(name)
     return Offer(
         provider=SLUG,
@@ -1153,6 +1182,8 @@ def _offer(
         price_unit=PriceUnit.HOUR,
         price_per=price_per,
         offered=offered,
+        available=available,
+        available_until=SPOT_END_OF_SERVICE if pricing is PricingModel.SPOT else None,
         source_url=source_url,
         observed_at=observed_at,
     )

@@ -23,6 +23,9 @@ Known layouts:
   is kept. Region is ``unknown``; only the on-demand price exists.
 
 Offers are per instance (``price_per`` instance) for ``num_gpus`` GPUs; VRAM is per GPU.
+Availability: a full offer is available when its own ``rentable`` flag is true and it is not
+``rented`` (the live query asks for exactly those); without the flag (and in the reduced
+capture) unknown.
 
 Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One offer never fails
 the provider: it is left out and counted, the other offers are published
@@ -279,6 +282,7 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
             "price_per": PricePer.INSTANCE,
             "source_url": response.url,
             "observed_at": response.fetched_at,
+            "available": _rentable(row),
         }
         on_demand = _positive(row, "dph_total")
         min_bid = _optional(row, "min_bid")
@@ -294,6 +298,15 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
         return offers
 
     return offers_from_rows(rows, read_row, excluded)
+
+
+def _rentable(row: dict[str, Any]) -> bool | None:
+    """An offer's own ``rentable`` and ``rented`` flags: available when it can be rented and is
+    not rented now; None when the offer carries no ``rentable`` flag."""
+    rentable, rented = row.get("rentable"), row.get("rented")
+    if not isinstance(rentable, bool):
+        return None
+    return rentable and rented is not True
 
 
 def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:

@@ -4,7 +4,15 @@ Endpoints (public; ``Authorization: Bearer`` sent only when ``VULTR_API_KEY`` is
 
 - ``GET https://api.vultr.com/v2/plans-metal?per_page=500`` -> ``{"plans_metal": [...],
   "meta": {"total": n, "links": {"next": "<cursor>", "prev": ""}}}``
-- ``GET https://api.vultr.com/v2/plans?type=vcg&per_page=500`` -> ``{"plans": [...], "meta"}``
+- ``GET https://api.vultr.com/v2/plans?type=all&per_page=500`` -> ``{"plans": [...], "meta"}``:
+  every instance plan type the API has. Vultr's OpenAPI document lists the ``type`` values
+  ``all`` (All available types), ``vc2``, ``vdc`` (Dedicated Cloud), ``vhf``, ``vhp``, ``voc``
+  (``voc-g``/``-c``/``-m``/``-s``) and ``vcg`` (Cloud GPU) (``list-plans`` as generated into
+  github.com/vultr/vultr-ruby ``lib/vultr_ruby/api/plans_api.rb`` @ 7af6097); asking
+  ``type=vcg`` alone missed the GPU plans of every other type (the dedicated "vdm" plans), so
+  we ask ``all`` (as gpuhunt's Vultr provider does, ``/plans?type=all&per_page=500``) and keep
+  the plans that have a ``gpu_type``, whatever their type. A plan listed by two responses (or
+  pages) is read once.
 
 Pagination is by cursor: a non-empty ``meta.links.next`` is sent back as ``cursor=...``
 (https://docs.vultr.com/reference/vultr-cli/plans/metal), up to ``MAX_PAGES`` per endpoint.
@@ -32,9 +40,13 @@ Reading a plan (fields as the API returns them):
   per month. On-demand only when ``deploy_ondemand`` is not false; spot (``*_preemptible``
   prices) only when ``deploy_preemptible`` is true -- Vultr lists both prices on every plan but
   these flags say which ones can actually be deployed.
-- **Region**: ``global``. Prices do not vary by location; ``locations`` is where a plan can be
-  deployed right now (often empty for GPU plans, i.e. sold out), which is availability, not a
-  different offer.
+- **Region and availability**: ``locations`` lists the location ids where a plan can be
+  deployed right now (``ewr``, ``atl``, ``man``). Each is a region: one offer per location,
+  ``available=True``, at the plan's price (prices do not vary by location). A plan with no
+  location (``"locations": []``, every GPU plan of the 2026-03/04 captures but GH200) cannot be
+  deployed anywhere: one offer, region ``global``, ``available=False`` (sold out), so it stays
+  in the data but default answers leave it out. A plan without a ``locations`` field (not seen)
+  is one ``global`` offer of unknown availability.
 - vCPUs = ``cpu_threads`` (bare metal) or ``vcpu_count`` (vcg); ``ram`` is MiB; storage =
   ``disk`` (GB per disk) x ``disk_count``.
 
@@ -46,7 +58,7 @@ Exclusions (counted by ``parse_with_exclusions``, one count per plan unless stat
   <gpu_type>``: a Cloud GPU plan of a known type whose card VRAM is not in ``CARD_VRAM_GB``;
   ``unknown_sku <id>``: a bare-metal GPU plan whose id has no readable GPU count;
 - a GPU plan that cannot be read: ``no_plan_id``, ``no_gpu_type`` (a GPU brand but no type),
-  ``no_gpu_vram``, ``unparsed_specs``;
+  ``no_gpu_vram``, ``unparsed_specs``, ``unparsed_locations`` (``locations`` not a list of ids);
 - one price of a plan (the plan's other price is still emitted): ``no_on_demand_price`` /
   ``no_spot_price`` (neither its hourly nor its monthly field), ``unparsed_price`` (not a
   number). A price of zero or below is emitted as read, so that the loader rejects the scrape
@@ -100,7 +112,7 @@ MAX_PAGES = 20
 # (part name, url, query, envelope key) per endpoint; the name labels a skipped page.
 ENDPOINTS = (
     ("plans-metal", METAL_URL, {"per_page": PER_PAGE}, "plans_metal"),
-    ("plans", PLANS_URL, {"type": "vcg", "per_page": PER_PAGE}, "plans"),
+    ("plans", PLANS_URL, {"type": "all", "per_page": PER_PAGE}, "plans"),
 )
 HOMEPAGE = "https://www.vultr.com"
 TOKEN_ENV = "VULTR_API_KEY"  # optional: the plan endpoints are public
@@ -154,7 +166,7 @@ _log = logging.getLogger(__name__)
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
-    """Live fetch: every page of plans-metal and of plans?type=vcg, following
+    """Live fetch: every page of plans-metal and of plans?type=all, following
     ``meta.links.next`` cursors; pages that failed after the first request answered are left
     out (see ``fetch_with_skips``). Raises ``FetchError`` when the first request fails or an
     endpoint has more than ``MAX_PAGES`` pages."""
@@ -217,9 +229,11 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
+    seen: set[str] = set()  # plan ids already read (a plan listed by two responses or pages)
     for response in distinct_bodies(responses):
         plans = _plans(json_body(response), response)
         _check_fields(plans, response)
+        plans = [p for p in plans if not _seen(p, seen)]
         offers.extend(
             offers_from_rows(
                 plans, partial(_plan_offers, response=response, excluded=excluded), excluded
@@ -242,6 +256,32 @@ def _plans(document: Any, response: RawResponse) -> list[Any]:
     if document and not any(isinstance(p, dict) and _plan_id(p) for p in document):
         raise SchemaDriftError(f"{response.url}: no plan with an id: {document[0]!r:.80}")
     return document
+
+
+def _seen(plan: Any, seen: set[str]) -> bool:
+    """Whether ``plan``'s id was read already (and remember it)."""
+    plan_id = _plan_id(plan) if isinstance(plan, dict) else None
+    if plan_id is None:
+        return False
+    if plan_id in seen:
+        return True
+    seen.add(plan_id)
+    return False
+
+
+def _locations(plan: dict[str, Any]) -> list[tuple[str, bool | None]]:
+    """(region, available) of each offer of a plan: one per location id it can be deployed in,
+    else one ``global`` offer, not available when the plan lists no location (sold out) and of
+    unknown availability when it has no ``locations`` field."""
+    if "locations" not in plan:
+        return [("global", None)]
+    locations = plan["locations"]
+    if not isinstance(locations, list) or not all(
+        isinstance(x, str) and x.strip() for x in locations
+    ):
+        raise RowExcluded("unparsed_locations")
+    ids = list(dict.fromkeys(x.strip() for x in locations))
+    return [(x, True) for x in ids] or [("global", False)]
 
 
 def _plan_id(plan: dict[str, Any]) -> str | None:
@@ -361,10 +401,13 @@ def _plan_offers(plan: Any, response: RawResponse, excluded: Counter[str]) -> li
         raise RowExcluded(unknown_row("gpu", gpu_type))
     count, vram_per_gpu = _gpus(plan, plan_id, gpu_type)
     vcpus, ram_gb, storage_gb = _specs(plan)
+    places = _locations(plan)
     return [
         Offer(
             provider="vultr",
             instance_type=plan_id,
+            region=region,
+            available=available,
             gpu_name=GPU_TYPE_NAMES.get(gpu_type, gpu_type),
             gpu_count=count,
             vram_gb_reported=vram_per_gpu,
@@ -380,6 +423,7 @@ def _plan_offers(plan: Any, response: RawResponse, excluded: Counter[str]) -> li
             observed_at=response.fetched_at,
         )
         for pricing, price, unit in _prices(plan, excluded)
+        for region, available in places
     ]
 
 

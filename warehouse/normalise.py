@@ -282,6 +282,8 @@ def normalise(
             price_per_hour_usd=hourly_usd,
             offered=o.offered,
             price_per_gpu_hour_usd=per_gpu_usd,
+            available=o.available,
+            available_until=o.available_until,
         )
         if not _announce(row, o, memo, validation):
             continue

@@ -104,6 +104,10 @@ class OfferLike(Protocol):
     def announced_price(self) -> Decimal | None: ...
     @property
     def announced_from(self) -> datetime | None: ...
+    @property
+    def available(self) -> bool | None: ...
+    @property
+    def available_until(self) -> datetime | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -128,6 +132,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     price_per: str = "instance"
     serverless: bool = False
     offered: bool | None = None
+    available: bool | None = None
+    available_until: datetime | None = None
     source_url: str
     observed_at: datetime
     announced_price: Decimal | None = None
@@ -176,6 +182,10 @@ class Observation(msgspec.Struct, kw_only=True):
     announced_price_per_hour: Decimal | None = None
     announced_price_per_hour_usd: Decimal | None = None
     announced_price_per_gpu_hour_usd: Decimal | None = None
+    # whether the source says the offer can be bought now (null: it does not say) and the end
+    # of service it announces (migration 0018; current_offers applies the end at as_of)
+    available: bool | None = None
+    available_until: datetime | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):

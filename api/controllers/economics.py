@@ -30,8 +30,9 @@ from api.services.economics import EconomicsService
 from api.store import Store
 
 SHELF_LIFE_NOTE = (
-    "Offers whose price is past the shelf life of its kind (expired) or suspect are left out "
-    "unless include_expired=true / asked for; max_age_days bounds the price's own age; "
+    "Offers whose price is past the shelf life of its kind (expired), suspect, or not on sale "
+    "(available: false) are left out unless include_expired=true / asked for / "
+    "include_unavailable=true; max_age_days bounds the price's own age; "
     "`excluded` counts what each rule left out."
 )
 ERRORS = {400: ResponseSpec(data_container=ErrorBody, description="Invalid parameters")}

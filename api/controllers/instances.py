@@ -113,6 +113,7 @@ _INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
 _FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
 _FLOATS += ("max_age_days",)
 _FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
+_FLAGS += ("include_unavailable",)
 _LISTS = ("gpu", "provider", "region", "pricing")
 _PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
 _JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
@@ -280,7 +281,9 @@ class InstancesController(Controller):
         "cheapest of each GPU model is easy to compare across providers. Prices past the "
         "shelf life of their kind (expired: dynamic 2 days, spot and marketplace 30, list "
         "prices 180 by default) are left out unless include_expired=true, as are suspect "
-        "ones; `excluded` says how many offers matching the other filters each rule left out "
+        "ones and those the source says are not on sale (available: false; "
+        "include_unavailable=true lists them); `excluded` says how many offers matching the "
+        "other filters each rule left out "
         "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
@@ -307,6 +310,7 @@ class InstancesController(Controller):
         max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
         include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
         include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
+        include_unavailable: Annotated[bool, filter_parameter("include_unavailable")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -353,6 +357,7 @@ class InstancesController(Controller):
                     max_age_days=max_age_days,
                     include_suspect=include_suspect,
                     include_expired=include_expired,
+                    include_unavailable=include_unavailable,
                 ),
                 sort=sort,
                 limit=limit,

@@ -11,6 +11,8 @@ import msgspec
 from api.schemas.base import Number, Schema
 from api.schemas.shelf_life import (
     EXCLUDED_DOC,
+    Available,
+    AvailableUntil,
     Excluded,
     Expired,
     ExpiresAt,
@@ -256,6 +258,8 @@ class InstanceItem(Schema):
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
     expired: Expired
+    available: Available
+    available_until: AvailableUntil
     data_origin: Annotated[
         str,
         msgspec.Meta(

@@ -1,5 +1,6 @@
-"""A price's shelf life (the four fields every offer item carries) and ``excluded``: what an
-answer that lists or ranks offers left out, and why (``warehouse.queries.Exclusions``)."""
+"""A price's shelf life (the four fields every offer item carries), an offer's availability,
+and ``excluded``: what an answer that lists or ranks offers left out, and why
+(``warehouse.queries.Exclusions``)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,24 @@ Expired = Annotated[
 ]
 
 
+Available = Annotated[
+    bool | None,
+    msgspec.Meta(
+        description="Whether the source says the offer can be bought now: true (in stock, "
+        "deployable in a listed location), false (no location, sold out, flagged not offered, "
+        "past available_until; listed only with include_unavailable=true), null (the source "
+        "does not say; listed)"
+    ),
+]
+AvailableUntil = Annotated[
+    datetime | None,
+    msgspec.Meta(
+        description="The end of service the provider announces for the offer (UTC): from then "
+        "on it is not available; null: none announced"
+    ),
+]
+
+
 class ExpiredExclusion(Schema):
     count: Annotated[int, msgspec.Meta(description="Offers left out as expired")]
     by_kind: Annotated[
@@ -61,13 +80,20 @@ class SuspectExclusion(Schema):
     ]
 
 
+class UnavailableExclusion(Schema):
+    count: Annotated[
+        int,
+        msgspec.Meta(description="Offers left out as not on sale (available: false)"),
+    ]
+
+
 class Excluded(Schema):
     count: Annotated[
         int,
         msgspec.Meta(
             description="Offers matching the other filters that the rules below left out; each "
             "is counted once, under the first rule that applies (expired, max_age_days, "
-            "suspect). Before any grouping, fit or limit"
+            "suspect, unavailable). Before any grouping, fit or limit"
         ),
     ]
     expired: Annotated[
@@ -82,9 +108,13 @@ class Excluded(Schema):
         SuspectExclusion,
         msgspec.Meta(description="Marked suspect (include_suspect=true: 0)"),
     ]
+    unavailable: Annotated[
+        UnavailableExclusion,
+        msgspec.Meta(description="The source says not on sale now (include_unavailable=true: 0)"),
+    ]
 
 
 EXCLUDED_DOC = (
     "What the answer left out and why: offers matching the other filters whose price expired "
-    "(per kind), is older than max_age_days, or is suspect"
+    "(per kind), is older than max_age_days, is suspect, or is not on sale (unavailable)"
 )

@@ -217,10 +217,12 @@ class EconomicsService:
             or p.serverless is not None
             or p.max_age_days is not None
             or p.include_expired
+            or p.include_unavailable
         ):
             raise ClientException(
-                "provider, pricing, serverless, max_age_days and include_expired filter "
-                "offers; with gpus=<n> the answer is for hardware, not offers"
+                "provider, pricing, serverless, max_age_days, include_expired and "
+                "include_unavailable filter offers; with gpus=<n> the answer is for hardware, "
+                "not offers"
             )
         gpu_id = gpu_filter(values[0])
         if gpu_id not in self.est.gpus:

@@ -81,7 +81,9 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     assert {i["expires_at"][:10] for i in datacrunch} == {"2025-08-10", "2026-02-04"}
     # the default answer says what it left out and why, per kind of price (suspect ones
     # included: an expired price is counted as expired, whatever else it is)
-    everything = _items(client, gpu="b200", include_suspect="true", **EVERY)
+    everything = _items(
+        client, gpu="b200", include_suspect="true", include_unavailable="true", **EVERY
+    )
     expired = [i for i in everything if i["expired"]]
     assert answer["excluded"]["expired"]["count"] == len(expired)
     by_kind: dict[str, int] = {}
@@ -172,7 +174,8 @@ def test_fit_and_breakeven_take_max_age_days(client):
 
 
 def test_default_answer_holds_no_expired_price(client, home, tmp_path, monkeypatch, capsys):
-    expired = {i["id"] for i in _items(client, include_suspect="true", **EVERY) if i["expired"]}
+    every_offer = _items(client, include_suspect="true", include_unavailable="true", **EVERY)
+    expired = {i["id"] for i in every_offer if i["expired"]}
     assert len(expired) > 300
     listings = {
         "/instances": ("items", {"limit": 1000}),
@@ -202,7 +205,18 @@ def test_default_answer_holds_no_expired_price(client, home, tmp_path, monkeypat
     assert cli["items"] and not {i["id"] for i in cli["items"]} & expired
     assert cli["excluded"]["expired"]["count"] == len(expired)
     assert (
-        main(["query", "--limit", "1000", "--include-suspect", "--include-expired", "--json"]) == 0
+        main(
+            [
+                "query",
+                "--limit",
+                "1000",
+                "--include-suspect",
+                "--include-expired",
+                "--include-unavailable",
+                "--json",
+            ]
+        )
+        == 0
     )
     assert {i["id"] for i in json.loads(capsys.readouterr().out)["items"]} >= expired
     snapshot = current(home.published)

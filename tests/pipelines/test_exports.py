@@ -433,7 +433,15 @@ def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
     rows = _rows(out / "runpod.csv")
     located = [o for o in offers if o["region"] not in ("secure", "community")]
     assert located and all(o["vcpus"] is not None and o["ram_gb"] is not None for o in located)
-    exportable = [o for o in located if o["price_status"] == "ok" and o["gpu_id"] is not None]
+    # fetched now, after RunPod ended spot Pods (2026-09-11): its spot offers are not on sale,
+    # so they are not exported (gpuhunt dropped them too)
+    spot = [o for o in located if o["pricing"] == "spot"]
+    assert spot and {o["available"] for o in spot} == {False}
+    exportable = [
+        o
+        for o in located
+        if o["price_status"] == "ok" and o["gpu_id"] is not None and o["available"] is not False
+    ]
     assert len(rows) == len(exportable) > 0
     assert {r["location"] for r in rows} == {"EU-RO-1", "US-OR-1", "CA", "RO"}
     h100 = {
@@ -441,14 +449,12 @@ def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
         for r in rows
         if r["instance_name"] == "1x NVIDIA H100 80GB HBM3"
     }
-    assert set(h100) == {(loc, spot) for loc in ("EU-RO-1", "US-OR-1", "CA", "RO")
-                         for spot in ("False", "True")}  # fmt: skip
+    assert set(h100) == {(loc, "False") for loc in ("EU-RO-1", "US-OR-1", "CA", "RO")}
     secure = h100[("EU-RO-1", "False")]  # securePrice 2.99; 2023 lowestPrice 28 vCPUs, 251 GB
     assert (secure["price"], secure["cpu"], secure["memory"]) == ("2.99", "28", "251")
     assert (secure["gpu_name"], secure["gpu_count"], secure["gpu_memory"]) == ("H100", "1", "80")
     assert (secure["gpu_vendor"], secure["cpu_arch"]) == ("nvidia", "x86")
     assert h100[("CA", "False")]["price"] == "2.69"  # communityPrice
-    assert h100[("CA", "True")]["price"] == "1.5"  # communitySpotPrice
     data = json.loads(secure["provider_data"])
     assert data["gpuprices_offer_id"] in {
         o["offer_id"] for o in located if o["region"] == "EU-RO-1"
@@ -456,7 +462,7 @@ def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
 
     # Every other RunPod offer is counted by reason: the per-tier ones have no vCPU/RAM.
     left_out = {r: n for (slug, r), n in report.excluded.items() if slug == "runpod"}
-    assert sum(left_out.values()) + len(rows) == len(offers)
+    assert sum(left_out.values()) + report.left_out.unavailable + len(rows) == len(offers)
     no_specs = [
         o
         for o in offers
@@ -464,6 +470,7 @@ def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
         and o["pricing"] != "reserved"
         and o["price_status"] == "ok"
         and o["gpu_id"] is not None
+        and o["available"] is not False  # spot offers: past RunPod's end of spot Pods
     ]
     assert left_out["no vCPU or RAM figure in the source (gpuhunt requires both)"] == len(no_specs)
 

@@ -84,10 +84,12 @@ def test_vast_h100_mib_report_does_not_replace_the_datasheet_80_gb(client):
 
 
 def test_vultr_gh200_is_96_gb_of_gpu_memory_not_480(client):
-    gh200 = _one(_items(client, provider="vultr", gpu="gh200", **EVERYTHING))
-    assert gh200["vram_gb_per_gpu"] == 96
-    assert gh200["vram_gb_reported"] == 480
-    assert gh200["vram_report_mismatch"] is True
+    gh200 = _items(client, provider="vultr", gpu="gh200", **EVERYTHING)
+    assert sorted(o["region"] for o in gh200) == ["atl", "ewr", "man"]  # one per location
+    for offer in gh200:
+        assert offer["vram_gb_per_gpu"] == 96
+        assert offer["vram_gb_reported"] == 480
+        assert offer["vram_report_mismatch"] is True
 
 
 def test_datasheet_memory_for_every_h100_h200_a100_80gb_and_gh200_offer(client):

@@ -648,9 +648,17 @@ def _fetch_gpuhunt_shaped(
 
 
 def _undated(offers: dict[Key, Offer]) -> dict[Key, Offer]:
-    """The offers with one observation time: a live fetch observes now, a capture then."""
+    """The offers with one observation time: a live fetch observes now, a capture then; and
+    so as the time decides their availability (a spot offer observed after RunPod's end of spot
+    Pods is not available), each read as if observed at that one time."""
     epoch = datetime(2000, 1, 1, tzinfo=UTC)
-    return {k: o.model_copy(update={"observed_at": epoch}) for k, o in offers.items()}
+    return {k: _observed_at(o, epoch) for k, o in offers.items()}
+
+
+def _observed_at(offer: Offer, when: datetime) -> Offer:
+    ended = offer.available_until is not None and offer.observed_at >= offer.available_until
+    available = None if ended and offer.offered is not False else offer.available
+    return offer.model_copy(update={"observed_at": when, "available": available})
 
 
 def _tokens(query: str) -> list[str]:
@@ -928,3 +936,38 @@ def test_every_page_product_is_a_product_of_the_api() -> None:
     for capture in (ROWS_2025_09, LD_JSON_2026_08):
         page = {o.product_key for o in runpod.PROVIDER.parse([_raw(capture)])}
         assert page <= api, page - api
+
+
+# --- availability (issue 22): stock fields and the end of spot Pods -------------------------------
+
+
+def test_runpod_spot_ends_2026_09_11() -> None:
+    ends = datetime(2026, 9, 11, tzinfo=UTC)
+    offers = _offers(ITEMS_2026_03)  # observed 2026-03-31: before the end, still in stock
+    spot = [o for o in offers.values() if o.pricing is SPOT]
+    assert len(spot) == 53 and {o.available_until for o in spot} == {ends}  # 49 offered + 4 flagged
+    h100 = offers[(H100_SXM, "secure", SPOT, None)]  # secureSpotPrice 1.75
+    assert (h100.price, h100.available) == (Decimal("1.75"), None)
+    others = [o for o in offers.values() if o.pricing is not SPOT]
+    assert others and {o.available_until for o in others} == {None}
+    # the same answer read on the day spot Pods end: no spot offer of it is on sale any more
+    on_the_day = RawResponse(
+        runpod.GRAPHQL_URL, "POST", 200, "application/json", ITEMS_2026_03.read_bytes(), ends
+    )
+    after = runpod.PROVIDER.parse([on_the_day])
+    assert {o.available for o in after if o.pricing is SPOT} == {False}
+    assert {o.available for o in after if o.pricing is not SPOT} <= {None, False}
+
+
+def test_runpod_2023_community_stock_is_availability() -> None:
+    offers = _offers(NEXT_DATA_2023)
+    # lowestPrice (the Community price) of the H100 SXM: stockStatus "Low" -> in stock
+    assert offers[(H100_SXM, "community", ON_DEMAND, None)].available is True
+    assert offers[(H100_SXM, "community", SPOT, None)].available is True
+    # A100 PCIe 40GB: stockStatus null, community price 0.79 listed -> not available
+    a100 = offers[("1x NVIDIA A100-PCIE-40GB", "community", ON_DEMAND, None)]
+    assert (a100.price, a100.offered, a100.available) == (Decimal("0.79"), True, False)
+    # the secure tier states no stock: unknown; a tier flagged false is not available
+    assert offers[(H100_SXM, "secure", ON_DEMAND, None)].available is None
+    l40_community = offers[("1x NVIDIA L40", "community", ON_DEMAND, None)]
+    assert (l40_community.offered, l40_community.available) == (False, False)

@@ -46,8 +46,9 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 def test_capture_nine_gpu_plans() -> None:
     offers = vultr.PROVIDER.parse([_raw()])
     assert len({o.instance_type for o in offers}) == 9
-    assert len(offers) == 11  # two plans deployable both on demand and preemptible
-    assert {o.region for o in offers} == {"global"}
+    # two plans deployable both on demand and preemptible; GH200 in its three locations
+    assert len(offers) == 13
+    assert {o.region for o in offers} == {"global", "ewr", "atl", "man"}
     assert {(o.currency, o.price_unit, o.price_per) for o in offers} == {
         ("USD", PriceUnit.HOUR, PricePer.INSTANCE)
     }
@@ -100,7 +101,7 @@ def test_unreadable_gpu_count_in_id_is_an_unknown_sku() -> None:
         [_mutated('"vbm-112c-2048gb-8-h100-gpu"', '"vbm-h100-8x"')]
     )
     assert excluded == {"unknown_sku vbm-h100-8x": 1, "non_gpu": 13}
-    assert len(offers) == 10
+    assert len(offers) == 12  # 13 less the one H100 spot offer
     a100 = _by_key(offers)[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)]
     assert a100.price == Decimal("22.4")
 
@@ -118,7 +119,7 @@ def test_unknown_gpu_type_is_reported_and_the_other_plans_published() -> None:
     by_key = _by_key(offers)
     assert ("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT) not in by_key
     assert by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)].price == Decimal("18.4")
-    assert len(offers) == 10
+    assert len(offers) == 12
 
 
 def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
@@ -276,7 +277,7 @@ def _metal_plan(plan_id: str, hourly: float) -> dict[str, object]:
 
 
 class _Api:
-    """A fake API: plans-metal in two pages (cursor "bmV4dA=="), vcg in one."""
+    """A fake API: plans-metal in two pages (cursor "bmV4dA=="), plans of every type in one."""
 
     def __init__(self) -> None:
         self.requests: list[httpx.Request] = []
@@ -290,7 +291,7 @@ class _Api:
             )
         elif path == "/v2/plans-metal" and params["cursor"] == "bmV4dA==":
             document = _page("plans_metal", [_metal_plan("vbm-2c-2gb-8-h100-gpu", 22.0)])
-        elif path == "/v2/plans" and params.get("type") == "vcg":
+        elif path == "/v2/plans" and params.get("type") == "all":
             document = _page("plans", [_vcg("vcg-a100-1c-6g-4vram", 4, "NVIDIA_A100", 0.25, 1)])
         else:
             return httpx.Response(404)
@@ -305,7 +306,7 @@ def test_fetch_follows_the_next_cursor_then_gets_cloud_gpu_plans() -> None:
     assert requests == [
         ("GET", "/v2/plans-metal", {"per_page": "500"}),
         ("GET", "/v2/plans-metal", {"per_page": "500", "cursor": "bmV4dA=="}),
-        ("GET", "/v2/plans", {"type": "vcg", "per_page": "500"}),
+        ("GET", "/v2/plans", {"type": "all", "per_page": "500"}),
     ]
     assert all(r.url.host == "api.vultr.com" for r in api.requests)
     assert all("authorization" not in r.headers for r in api.requests)
@@ -391,7 +392,7 @@ def test_fetch_of_the_bare_capture_does_not_paginate() -> None:
     with make_client(httpx.MockTransport(handler)) as client:
         responses = vultr.fetch(client, None)
     assert len(api_requests) == 2  # one per endpoint, as in replay
-    assert len(vultr.PROVIDER.parse(responses)) == 11  # the identical second body is parsed once
+    assert len(vultr.PROVIDER.parse(responses)) == 13  # the identical second body is parsed once
 
 
 @pytest.mark.parametrize("token", [None, "key"])
@@ -414,4 +415,68 @@ def test_gpu_plan_deployable_neither_way_is_not_an_offer() -> None:
             plan["deploy_preemptible"] = False  # deploy_ondemand is already false
     offers = vultr.PROVIDER.parse([dataclasses.replace(_raw(), body=json.dumps(plans).encode())])
     assert "vbm-112c-2048gb-8-h100-gpu" not in {o.instance_type for o in offers}
-    assert len(offers) == 10
+    assert len(offers) == 12
+
+
+# --- availability (issue 22): locations are regions; no location is not on sale -------------
+
+
+def test_vultr_plans_without_locations_are_not_on_sale() -> None:
+    # both captures: every GPU plan but GH200 lists "locations": [] (deployable nowhere)
+    for capture in ("2026-03-31T22_plans-metal_items.json", "2026-04-01T18_plans-metal_items.json"):
+        offers = vultr.PROVIDER.parse([raw_from_capture(SNAPSHOTS / "vultr" / capture)])
+        sold_out = [o for o in offers if o.available is False]
+        assert {o.instance_type for o in sold_out} == {
+            "vbm-112c-2048gb-8-a100-gpu",
+            "vbm-112c-2048gb-8-h100-gpu",
+            "vbm-256c-2048gb-8-mi300x-gpu",
+            "vbm-256c-3072gb-8-b200-gpu",
+            "vbm-256c-3072gb-8-mi325x-gpu",
+            "vbm-256c-3072gb-8-mi355x-gpu",
+            "vbm-48c-1024gb-4-a100-gpu",
+            "vbm-64c-2048gb-8-l40-gpu",
+        }
+        assert len(sold_out) == 10 and {o.region for o in sold_out} == {"global"}
+        h100 = _by_key(sold_out)[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
+        assert (h100.price, h100.gpu_count) == (Decimal("18.4"), 8)  # $18.40/h, 8x H100
+
+
+def test_vultr_gh200_keeps_its_locations_as_regions() -> None:
+    offers = vultr.PROVIDER.parse([_raw()])
+    gh200 = [o for o in offers if o.instance_type == "vbm-72c-480gb-gh200-gpu"]
+    assert [(o.region, o.pricing, o.price, o.available) for o in gh200] == [
+        (region, PricingModel.SPOT, Decimal("1.99"), True) for region in ("ewr", "atl", "man")
+    ]
+    assert "global" not in {o.region for o in gh200}
+
+
+def test_vultr_plan_without_a_locations_field_is_of_unknown_availability() -> None:
+    raw = _mutated('"locations": [\n   "ewr",\n   "atl",\n   "man"\n  ],', "")
+    offers = vultr.PROVIDER.parse([raw])
+    gh200 = [o for o in offers if o.instance_type == "vbm-72c-480gb-gh200-gpu"]
+    assert [(o.region, o.available) for o in gh200] == [("global", None)]
+
+
+def test_vultr_unreadable_locations_are_excluded_with_their_reason() -> None:
+    raw = _mutated('"ewr",\n   "atl",', '"ewr",\n   7,')
+    offers, excluded = vultr.PROVIDER.parse_report([raw])
+    assert "vbm-72c-480gb-gh200-gpu" not in {o.instance_type for o in offers}
+    assert excluded["unparsed_locations"] == 1
+
+
+def test_vultr_fetches_gpu_plans_of_every_plan_type() -> None:
+    # type=all answers GPU plans of any type (here a dedicated "vdm" one beside a Cloud GPU one)
+    vdm = {**_vcg("vdm-a100-12c-120g-80vram", 80, "NVIDIA_A100", 2.6, 12), "type": "vdm"}
+    page = _page("plans", [_vcg("vcg-a100-1c-6g-4vram", 4, "NVIDIA_A100", 0.25, 1), vdm])
+    offers = vultr.PROVIDER.parse([_json(page, f"{vultr.PLANS_URL}?type=all")])
+    assert {(o.instance_type, o.region, o.available) for o in offers} == {
+        ("vcg-a100-1c-6g-4vram", "ewr", True),
+        ("vdm-a100-12c-120g-80vram", "ewr", True),
+    }
+
+
+def test_vultr_plan_listed_by_two_responses_is_read_once() -> None:
+    page = _page("plans", [_vcg("vcg-a100-1c-6g-4vram", 4, "NVIDIA_A100", 0.25, 1)])
+    other = _page("plans", [_vcg("vcg-a100-1c-6g-4vram", 4, "NVIDIA_A100", 0.25, 1)], "x")
+    offers = vultr.PROVIDER.parse([_json(page), _json(other)])
+    assert [o.instance_type for o in offers] == ["vcg-a100-1c-6g-4vram"]

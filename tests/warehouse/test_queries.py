@@ -55,6 +55,8 @@ FIXED = [
     OfferQuery(OfferFilter.build(gpu=["b200"], include_expired=True), sort="price_per_gpu"),
     OfferQuery(OfferFilter.build(include_expired=True, max_age_days=100), cheapest_per_gpu=True),
     OfferQuery(OfferFilter.build(include_expired=True, include_suspect=True, max_age_days=62)),
+    OfferQuery(OfferFilter.build(include_expired=True, include_unavailable=True), limit=1000),
+    OfferQuery(OfferFilter.build(provider=["vultr"], include_expired=True), cheapest_per_gpu=True),
 ]
 
 
@@ -74,7 +76,9 @@ def _random_query(rng: random.Random) -> OfferQuery:
         fp8=maybe(0.2, rng.random() < 0.5),
         bf16=maybe(0.2, rng.random() < 0.5),
         gpu=maybe(0.3, rng.sample(["h100", "a100", "rtx-4090", "l40s", "h200", "b200", "a10"], 2)),
-        provider=maybe(0.3, rng.sample(["lambda", "runpod", "vast", "aws", "modal", "gcp"], 2)),
+        provider=maybe(
+            0.3, rng.sample(["lambda", "runpod", "vast", "aws", "modal", "gcp", "vultr"], 2)
+        ),
         pricing=maybe(0.2, [rng.choice(["on_demand", "spot", "reserved", "dynamic"])]),
         serverless=maybe(0.2, rng.random() < 0.5),
         max_price=maybe(0.1, rng.choice([1, 2.99, 10, 40])),
@@ -83,6 +87,7 @@ def _random_query(rng: random.Random) -> OfferQuery:
         max_age_days=maybe(0.2, rng.choice([1, 30, 62, 92, 100, 400])),
         include_suspect=rng.random() < 0.3,
         include_expired=rng.random() < 0.3,
+        include_unavailable=rng.random() < 0.3,
     )
     return OfferQuery(
         f,
@@ -106,7 +111,13 @@ def test_what_the_rules_left_out_adds_up_to_the_other_filters_matches(con, table
     rng = random.Random(21)
     for _ in range(100):
         f = _random_query(rng).filter
-        everything = replace(f, include_expired=True, include_suspect=True, max_age_days=None)
+        everything = replace(
+            f,
+            include_expired=True,
+            include_suspect=True,
+            include_unavailable=True,
+            max_age_days=None,
+        )
         _, total = table.query(OfferQuery(f))
         _, matching = table.query(OfferQuery(everything))
         assert total + table.exclusions(f).count == matching, f
@@ -119,7 +130,7 @@ def test_the_default_leaves_out_every_expired_offer_and_counts_them_per_kind(con
         "select price_kind, count(*) from current_offers where expired group by all"
     ).fetchall()
     assert table.exclusions(OfferFilter()).expired_by_kind == dict(expired)
-    every = OfferFilter.build(include_expired=True, include_suspect=True)
+    every = OfferFilter.build(include_expired=True, include_suspect=True, include_unavailable=True)
     everything, _ = table.query(OfferQuery(every, limit=1000))
     assert sum(i["expired"] for i in everything) == sum(n for _, n in expired)
 

@@ -22,6 +22,10 @@
 -- before this model is built); expires_at = observed_at + that many days, and expired =
 -- as_of >= expires_at. Expired offers stay in the table (include_expired=true shows them);
 -- every answer that lists or ranks offers leaves them out by default.
+-- Availability: available is what the source says (observations.available: true on sale, false
+-- not on sale, null unknown), false from the offer's announced end of service on
+-- (available_until <= as_of). Unavailable offers stay in the table (include_unavailable=true
+-- shows them); every answer that lists or ranks offers leaves them out by default.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id
@@ -109,6 +113,8 @@ curated_serverless as (
         t.source_url,
         timezone('UTC', t.source_date::timestamp) as observed_at,
         null::boolean as offered,
+        null::boolean as available,
+        null::timestamptz as available_until,
         'curated' as scrape_id,
         'curated' as price_source,
         'curated' as data_origin,
@@ -192,6 +198,11 @@ typed as (
         o.observed_at,
         o.observed_precision,
         o.offered,
+        case
+            when o.available_until <= getvariable('as_of')::timestamptz then false
+            else o.available
+        end as available,
+        o.available_until,
         o.scrape_id,
         o.price_source,
         o.data_origin,

@@ -1,14 +1,17 @@
 """What an answer left out, and why: the offers that match a query's filters but that its
 default rules keep out of the answer.
 
-Three rules leave a matching offer out, and each offer left out is counted once, under the
+Four rules leave a matching offer out, and each offer left out is counted once, under the
 first rule that applies, in this order:
 
 1. ``expired``: its price is past the shelf life of its kind of price
    (``current_offers.expired``, ``warehouse.shelf_life``), unless ``include_expired``;
    counted per ``price_kind``;
 2. ``max_age_days``: its price is older than the ``max_age_days`` the query gave;
-3. ``suspect``: the plausibility screen marks its price suspect, unless ``include_suspect``.
+3. ``suspect``: the plausibility screen marks its price suspect, unless ``include_suspect``;
+4. ``unavailable``: the source says it cannot be bought now (``current_offers.available``
+   false: no location, sold out, flagged not offered, past its end of service), unless
+   ``include_unavailable``.
 
 So the offers matching the query's other filters = the answer's ``total`` (before grouping) +
 ``count``. :func:`exclusions_sql` counts by SQL over any connection holding
@@ -38,14 +41,15 @@ SHELF_LIVES_SQL = "select price_kind, shelf_life_days from shelf_lives order by 
 @dataclass(frozen=True)
 class Exclusions:
     """Offers a query's rules left out (see the module doc): expired ones per kind of price,
-    those older than ``max_age_days`` (None when the query gave no bound) and suspect ones,
-    with the shelf life in days of each kind the snapshot was built with."""
+    those older than ``max_age_days`` (None when the query gave no bound), suspect ones and
+    unavailable ones, with the shelf life in days of each kind the snapshot was built with."""
 
     expired_by_kind: dict[str, int] = field(default_factory=dict)
     too_old: int | None = None
     max_age_days: float | None = None
     suspect: int = 0
     shelf_life_days: dict[str, float] = field(default_factory=dict)
+    unavailable: int = 0
 
     @property
     def expired(self) -> int:
@@ -53,7 +57,7 @@ class Exclusions:
 
     @property
     def count(self) -> int:
-        return self.expired + (self.too_old or 0) + self.suspect
+        return self.expired + (self.too_old or 0) + self.suspect + self.unavailable
 
     def as_dict(self) -> dict[str, Any]:
         """The ``excluded`` object of an API answer (``api.schemas.Excluded``)."""
@@ -68,6 +72,7 @@ class Exclusions:
             if self.max_age_days is None
             else {"count": self.too_old or 0, "max_age_days": self.max_age_days},
             "suspect": {"count": self.suspect},
+            "unavailable": {"count": self.unavailable},
         }
 
     def lines(self) -> list[str]:
@@ -94,6 +99,11 @@ class Exclusions:
                 f"left out {self.suspect} suspect offer{_s(self.suspect)} (plausibility "
                 "screen); --include-suspect lists them"
             )
+        if self.unavailable:
+            out.append(
+                f"left out {self.unavailable} unavailable offer{_s(self.unavailable)} (the "
+                "source says not on sale now); --include-unavailable lists them"
+            )
         return out
 
 
@@ -103,31 +113,40 @@ def _s(n: int) -> str:
 
 def unruled(f: OfferFilter) -> OfferFilter:
     """``f`` without the rules :class:`Exclusions` counts (its other filters only)."""
-    return replace(f, include_expired=True, include_suspect=True, max_age_days=None)
+    return replace(
+        f,
+        include_expired=True,
+        include_suspect=True,
+        include_unavailable=True,
+        max_age_days=None,
+    )
 
 
 def tally(
     f: OfferFilter,
-    groups: Iterable[tuple[str, bool, bool, bool, int]],
+    groups: Iterable[tuple[str, bool, bool, bool, bool, int]],
     shelf_life_days: Mapping[str, float],
 ) -> Exclusions:
     """:class:`Exclusions` of ``f`` from the offers matching ``unruled(f)``, counted by
-    (price_kind, expired, older than f.max_age_days, price ok)."""
+    (price_kind, expired, older than f.max_age_days, price ok, not on sale)."""
     by_kind: dict[str, int] = {}
-    too_old = suspect = 0
-    for kind, expired, old, ok, n in groups:
+    too_old = suspect = unavailable = 0
+    for kind, expired, old, ok, off_sale, n in groups:
         if expired and not f.include_expired:
             by_kind[kind] = by_kind.get(kind, 0) + n
         elif old and f.max_age_days is not None:
             too_old += n
         elif not ok and not f.include_suspect:
             suspect += n
+        elif off_sale and not f.include_unavailable:
+            unavailable += n
     return Exclusions(
         expired_by_kind=by_kind,
         too_old=None if f.max_age_days is None else too_old,
         max_age_days=f.max_age_days,
         suspect=suspect,
         shelf_life_days=dict(shelf_life_days),
+        unavailable=unavailable,
     )
 
 
@@ -149,7 +168,8 @@ def exclusions_sql(
     if f.max_age_days is None:
         old, params = "false", []
     found = con.execute(
-        f"select price_kind, expired, {old} as too_old, price_status = 'ok' as ok, count(*)"
+        f"select price_kind, expired, {old} as too_old, price_status = 'ok' as ok,"
+        f" coalesce(not available, false) as off_sale, count(*)"
         f" from current_offers {where.sql()} group by all",
         [*params, *where.params],
     ).fetchall()

@@ -87,6 +87,12 @@ FILTER_FIELDS: dict[str, FilterField] = {
             "Also list prices the plausibility screen marks suspect (price_status, "
             "price_status_reasons); left out by default",
         ),
+        FilterField(
+            "include_unavailable",
+            "Also list offers the source says cannot be bought now (available: false: no "
+            "location to deploy in, sold out, flagged not offered, past the provider's end of "
+            "service); left out by default (available true and unknown are listed)",
+        ),
     )
 }
 
@@ -245,8 +251,9 @@ class OfferFilter:
     Memory filters use the memory the user gets (``vram_gb_usable``: a 1/8 share of a 96 GB
     GPU is 12 GB). Suspect prices (``warehouse.plausibility``) are left out unless
     ``include_suspect``, expired ones (past the shelf life of their kind of price,
-    ``warehouse.shelf_life``) unless ``include_expired``; ``max_age_days`` bounds the price's
-    own age. List filters hold sorted,
+    ``warehouse.shelf_life``) unless ``include_expired``, unavailable ones (``available`` false:
+    the source says it is not on sale) unless ``include_unavailable``; ``max_age_days`` bounds
+    the price's own age. List filters hold sorted,
     deduplicated values: provider and region lowercase, GPU values as filter terms. Build one
     with :meth:`build` (which normalises); equal filters are equal objects (a cache key)."""
 
@@ -265,6 +272,7 @@ class OfferFilter:
     max_age_days: float | None = None  # days before the snapshot
     include_suspect: bool = False
     include_expired: bool = False  # prices past their shelf life (current_offers.expired)
+    include_unavailable: bool = False  # offers not on sale (current_offers.available false)
 
     @classmethod
     def build(
@@ -276,6 +284,7 @@ class OfferFilter:
         region: Iterable[str] | None = None,
         include_suspect: bool | None = False,
         include_expired: bool | None = False,
+        include_unavailable: bool | None = False,
         **scalars: Any,
     ) -> OfferFilter:
         """A filter from raw values (repeats, comma lists, any case, GPU spellings).
@@ -295,6 +304,7 @@ class OfferFilter:
             region=split_values(region, "region", lower=True),
             include_suspect=bool(include_suspect),
             include_expired=bool(include_expired),
+            include_unavailable=bool(include_unavailable),
             **scalars,
         )
 
@@ -314,6 +324,8 @@ class OfferFilter:
             w.add("price_status = 'ok'")
         if not self.include_expired:
             w.add("not expired")
+        if not self.include_unavailable:
+            w.add("available is not false")
         if self.max_age_days is not None:
             w.add("age_days <= ?", self.max_age_days)
         if self.min_vram is not None:

@@ -31,7 +31,8 @@ from warehouse.queries.sql import INSTANCE_COLUMNS, rows
 
 # The columns filters and sorts read, by their warehouse names (not the items' field names).
 _FILTER_SQL = """
-    select offer_id, price_status, expired, price_kind, fp8, bf16, serverless, gpu_id, provider,
+    select offer_id, price_status, expired, available, price_kind, fp8, bf16, serverless, gpu_id,
+        provider,
         pricing,
         lower(region) as region, gpu_name_provider, age_days, vram_gb_usable, vram_gb_total,
         price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
@@ -109,6 +110,8 @@ class OfferTable:
             raise ValueError("filter columns and items are not the same rows")
         self.ok = np.array([s == "ok" for s in columns["price_status"]], dtype=bool)
         self.in_force = np.array([not e for e in columns["expired"]], dtype=bool)
+        # on sale or unknown (available true or null); false: the source says not on sale
+        self.on_sale = np.array([a is not False for a in columns["available"]], dtype=bool)
         self.kinds = _Codes(columns["price_kind"])
         self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
         self.categories = {
@@ -183,6 +186,8 @@ class OfferTable:
         m = np.ones(self.size, dtype=bool) if f.include_suspect else self.ok.copy()
         if not f.include_expired:
             m &= self.in_force
+        if not f.include_unavailable:
+            m &= self.on_sale
         for column, bound, minimum in (
             ("age_days", f.max_age_days, False),
             ("vram_gb_usable", f.min_vram, True),
@@ -213,19 +218,30 @@ class OfferTable:
 
     def exclusions(self, f: OfferFilter) -> Exclusions:
         """What ``f``'s rules leave out of its matches: ``warehouse.queries.exclusions_sql``.
-        One bincount over the matching rows of (kind, expired, too old, ok) as one code."""
+        One bincount over the matching rows of (kind, not on sale, expired, too old, ok) as one
+        code."""
         base = self.mask(unruled(f))
         old = np.zeros(self.size, dtype=np.intp)
         if f.max_age_days is not None:
             old = (~(self.ranges["age_days"] <= float(f.max_age_days))).astype(np.intp)
         expired = (~self.in_force).astype(np.intp)
-        code = self.kinds.codes * 8 + expired * 4 + old * 2 + self.ok.astype(np.intp)
-        counts = np.bincount(code[base & (code >= 0)], minlength=8 * len(self.kinds.code))
+        off_sale = (~self.on_sale).astype(np.intp)
+        code = (
+            self.kinds.codes * 16 + off_sale * 8 + expired * 4 + old * 2 + self.ok.astype(np.intp)
+        )
+        counts = np.bincount(code[base & (code >= 0)], minlength=16 * len(self.kinds.code))
         groups = [
-            (kind, bool(bits & 4), bool(bits & 2), bool(bits & 1), int(counts[k * 8 + bits]))
+            (
+                kind,
+                bool(bits & 4),
+                bool(bits & 2),
+                bool(bits & 1),
+                bool(bits & 8),
+                int(counts[k * 16 + bits]),
+            )
             for kind, k in self.kinds.code.items()
-            for bits in range(8)
-            if counts[k * 8 + bits]
+            for bits in range(16)
+            if counts[k * 16 + bits]
         ]
         return tally(f, groups, self.shelf_life_days)
 
