@@ -104,6 +104,8 @@ class OfferLike(Protocol):
     def announced_price(self) -> Decimal | None: ...
     @property
     def announced_from(self) -> datetime | None: ...
+    @property
+    def gpu_form_factor(self) -> str | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -132,6 +134,7 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     observed_at: datetime
     announced_price: Decimal | None = None
     announced_from: datetime | None = None
+    gpu_form_factor: str | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
@@ -176,6 +179,9 @@ class Observation(msgspec.Struct, kw_only=True):
     announced_price_per_hour: Decimal | None = None
     announced_price_per_hour_usd: Decimal | None = None
     announced_price_per_gpu_hour_usd: Decimal | None = None
+    # the GPU family of a row no canonical GPU fits alone (gpu_id null; warehouse.gpus
+    # family_from_facts, migration 0018); null when gpu_id is set or nothing is known
+    gpu_family: str | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
@@ -300,6 +306,7 @@ class ServerlessTier(msgspec.Struct, kw_only=True):
     notes: str | None
     always_on: bool
     price_per_gpu_hour_usd: Decimal | None
+    gpu_family: str | None = None  # a tier naming only a family ("A100"), gpu_id null
 
 
 class EstimateOffer(msgspec.Struct, kw_only=True):
