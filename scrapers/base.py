@@ -172,6 +172,13 @@ class Offer(BaseModel):
         default=None,
         description="When `announced_price` takes effect (UTC, after `observed_at`)",
     )
+    gpu_form_factor: str | None = Field(
+        default=None,
+        pattern=r"^(?:SXM|PCIe)$",
+        description="The GPU's form factor (SXM or PCIe, as the GPU seed spells it) where the"
+        " provider states it beside `gpu_name`, e.g. in its documentation of the product; None:"
+        " not stated (the warehouse then reads only the name's and instance type's words)",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -32,6 +32,8 @@ Known layouts:
   - ``gpu_name`` is the model name without a "(High Memory)" / "(Standard Memory)" suffix: that
     suffix names the instance's system RAM (1,024 vs 512 GB), not the GPU; ``instance_type``
     keeps it.
+  - ``gpu_form_factor`` is what CoreWeave documents where the row names no bus
+    (``DOCUMENTED_FORM_FACTORS``: the 8 x 80 GB "NVIDIA A100" node is HGX, so SXM).
 
 Exclusion rules (counted by ``parse_with_exclusions``, keyed by rule). One row the parser
 cannot read never fails the provider; the rest of the page is still published:
@@ -138,6 +140,15 @@ KNOWN_GPU_MODELS = (
     "L40",
     "L40S",
 )
+
+# What CoreWeave documents about a priced product that its row leaves out, keyed by the row's
+# (GPU model, GPU count, VRAM GB per GPU): the 2026 "NVIDIA A100" row (8 x 80 GB, 128 vCPUs,
+# 2,048 GB RAM) names no bus, and its product modal is empty. CoreWeave's HPC interconnect
+# documentation says its A100 nodes are HGX boards: "The A100 HGX nodes are each equipped with
+# 8x NVIDIA A100 80GB GPUs" (https://docs.coreweave.com/networking/hpc-interconnect), i.e. SXM4
+# modules. Stated as ``Offer.gpu_form_factor``, also on the row's Inference Single GPU price
+# (one GPU of that node). A row of another shape (a PCIe node) is not covered.
+DOCUMENTED_FORM_FACTORS = {("NVIDIA A100", 8, 80): "SXM"}
 
 # Normalised column heading -> role (see ``_heading_key``).
 _INSTANCE_COLUMNS = {
@@ -377,11 +388,15 @@ def _parse_instance_table(
             excluded["unparsed_row"] += 1
             continue
         vcpus, ram_gb, storage_tb = (decimal(cells[index]) for index in figures)
+        gpu_name = _MEMORY_VARIANT.sub("", name)
+        vram = decimal(cells[col["vram"]])
+        shape = (gpu_name, int(count_match["n"]), int(vram))
         common = {
             "provider": "coreweave",
             "region": region,
-            "gpu_name": _MEMORY_VARIANT.sub("", name),
-            "vram_gb_reported": decimal(cells[col["vram"]]),
+            "gpu_name": gpu_name,
+            "vram_gb_reported": vram,
+            "gpu_form_factor": DOCUMENTED_FORM_FACTORS.get(shape),
             "price_unit": PriceUnit.HOUR,
             "source_url": response.url,
             "observed_at": response.fetched_at,

@@ -63,7 +63,7 @@ def arrow_temp_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table)
 _SHAPES = "_batch_shapes"
 _NORMALISED = "_batch_normalised"
 # Observation columns normalise computes from an offer; the rest are the offer's own
-_DERIVED = ("offer_id", "gpu_id", "price_per_hour", "usd_per_unit", "fx_rate_date",
+_DERIVED = ("offer_id", "gpu_id", "gpu_family", "price_per_hour", "usd_per_unit", "fx_rate_date",
             "price_per_hour_usd", "price_per_gpu_hour_usd", "announced_price_per_hour",
             "announced_price_per_hour_usd", "announced_price_per_gpu_hour_usd")  # fmt: skip
 # Observation columns that store an offer field under another name

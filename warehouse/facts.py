@@ -27,7 +27,7 @@ import duckdb
 
 from warehouse.db import bulk_insert
 from warehouse.economics import ModelSpec, load_models
-from warehouse.gpus import GpuSpec, load_gpus
+from warehouse.gpus import GpuSpec, family_from_facts, load_gpus
 from warehouse.records import SERVERLESS_TIER_COLUMNS, offer_id
 from warehouse.units import price_per_hour, quantize_money, share_per_gpu_usd
 
@@ -192,6 +192,10 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
             "source_date_basis": basis, "ends_on": ends_on, "source_url": _text(r["source_url"]),
             "notes": _text(r.get("notes")), "always_on": always_on,
             "price_per_gpu_hour_usd": share_per_gpu_usd(usd_hour, gpu_count),
+            # no candidate GPU: the family the tier's name and memory allow ("A100" -> a100)
+            "gpu_family": None
+            if candidates
+            else family_from_facts(tier, float(vram) if vram is not None else None),
         }  # fmt: skip
     return list(rows.values())
 

@@ -18,20 +18,30 @@ the alias table and resolve to ``None``. When only the memory size is missing ("
 Failing that, the row's facts decide (:func:`resolve_from_facts`): the models a name can mean
 are those whose aliases have the same words once memory sizes and form-factor words are left
 out ("NVIDIA A100 HGX", "A100" and "A100 80GB SXM4" all say "a100"); the memory per GPU and the
-form factor the name states (``HGX``/``SXMn`` = SXM, ``PCIe``) keep the models that agree
-with the seed, and exactly one left is the answer. The form factor is never guessed: when the
-name's models come in several form factors and the name states none, no model is chosen
-("NVIDIA A100" with 80 GB: the 80 GB SXM or the 80 GB PCIe card; "V100 32GB": the seed has
-no 32 GB V100 PCIe, but V100s come as SXM2 and PCIe, so it is not assumed to be SXM2).
-"NVLink" says nothing either way (the A100/H100 SXM parts and the bridged PCIe cards both
-have it) and is left out of the name's words; nor does the GPU count decide (one GPU of an
-HGX board and eight PCIe cards in one server are both rented).
+form factor the row states keep the models that agree with the seed, and exactly one left is
+the answer. A form factor is stated by a word of the name (``HGX``/``DGX``/``SXMn`` = SXM:
+NVIDIA's HGX baseboards and DGX systems carry SXM modules; ``PCIe``) or by the row beside it
+(``form_factor``: a word of the instance type, or what the provider documents for the product,
+``scrapers.base.Offer.gpu_form_factor``); two statements that disagree state nothing. It is
+never guessed: when the name's models come in several form factors and the row states none, no
+model is chosen ("NVIDIA A100" with 80 GB: the 80 GB SXM or the 80 GB PCIe card; "V100 32GB").
+Neither "NVLink" (the SXM parts and the bridged PCIe cards both have it) nor the GPU count
+decides: NVIDIA's datasheets list the PCIe cards in partner systems of 1-8 GPUs and the HGX
+A100 with 4, 8 or 16 (A100 datasheet, "Server Options": https://www.nvidia.com/content/dam/
+en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf), so
+an 8-GPU A100 node may be either, and one GPU of an HGX board is rented too.
+
+A row that stays ambiguous is still placed: :func:`family_from_facts` gives the family its
+facts allow (the longest run of id segments the remaining models share: "NVIDIA A100" + 80 GB
+-> ``a100-80gb``, without VRAM ``a100``), stored as ``gpu_family`` with ``gpu_id`` null, the
+level the API's ``gpu=a100`` filter matches.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,8 +59,9 @@ _VENDOR_PREFIX = re.compile(r"^(?:nvidia|amd|intel) ")
 _BRAND_PREFIX = re.compile(r"^(?:geforce|tesla) ")
 _SIZE_WORD = re.compile(r"^\d+(?:\.\d+)?gb$")
 # Words that state a form factor, as the seed's form_factor spells it. HGX is NVIDIA's SXM
-# baseboard. A name stating both is the PCIe card ("A100 80GB PCIe NVLink" is bridged PCIe).
-_FORM_WORDS = (("PCIe", re.compile(r"^pcie$")), ("SXM", re.compile(r"^(?:hgx|sxm\d*)$")))
+# baseboard, DGX its system built on one. A name stating both is the PCIe card ("A100 80GB
+# PCIe NVLink" is bridged PCIe).
+_FORM_WORDS = (("PCIe", re.compile(r"^pcie$")), ("SXM", re.compile(r"^(?:hgx|dgx|sxm\d*)$")))
 _NEUTRAL_WORDS = frozenset({"nvlink"})
 
 
@@ -269,23 +280,25 @@ def _models_by_base(seeds_dir: Path = SEEDS_DIR) -> dict[str, frozenset[str]]:
     return {base: frozenset(ids) for base, ids in found.items() if base}
 
 
-def resolve_from_facts(name: str, vram_gb: float | None = None) -> str | None:
-    """The one canonical GPU that ``name``'s words, its stated form factor and ``vram_gb`` (GB
-    per GPU, optional; within 10 %, as the VRAM hint) agree on, or ``None`` when no fact is
-    given, none agrees or several do, or the name's models differ in form factor and the name
-    states none. "NVIDIA A100 HGX" + 80 -> ``a100-80gb-sxm``; "NVIDIA A100"
-    + 80 -> ``None`` (SXM or PCIe: the form factor is not stated). Never raises for an unknown
-    name."""
-    gpus = load_gpus()
-    by_base = _models_by_base()
+def stated_form_factor(text: str) -> str | None:
+    """The form factor ``text``'s words state (``"SXM"``, ``"PCIe"``; a name stating both is the
+    PCIe card), or None. "gpu_8x_a100_80gb_sxm4" -> SXM. Never raises."""
+    return _form_factor(normalise_gpu_name(text).split())
+
+
+def _agreeing(
+    name: str, vram_gb: float | None, form_factor: str | None
+) -> Iterator[tuple[frozenset[str], set[str], str | None]]:
+    """(named, agreeing, form stated) per spelling of ``name`` (as written, then without vendor
+    words): the gpu_ids its words name, those of them agreeing with ``vram_gb`` (10 %) and the
+    stated form factor (the name's own form word, else ``form_factor``; two that disagree
+    state none), and that form factor."""
+    gpus, by_base = load_gpus(), _models_by_base()
     for candidate in _candidates(normalise_gpu_name(name)):
         words = candidate.split()
-        form = _form_factor(words)
-        if form is None and (vram_gb is None or vram_gb <= 0):
-            return None
+        own = _form_factor(words)
+        form = form_factor if own is None else (own if form_factor in (None, own) else None)
         named = by_base.get(_base(words), frozenset())
-        if form is None and len({gpus[g].form_factor for g in named}) > 1:
-            continue  # several form factors and none stated: not guessed
         models = {
             gpu_id
             for gpu_id in named
@@ -295,16 +308,65 @@ def resolve_from_facts(name: str, vram_gb: float | None = None) -> str | None:
                 or abs(gpus[gpu_id].vram_gb - vram_gb) <= VRAM_HINT_TOLERANCE * gpus[gpu_id].vram_gb
             )
         }
+        yield named, models, form
+
+
+def resolve_from_facts(
+    name: str, vram_gb: float | None = None, form_factor: str | None = None
+) -> str | None:
+    """The one canonical GPU that ``name``'s words, the form factor the row states (its name's
+    words, else ``form_factor``: ``"SXM"``/``"PCIe"``, as the seed spells it) and ``vram_gb``
+    (GB per GPU, within 10 %) agree on, or ``None`` when no fact is given, none agrees or
+    several do, or the name's models differ in form factor and the row states none. "NVIDIA
+    A100 HGX" + 80 -> ``a100-80gb-sxm``; "NVIDIA A100" + 80 -> ``None``; "NVIDIA A100" + 80 +
+    SXM -> ``a100-80gb-sxm``. Never raises for an unknown name."""
+    gpus = load_gpus()
+    for named, models, form in _agreeing(name, vram_gb, form_factor):
+        if form is None and (vram_gb is None or vram_gb <= 0):
+            return None
+        if form is None and len({gpus[g].form_factor for g in named}) > 1:
+            continue  # several form factors and none stated: not guessed
         if len(models) == 1:
             return next(iter(models))
     return None
 
 
-def resolve(name: str, vram_gb: float | None = None) -> str | None:
+def family_from_facts(
+    name: str, vram_gb: float | None = None, form_factor: str | None = None
+) -> str | None:
+    """The GPU family of a row no model fits alone: the longest run of leading id segments that
+    names a GPU number (has a digit), is no canonical id itself, and every model agreeing with
+    the row's facts shares (:func:`resolve_from_facts`; when the VRAM agrees with none, the
+    models of the name's words). "NVIDIA A100" + 80 -> ``a100-80gb``; "NVIDIA A100" ->
+    ``a100``; "H100 NVLink" -> ``h100``. ``None`` for a name whose words name no model, or
+    models with no such common run ("RTX 6000": rtx-6000-ada and quadro-rtx-6000...). It is a
+    filter term: ``gpu=a100`` matches it. Never raises."""
+    gpus = load_gpus()
+    for named, models, _ in _agreeing(name, vram_gb, form_factor):
+        ids = sorted(models or named)
+        if not ids:
+            continue
+        shared = ids[0].split("-")
+        for gpu_id in ids[1:]:
+            parts = gpu_id.split("-")
+            n = 0
+            while n < min(len(shared), len(parts)) and shared[n] == parts[n]:
+                n += 1
+            shared = shared[:n]
+        while shared and "-".join(shared) in gpus:
+            shared.pop()
+        family = "-".join(shared)
+        if any(c.isdigit() for c in family):
+            return family
+    return None
+
+
+def resolve(name: str, vram_gb: float | None = None, form_factor: str | None = None) -> str | None:
     """The canonical ``gpu_id`` for a provider's GPU spelling, or ``None`` if unknown/ambiguous:
-    :func:`resolve_spelling`, else :func:`resolve_from_facts`. Never raises for an unknown name;
-    raises ``ValueError`` only if the seed files are broken."""
-    return resolve_spelling(name, vram_gb) or resolve_from_facts(name, vram_gb)
+    :func:`resolve_spelling`, else :func:`resolve_from_facts` (``form_factor``: what the row
+    states beside the name). Never raises for an unknown name; raises ``ValueError`` only if
+    the seed files are broken."""
+    return resolve_spelling(name, vram_gb) or resolve_from_facts(name, vram_gb, form_factor)
 
 
 def resolve_spelling(name: str, vram_gb: float | None = None) -> str | None:

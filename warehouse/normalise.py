@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.gpus import load_gpus, resolve
+from warehouse.gpus import family_from_facts, load_gpus, resolve, stated_form_factor
 from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import latest_plausible_observation
 from warehouse.records import Observation, OfferLike, identity_key, offer_id
@@ -138,7 +138,7 @@ class _Memo:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.ids: dict[tuple[Any, ...], str] = {}
-        self.gpus: dict[tuple[str, Decimal | None], str | None] = {}
+        self.gpus: dict[tuple[str, Decimal | None, str | None], tuple[str | None, str | None]] = {}
         self.mismatch: dict[tuple[str, Decimal], bool] = {}
         self.days: dict[datetime, date] = {}
         self.fx: dict[tuple[str, date], tuple[Decimal, date | None]] = {}
@@ -151,10 +151,19 @@ class _Memo:
             found = self.ids[key] = offer_id(*key)
         return found
 
-    def gpu_id(self, name: str, vram: Decimal | None) -> str | None:
-        key = (name, vram)
+    def gpu(self, o: OfferLike) -> tuple[str | None, str | None]:
+        """(gpu_id, gpu_family) from the row's facts: its GPU name, VRAM and the form factor it
+        states beside the name (the provider's ``gpu_form_factor`` and the instance type's
+        words; two that disagree state none). A row no model fits gets its family (gpu_id
+        None), or (None, None) when its name names no known GPU."""
+        stated = {f for f in (o.gpu_form_factor, stated_form_factor(o.instance_type)) if f}
+        form = next(iter(stated)) if len(stated) == 1 else None
+        key = (o.gpu_name, o.vram_gb_reported, form)
         if key not in self.gpus:
-            self.gpus[key] = resolve(name, float(vram) if vram is not None else None)
+            vram = float(o.vram_gb_reported) if o.vram_gb_reported is not None else None
+            gpu_id = resolve(o.gpu_name, vram, form)
+            family = None if gpu_id else family_from_facts(o.gpu_name, vram, form)
+            self.gpus[key] = (gpu_id, family)
         return self.gpus[key]
 
     def vram_mismatch(self, vram: Decimal, gpu_id: str) -> bool:
@@ -228,7 +237,7 @@ def normalise(
         pricing, unit, per = _text(o.pricing), _text(o.price_unit), _text(o.price_per)
         oid = memo.offer_id(o, pricing)
         vram = o.vram_gb_reported
-        gpu_id = memo.gpu_id(o.gpu_name, vram)
+        gpu_id, gpu_family = memo.gpu(o)
         if gpu_id is None:
             validation.unresolved_gpus.append(o.gpu_name)
         elif vram is not None and memo.vram_mismatch(vram, gpu_id):
@@ -284,6 +293,7 @@ def normalise(
             price_per_gpu_hour_usd=per_gpu_usd,
             available=o.available,
             available_until=o.available_until,
+            gpu_family=gpu_family,
         )
         if not _announce(row, o, memo, validation):
             continue

@@ -108,6 +108,7 @@ class OfferLike(Protocol):
     def available(self) -> bool | None: ...
     @property
     def available_until(self) -> datetime | None: ...
+    def gpu_form_factor(self) -> str | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,6 +139,7 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     observed_at: datetime
     announced_price: Decimal | None = None
     announced_from: datetime | None = None
+    gpu_form_factor: str | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
@@ -186,6 +188,9 @@ class Observation(msgspec.Struct, kw_only=True):
     # of service it announces (migration 0018; current_offers applies the end at as_of)
     available: bool | None = None
     available_until: datetime | None = None
+    # the GPU family of a row no canonical GPU fits alone (gpu_id null; warehouse.gpus
+    # family_from_facts, migration 0019); null when gpu_id is set or nothing is known
+    gpu_family: str | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
@@ -310,6 +315,7 @@ class ServerlessTier(msgspec.Struct, kw_only=True):
     notes: str | None
     always_on: bool
     price_per_gpu_hour_usd: Decimal | None
+    gpu_family: str | None = None  # a tier naming only a family ("A100"), gpu_id null
 
 
 class EstimateOffer(msgspec.Struct, kw_only=True):

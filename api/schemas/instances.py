@@ -44,7 +44,13 @@ class InstanceItem(Schema):
     gpu_id: Annotated[
         str | None,
         msgspec.Meta(
-            description="Canonical GPU id (see GET /gpus, e.g. h100-sxm); null when the provider's GPU is not in the table"
+            description="Canonical GPU id (see GET /gpus, e.g. h100-sxm); null when the provider's GPU is not in the table or the row fits several models (then gpu_family)"
+        ),
+    ]
+    gpu_family: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The GPU family of a row no canonical GPU fits alone (gpu_id null): the id segments every model agreeing with the row's name, VRAM and stated form factor shares, e.g. a100-80gb (80 GB SXM or PCIe A100) or h100; gpu=a100 matches it. Null when gpu_id is set or the GPU is unknown"
         ),
     ]
     gpu_name: Annotated[

@@ -231,3 +231,36 @@ def test_raw_bodies_are_stored_once(con, tmp_path):
     assert a == b
     assert con.execute("select count(*) from raw_responses").fetchone()[0] == 1
     assert read_body(raw, a) == b"<html>same</html>"
+
+
+def test_ambiguous_gpu_name_resolves_to_family_never_nothing(con):
+    """A row whose name fits several models even with its facts loads with gpu_id null and the
+    family those facts allow, never with nothing: the real CoreWeave 2026 row as printed
+    ("NVIDIA A100", 80 GB, 8 GPUs; the form factor left out) is the 80 GB SXM or PCIe A100, so
+    gpu_family a100-80gb; without a memory size "A100" is family a100; "H100 NVLink" h100. A
+    form word of the instance type is a fact of the row too, and a name the seed does not
+    know stays unresolved (and reported)."""
+    base = offer("8x", "21.60", gpu="NVIDIA A100", count=8, per="instance")
+    cases = {
+        "8x": base,
+        "unsized": {**base, "instance_type": "A100", "vram_gb_reported": None},
+        "h100": {**base, "instance_type": "h100", "gpu_name": "H100 NVLink"},
+        "sxm4-node": {**base, "instance_type": "gpu_8x_a100_80gb_sxm4"},
+        "pcie-stated": {**base, "instance_type": "pcie-stated", "gpu_form_factor": "PCIe"},
+        "clash": {**base, "instance_type": "a100 sxm4", "gpu_form_factor": "PCIe"},
+        "unknown": {**base, "instance_type": "unknown", "gpu_name": "Quantum Widget 9000"},
+    }
+    rows, validation = prepare(con, [ScrapedOffer(**o) for o in cases.values()])
+    got = {r.instance_type: (r.gpu_id, r.gpu_family) for r in rows}
+    assert got == {
+        "8x": (None, "a100-80gb"),
+        "A100": (None, "a100"),
+        "h100": (None, "h100"),
+        "gpu_8x_a100_80gb_sxm4": ("a100-80gb-sxm", None),
+        "pcie-stated": ("a100-80gb-pcie", None),
+        "a100 sxm4": (None, "a100-80gb"),  # two statements that disagree state nothing
+        "unknown": (None, None),
+    }
+    assert sorted(validation.unresolved_gpus) == sorted(
+        ["NVIDIA A100", "NVIDIA A100", "H100 NVLink", "NVIDIA A100", "Quantum Widget 9000"]
+    )

@@ -57,6 +57,8 @@ FIXED = [
     OfferQuery(OfferFilter.build(include_expired=True, include_suspect=True, max_age_days=62)),
     OfferQuery(OfferFilter.build(include_expired=True, include_unavailable=True), limit=1000),
     OfferQuery(OfferFilter.build(provider=["vultr"], include_expired=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(gpu=["a100"], include_expired=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(gpu=["a100-80gb", "h100-sxm"]), sort="price_per_gpu"),
 ]
 
 
@@ -169,3 +171,43 @@ def test_the_cli_imports_no_api() -> None:
                 else []
             )
             assert not any(n == "api" or n.startswith("api.") for n in names), path
+
+
+def _gpu_query(con, table, gpu: str) -> list[dict]:
+    query = OfferQuery(
+        OfferFilter.build(gpu=[gpu], include_expired=True), sort="price_per_gpu", limit=1000
+    )
+    items, total = table.query(query)
+    assert (items, total) == query_offers_sql(con, query)  # the SQL and in-memory paths agree
+    assert total == len(items)
+    return items
+
+
+def test_gpu_filter_finds_family_and_model_level_offers(con, table) -> None:
+    """``gpu=a100`` lists the rows placed only in the family (Koyeb's curated "A100" tier: no
+    memory size or form factor stated, gpu_family a100) beside the model-level ones, among
+    them CoreWeave's 2026 8 x 80 GB "NVIDIA A100" node (SXM by CoreWeave's documentation),
+    spot $9.65 / 8 = $1.20625 (north-america) and $9.51 / 8 = $1.18875 (europe) per GPU-hour.
+    An exact model id matches that model only; a narrower family only rows known to be in it."""
+    family = _gpu_query(con, table, "a100")
+    koyeb = [o for o in family if o["provider"] == "koyeb"]
+    assert [(o["instance_type"], o["gpu_id"], o["gpu_family"]) for o in koyeb] == [
+        ("A100", None, "a100")
+    ]
+    assert koyeb[0]["price_per_gpu_hour_usd"] == 1.6
+    coreweave = {
+        (o["region"], o["pricing"], o["instance_type"]): (o["gpu_id"], o["price_per_gpu_hour_usd"])
+        for o in family
+        if o["provider"] == "coreweave"
+    }
+    assert coreweave[("north-america", "spot", "NVIDIA A100")] == ("a100-80gb-sxm", 1.20625)
+    assert coreweave[("europe", "spot", "NVIDIA A100")] == ("a100-80gb-sxm", 1.18875)
+    assert len(coreweave) == 5  # 2 regions x (on-demand, spot) + the NA inference price
+    assert {o["gpu_id"] for o in family} - {None} >= {"a100-80gb-sxm", "a100-40gb-pcie"}
+
+    model = _gpu_query(con, table, "a100-80gb-sxm")
+    assert {o["gpu_id"] for o in model} == {"a100-80gb-sxm"}
+    assert all(o["gpu_family"] is None for o in model)
+    assert sum(o["provider"] == "coreweave" for o in model) == 5
+    # 'a100' says nothing of the memory: not an a100-80gb row
+    assert "koyeb" not in {o["provider"] for o in _gpu_query(con, table, "a100-80gb")}

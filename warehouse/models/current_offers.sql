@@ -7,6 +7,8 @@
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
 -- null = unknown.
+-- GPU: gpu_id is the canonical model; a row no model fits alone carries the family its facts
+-- allow instead (gpu_family, e.g. 'a100-80gb'; gpu_id null, migration 0018).
 -- Memory: vram_gb_per_gpu is the canonical GPU's datasheet figure, always; the provider's own
 -- figure is vram_gb_reported (flagged when more than 10% away). A share of a GPU (gpu_count < 1:
 -- MIG profile, vGPU share) gives the user gpu_count x the datasheet memory (vram_gb_usable);
@@ -93,6 +95,7 @@ curated_serverless as (
         null::integer as reserved_term_months,
         t.tier as gpu_name_provider,
         t.gpu_id,
+        t.gpu_family,
         t.gpu_candidates,
         t.vram_gb_guaranteed,
         t.gpu_count,
@@ -153,6 +156,7 @@ typed as (
         o.reserved_term_months,
         o.gpu_name_provider,
         o.gpu_id,
+        o.gpu_family,
         g.name as gpu_name,
         g.vendor as gpu_vendor,
         o.gpu_count,

@@ -223,16 +223,22 @@ class Where:
         return ("where " + " and ".join(self.clauses)) if self.clauses else ""
 
 
-def gpu_clause(w: Where, column: str, terms: Sequence[str]) -> None:
-    """``column`` matches one of the GPU ``terms`` (an id itself; a family also its members)."""
+def gpu_clause(
+    w: Where, column: str, terms: Sequence[str], family_column: str | None = None
+) -> None:
+    """``column`` matches one of the GPU ``terms`` (an id itself; a family also its members).
+    With ``family_column`` (rows placed only in a family, ``gpu_family``), a family term also
+    matches a row of that family or of a narrower one (``a100`` finds ``a100-80gb``); a
+    canonical id never does (an ``a100-80gb`` row may be the PCIe or the SXM card)."""
     ors = []
     for term in terms:
         pattern = gpu_prefix_pattern(term)
         if pattern is None:
             ors.append(f"{column} = ?")
             w.params.append(term)
-        else:
-            ors.append(f"({column} = ? or {column} like ? escape '\\')")
+            continue
+        for col in (column, family_column) if family_column else (column,):
+            ors.append(f"({col} = ? or {col} like ? escape '\\')")
             w.params.extend([term, pattern])
     w.clauses.append("(" + " or ".join(ors) + ")")
 
@@ -337,7 +343,7 @@ class OfferFilter:
         if self.bf16 is not None:
             w.add("bf16 = ?", self.bf16)
         if self.gpu:
-            gpu_clause(w, "gpu_id", self.gpu)
+            gpu_clause(w, "gpu_id", self.gpu, "gpu_family")
         if self.provider:
             w.add(_in("provider", self.provider), *self.provider)
         if self.pricing:

@@ -32,8 +32,7 @@ from warehouse.queries.sql import INSTANCE_COLUMNS, rows
 # The columns filters and sorts read, by their warehouse names (not the items' field names).
 _FILTER_SQL = """
     select offer_id, price_status, expired, available, price_kind, fp8, bf16, serverless, gpu_id,
-        provider,
-        pricing,
+        gpu_family, provider, pricing,
         lower(region) as region, gpu_name_provider, age_days, vram_gb_usable, vram_gb_total,
         price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
     from current_offers order by offer_id
@@ -115,7 +114,8 @@ class OfferTable:
         self.kinds = _Codes(columns["price_kind"])
         self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
         self.categories = {
-            name: _Codes(columns[name]) for name in ("gpu_id", "provider", "pricing", "region")
+            name: _Codes(columns[name])
+            for name in ("gpu_id", "gpu_family", "provider", "pricing", "region")
         }
         self.ranges = {name: _floats(columns[name]) for name in _RANGES}
         self.orders: dict[str, np.ndarray] = {}
@@ -169,14 +169,17 @@ class OfferTable:
         return self.size
 
     def _gpu_mask(self, term: str) -> np.ndarray:
-        """Rows whose GPU is ``term`` or, for a family term, starts with ``term-``."""
+        """Rows whose GPU is ``term`` or, for a family term, whose GPU or family-level row's
+        ``gpu_family`` is ``term`` or starts with ``term-`` (``filters.gpu_clause``)."""
         found = self._gpu_masks.get(term)
         if found is None:
-            codes = self.categories["gpu_id"]
             prefix = term + "-" if gpu_prefix_pattern(term) is not None else None
-            found = codes.any_of(
-                [v for v in codes.code if v == term or (prefix and v.startswith(prefix))]
-            )
+            found = np.zeros(self.size, dtype=bool)
+            for column in ("gpu_id", "gpu_family") if prefix else ("gpu_id",):
+                codes = self.categories[column]
+                found |= codes.any_of(
+                    [v for v in codes.code if v == term or (prefix and v.startswith(prefix))]
+                )
             if len(self._gpu_masks) < 4096:  # terms come from requests: bounded
                 self._gpu_masks[term] = found
         return found
