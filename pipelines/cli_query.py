@@ -59,6 +59,8 @@ QUERY_FIELDS = (
     "expires_at",
     "expired",
     "data_origin",
+    "source_kind",
+    "observed_basis",
     "price_status",
     "id",
 )
