@@ -196,10 +196,11 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
             raise SeedError(
                 f"{where}: source_date_basis {basis!r} not in {sorted(SOURCE_DATE_BASES)}"
             )
-        if basis not in _BASES_OF[origin.observed_basis] or len(origin.captures) > 1:
+        allowed = _BASES_OF[origin.observed_basis]
+        if basis not in allowed or len(origin.captures) > 1:
             raise SeedError(
                 f"{where}: source_date_basis {basis!r} does not go with observed_basis "
-                f"{origin.observed_basis} (expected one of {sorted(_BASES_OF[origin.observed_basis])},"
+                f"{origin.observed_basis} (expected one of {sorted(allowed)},"
                 " and at most one capture_file)"
             )
         unknown = [g for g in candidates if g not in known]
