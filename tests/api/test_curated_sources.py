@@ -74,7 +74,11 @@ def test_every_curated_item_says_source_kind_and_observed_basis(client):
 def test_cheapest_h100_on_demand_is_not_an_undated_third_party_blog_price(client):
     items = _items(client, gpu="h100", pricing="on_demand", sort="price_per_gpu")
     cheapest = items[0]
-    assert (cheapest["provider"], cheapest["instance_type"], cheapest["price_per_gpu_hour_usd"]) == (
+    assert (
+        cheapest["provider"],
+        cheapest["instance_type"],
+        cheapest["price_per_gpu_hour_usd"],
+    ) == (
         "runpod",
         "1x NVIDIA H100 PCIe",
         1.99,
