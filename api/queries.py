@@ -85,7 +85,8 @@ PLATFORM_TIERS_SQL = """
     select o.offer_id as id, o.provider as platform, o.instance_type as tier,
            o.gpu_id, o.gpu_count, o.price, o.currency, o.price_unit,
            o.price_per_hour_usd, coalesce(t.always_on, false) as always_on, o.price_source,
-           o.observed_at, o.source_url, o.price_kind, o.shelf_life_days, o.expires_at, o.expired
+           o.observed_at, o.source_url, o.source_kind, o.observed_basis, o.price_kind,
+           o.shelf_life_days, o.expires_at, o.expired
     from current_offers as o
     left join serverless_tiers as t using (offer_id)
     where o.serverless and o.provider in (select unnest(?))

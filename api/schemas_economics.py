@@ -14,6 +14,7 @@ from typing import Annotated, ClassVar
 import msgspec
 
 from api.schemas import Excluded, Number, ProviderStatus, Schema
+from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
 
 
@@ -35,9 +36,12 @@ class ProviderFacts(Schema):
     block_storage_usd_per_gb_month: Annotated[Number | None, _d("Block storage, USD per GB-month")]
     spot_available: bool | None
     interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
-    facts_as_of: date
+    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
     source_urls: Annotated[str, _d("Space-separated source URLs, one per fact where possible")]
     notes: str | None
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
+    capture_files: CaptureFiles
 
 
 class ServerlessTier(Schema):
@@ -52,8 +56,10 @@ class ServerlessTier(Schema):
     price_per_hour_usd: Annotated[Number, _d("USD per hour for the whole tier")]
     always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
     price_source: Annotated[str, _d("curated (seed) or scrape")]
-    observed_at: datetime
+    observed_at: Annotated[datetime | None, _d("When the price was observed; null: undated")]
     source_url: str
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
@@ -81,9 +87,12 @@ class ServerlessPlatform(Schema):
     concurrency_controls: str | None
     autoscaling_controls: str | None
     persistent_volumes: str | None
-    facts_as_of: date
+    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
     source_urls: str
     notes: str | None
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
+    capture_files: CaptureFiles
     tiers: list[ServerlessTier]
 
 

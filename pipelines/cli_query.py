@@ -60,6 +60,8 @@ QUERY_FIELDS = (
     "expired",
     "available",
     "data_origin",
+    "source_kind",
+    "observed_basis",
     "price_status",
     "id",
 )

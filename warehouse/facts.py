@@ -28,6 +28,7 @@ import duckdb
 from warehouse.db import bulk_insert
 from warehouse.economics import ModelSpec, load_models
 from warehouse.gpus import GpuSpec, family_from_facts, load_gpus
+from warehouse.provenance import check_provenance
 from warehouse.records import SERVERLESS_TIER_COLUMNS, offer_id
 from warehouse.units import price_per_hour, quantize_money, share_per_gpu_usd
 
@@ -83,39 +84,6 @@ def _int(value: str | None) -> int | None:
     return None if number is None else int(number)
 
 
-_PROVIDER_COLUMNS: dict[str, Callable[[str | None], Any]] = {
-    "provider": _text, "name": _text, "kind": _text, "billing_granularity": _text,
-    "billing_granularity_s": _decimal, "minimum_charge_s": _decimal,
-    "egress_usd_per_gb": _decimal, "block_storage_usd_per_gb_month": _decimal,
-    "spot_available": _bool, "interconnect_notes": _text, "facts_as_of": _text,
-    "source_urls": _text, "notes": _text,
-}  # fmt: skip
-_PLATFORM_COLUMNS: dict[str, Callable[[str | None], Any]] = {
-    "platform": _text, "name": _text, "deployment": _text, "billing_granularity_s": _decimal,
-    "minimum_charge_s": _decimal, "scale_to_zero": _bool, "idle_charged": _text,
-    "min_replicas_supported": _bool, "warm_pool": _text, "cold_start_mitigations": _text,
-    "max_request_duration_s": _int, "concurrency_controls": _text,
-    "autoscaling_controls": _text, "persistent_volumes": _text, "facts_as_of": _text,
-    "source_urls": _text, "notes": _text,
-}  # fmt: skip
-_TIER_COLUMNS = SERVERLESS_TIER_COLUMNS  # records.ServerlessTier
-# How a tier's source_date is known (seeds/FACTS.md, "Source dates").
-SOURCE_DATE_BASES = frozenset({"commit", "page", "capture", "lower_bound", "retrieved"})
-
-
-def _typed(path: Path, columns: dict[str, Callable[[str | None], Any]]) -> list[list[Any]]:
-    out = []
-    for line, row in enumerate(_rows(path), start=2):
-        values = []
-        for column, convert in columns.items():
-            try:
-                values.append(convert(row.get(column)))
-            except ValueError as exc:
-                raise SeedError(f"{path.name}:{line}: {column}: {exc}") from None
-        out.append(values)
-    return out
-
-
 def _date(value: str | None) -> date | None:
     text = _text(value)
     if text is None:
@@ -124,6 +92,59 @@ def _date(value: str | None) -> date | None:
         return date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"not an ISO date: {text!r}") from None
+
+
+_PROVIDER_COLUMNS: dict[str, Callable[[str | None], Any]] = {
+    "provider": _text, "name": _text, "kind": _text, "billing_granularity": _text,
+    "billing_granularity_s": _decimal, "minimum_charge_s": _decimal,
+    "egress_usd_per_gb": _decimal, "block_storage_usd_per_gb_month": _decimal,
+    "spot_available": _bool, "interconnect_notes": _text, "facts_as_of": _date,
+    "source_urls": _text, "notes": _text,
+    "source_kind": _text, "observed_basis": _text, "capture_files": _text,
+}  # fmt: skip
+_PLATFORM_COLUMNS: dict[str, Callable[[str | None], Any]] = {
+    "platform": _text, "name": _text, "deployment": _text, "billing_granularity_s": _decimal,
+    "minimum_charge_s": _decimal, "scale_to_zero": _bool, "idle_charged": _text,
+    "min_replicas_supported": _bool, "warm_pool": _text, "cold_start_mitigations": _text,
+    "max_request_duration_s": _int, "concurrency_controls": _text,
+    "autoscaling_controls": _text, "persistent_volumes": _text, "facts_as_of": _date,
+    "source_urls": _text, "notes": _text,
+    "source_kind": _text, "observed_basis": _text, "capture_files": _text,
+}  # fmt: skip
+_TIER_COLUMNS = SERVERLESS_TIER_COLUMNS  # records.ServerlessTier
+# How a tier's source_date is known (seeds/FACTS.md, "Source dates"); empty when undated.
+SOURCE_DATE_BASES = frozenset({"commit", "page", "capture", "lower_bound", "retrieved"})
+# observed_basis (warehouse.provenance) -> the source_date_basis values it may go with
+_BASES_OF = {
+    "published": frozenset({"commit", "page", "capture", "lower_bound"}),
+    "captured": frozenset({"capture"}),
+    "retrieved": frozenset({"retrieved"}),
+    "undated": frozenset({""}),
+}
+
+
+def _typed(path: Path, columns: dict[str, Callable[[str | None], Any]]) -> list[list[Any]]:
+    """A fact seed's rows, converted column by column; each row's provenance (source_kind,
+    observed_basis, facts_as_of, capture_files) checked by ``warehouse.provenance``."""
+    out = []
+    for line, row in enumerate(_rows(path), start=2):
+        values = []
+        for column, convert in columns.items():
+            try:
+                values.append(convert(row.get(column)))
+            except ValueError as exc:
+                raise SeedError(f"{path.name}:{line}: {column}: {exc}") from None
+        try:
+            check_provenance(
+                row.get("source_kind"),
+                row.get("observed_basis"),
+                _text(row.get("facts_as_of")) is not None,
+                row.get("capture_files"),
+            )
+        except ValueError as exc:
+            raise SeedError(f"{path.name}:{line}: {exc}") from None
+        out.append(values)
+    return out
 
 
 def minimum_candidate(candidates: list[str], gpus: Mapping[str, GpuSpec]) -> str:
@@ -144,7 +165,8 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
     ``gpus`` is the canonical GPU table (default: ``gpus.csv`` beside ``path``). Raises SeedError
     for a malformed number or date, a non-positive price or GPU count, a candidate GPU id that
     the GPU table lacks, a guaranteed memory above the smallest candidate's, a basis outside
-    :data:`SOURCE_DATE_BASES`, or two rows that would get the same offer id.
+    :data:`SOURCE_DATE_BASES`, a provenance that breaks ``warehouse.provenance``'s rules (or a
+    source_date_basis that does not go with it), or two rows that would get the same offer id.
     """
     known = load_gpus(path.parent) if gpus is None else gpus
     rows: dict[str, dict[str, Any]] = {}
@@ -162,12 +184,24 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
             raise SeedError(f"{where}: {exc}") from None
         if not price or not gpu_count or usd_hour is None:
             raise SeedError(f"{where}: price, gpu_count and price_per_hour_usd must be positive")
-        if source_date is None:
-            raise SeedError(f"{where}: source_date is empty")
+        try:
+            origin = check_provenance(
+                r.get("source_kind"), r.get("observed_basis"), source_date is not None,
+                r.get("capture_file"),
+            )  # fmt: skip
+        except ValueError as exc:
+            raise SeedError(f"{where}: {exc}") from None
         basis = (r.get("source_date_basis") or "").strip()
-        if basis not in SOURCE_DATE_BASES:
+        if basis and basis not in SOURCE_DATE_BASES:
             raise SeedError(
                 f"{where}: source_date_basis {basis!r} not in {sorted(SOURCE_DATE_BASES)}"
+            )
+        allowed = _BASES_OF[origin.observed_basis]
+        if basis not in allowed or len(origin.captures) > 1:
+            raise SeedError(
+                f"{where}: source_date_basis {basis!r} does not go with observed_basis "
+                f"{origin.observed_basis} (expected one of {sorted(allowed)},"
+                " and at most one capture_file)"
             )
         unknown = [g for g in candidates if g not in known]
         if unknown or len(set(candidates)) != len(candidates):
@@ -189,7 +223,10 @@ def tier_rows(path: Path, gpus: Mapping[str, GpuSpec] | None = None) -> list[dic
             "gpu_count": gpu_count, "price": price, "currency": r["currency"].strip(),
             "price_unit": r["price_unit"].strip(), "price_per_hour": quantize_money(hourly),
             "price_per_hour_usd": usd_hour, "source_date": source_date,
-            "source_date_basis": basis, "ends_on": ends_on, "source_url": _text(r["source_url"]),
+            "source_date_basis": basis or None, "ends_on": ends_on,
+            "source_url": _text(r["source_url"]), "source_kind": origin.source_kind,
+            "observed_basis": origin.observed_basis,
+            "capture_file": origin.captures[0] if origin.captures else None,
             "notes": _text(r.get("notes")), "always_on": always_on,
             "price_per_gpu_hour_usd": share_per_gpu_usd(usd_hour, gpu_count),
             # no candidate GPU: the family the tier's name and memory allow ("A100" -> a100)

@@ -308,13 +308,16 @@ class ServerlessTier(msgspec.Struct, kw_only=True):
     price_unit: str
     price_per_hour: Decimal
     price_per_hour_usd: Decimal
-    source_date: date
-    source_date_basis: str
+    source_date: date | None  # None: an undated third-party source (observed_basis undated)
+    source_date_basis: str | None
     ends_on: date | None
     source_url: str | None
     notes: str | None
     always_on: bool
     price_per_gpu_hour_usd: Decimal | None
+    source_kind: str  # provider | third_party (warehouse.facts.SOURCE_KINDS)
+    observed_basis: str  # published | captured | retrieved | undated (facts.OBSERVED_BASES)
+    capture_file: str | None  # the stored capture (../shared/snapshots path) when captured
     gpu_family: str | None = None  # a tier naming only a family ("A100"), gpu_id null
 
 

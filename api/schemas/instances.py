@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import msgspec
 
 from api.schemas.base import Number, Schema
+from api.schemas.provenance import ObservedBasis, SourceKind
 from api.schemas.shelf_life import (
     EXCLUDED_DOC,
     Available,
@@ -240,9 +241,9 @@ class InstanceItem(Schema):
     ]
     serverless: bool
     observed_at: Annotated[
-        datetime,
+        datetime | None,
         msgspec.Meta(
-            description="When the price was observed (a capture's date, not when it was loaded); at observed_precision"
+            description="When the price was observed (a capture's date, not when it was loaded); at observed_precision; null: the source prints no date (observed_basis undated)"
         ),
     ]
     observed_precision: Annotated[
@@ -252,12 +253,15 @@ class InstanceItem(Schema):
         ),
     ]
     age_days: Annotated[
-        Number, msgspec.Meta(description="Age of the price in days when the snapshot was published")
+        Number | None,
+        msgspec.Meta(
+            description="Age of the price in days when the snapshot was published; null: no date, no age (never within max_age_days)"
+        ),
     ]
     stale: Annotated[
         bool,
         msgspec.Meta(
-            description="The price is older than GPUPRICES_STALE_AFTER_DAYS (default 30) days, whatever the last scrape did"
+            description="The price is older than GPUPRICES_STALE_AFTER_DAYS (default 30) days, whatever the last scrape did, or has no date"
         ),
     ]
     price_kind: PriceKind
@@ -273,6 +277,8 @@ class InstanceItem(Schema):
         ),
     ]
     source_url: str
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
 
 
 class InstancesPage(Schema):

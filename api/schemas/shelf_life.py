@@ -26,7 +26,11 @@ ShelfLifeDays = Annotated[
     ),
 ]
 ExpiresAt = Annotated[
-    datetime, msgspec.Meta(description="observed_at + shelf_life_days: when the price expires")
+    datetime | None,
+    msgspec.Meta(
+        description="observed_at + shelf_life_days: when the price expires; null: the price has "
+        "no date (an undated source), so it is expired"
+    ),
 ]
 Expired = Annotated[
     bool,

@@ -30,17 +30,18 @@ PROVIDER_SLUGS = {
 PROVIDER_COLUMNS = [
     "provider", "name", "kind", "billing_granularity", "billing_granularity_s", "minimum_charge_s",
     "egress_usd_per_gb", "block_storage_usd_per_gb_month", "spot_available", "interconnect_notes",
-    "facts_as_of", "source_urls", "notes",
+    "facts_as_of", "source_kind", "observed_basis", "capture_files", "source_urls", "notes",
 ]  # fmt: skip
 PLATFORM_COLUMNS = [
     "platform", "name", "deployment", "billing_granularity_s", "minimum_charge_s", "scale_to_zero",
     "idle_charged", "min_replicas_supported", "warm_pool", "cold_start_mitigations",
     "max_request_duration_s", "concurrency_controls", "autoscaling_controls", "persistent_volumes",
-    "facts_as_of", "source_urls", "notes",
+    "facts_as_of", "source_kind", "observed_basis", "capture_files", "source_urls", "notes",
 ]  # fmt: skip
 TIER_COLUMNS = [
     "platform", "tier", "gpu_ids", "vram_gb_guaranteed", "gpu_count", "price", "currency",
-    "price_unit", "price_per_hour_usd", "source_date", "source_date_basis", "ends_on",
+    "price_unit", "price_per_hour_usd", "source_date", "source_date_basis", "source_kind",
+    "observed_basis", "capture_file", "ends_on",
     "source_url", "notes", "always_on",
 ]  # fmt: skip
 FX_COLUMNS = ["rate_date", "currency", "usd_per_unit", "source_url"]
@@ -130,11 +131,12 @@ def test_every_captured_provider_folder_has_facts(providers: list[dict[str, str]
 def test_provider_rows_are_complete_and_typed(providers: list[dict[str, str]]) -> None:
     for row in providers:
         where = f"provider_facts.csv[{row['provider']}]"
-        for column in ("name", "kind", "facts_as_of", "source_urls"):
+        for column in ("name", "kind", "source_urls"):
             assert row[column].strip(), f"{where}: {column} is empty"
         assert row["kind"] in {"cloud", "marketplace", "serverless"}, where
         assert row["spot_available"] in {"", "true", "false"}, where
-        _as_of(row["facts_as_of"], where)
+        if row["observed_basis"] != "undated":
+            _as_of(row["facts_as_of"], where)
         _https_urls(row["source_urls"], where)
 
         granularity = row["billing_granularity"]
@@ -176,7 +178,7 @@ def test_platform_rows_are_complete_and_typed(platforms: list[dict[str, str]]) -
     } <= set(names)  # fmt: skip
     for row in platforms:
         where = f"serverless_platforms.csv[{row['platform']}]"
-        for column in ("name", "deployment", "facts_as_of", "source_urls", "notes"):
+        for column in ("name", "deployment", "source_urls", "notes"):
             assert row[column].strip(), f"{where}: {column} is empty"
         assert row["deployment"] in {"container", "managed_endpoint", "function"}, where
         for column in ("scale_to_zero", "min_replicas_supported"):
@@ -185,7 +187,8 @@ def test_platform_rows_are_complete_and_typed(platforms: list[dict[str, str]]) -
         for column in ("billing_granularity_s", "minimum_charge_s", "max_request_duration_s"):
             if row[column]:
                 assert _decimal(row[column], f"{where}.{column}") > 0, f"{where}.{column}"
-        _as_of(row["facts_as_of"], where)
+        if row["observed_basis"] != "undated":
+            _as_of(row["facts_as_of"], where)
         _https_urls(row["source_urls"], where)
 
 
@@ -209,6 +212,9 @@ def test_tier_rows_are_typed_and_belong_to_a_platform(
         assert row["currency"] == "USD", where
         assert row["price_unit"] in {"second", "hour"}, where
         _decimal(row["price_per_hour_usd"], where)
+        if row["observed_basis"] == "undated":
+            assert not row["source_date"] and not row["source_date_basis"], where
+            continue
         source_date = _as_of(row["source_date"], where)
         assert row["source_date_basis"] in SOURCE_DATE_BASES, where
         if row["ends_on"]:
@@ -256,3 +262,57 @@ def test_fx_seed_rows_are_dated_positive_cited_and_unique(fx_rows: list[dict[str
         _https_urls(row["source_url"], where)
         assert (day, row["currency"]) not in seen, f"{where}: duplicate"
         seen.add((day, row["currency"]))
+
+
+# --- provenance (issue 22 item 3): source_kind, observed_basis, captures ---------------------
+
+SOURCE_KINDS = {"provider", "third_party"}
+OBSERVED_BASES = {"published", "captured", "retrieved", "undated"}
+
+
+def _provenance_rows(
+    providers: list[dict[str, str]], platforms: list[dict[str, str]], tiers: list[dict[str, str]]
+) -> list[tuple[str, dict[str, str], str, str]]:
+    """(where, row, its date, its capture cell) of every curated row that is dated."""
+    return [
+        *((f"provider_facts.csv[{r['provider']}]", r, r["facts_as_of"], r["capture_files"])
+          for r in providers),
+        *((f"serverless_platforms.csv[{r['platform']}]", r, r["facts_as_of"], r["capture_files"])
+          for r in platforms),
+        *((f"serverless_tiers.csv[{r['platform']} {r['tier']}]", r, r["source_date"],
+           r["capture_file"]) for r in tiers),
+    ]  # fmt: skip
+
+
+def test_every_curated_item_says_source_kind_and_observed_basis(
+    providers: list[dict[str, str]], platforms: list[dict[str, str]], tiers: list[dict[str, str]]
+) -> None:
+    for where, row, day, _ in _provenance_rows(providers, platforms, tiers):
+        assert row["source_kind"] in SOURCE_KINDS, where
+        assert row["observed_basis"] in OBSERVED_BASES, where
+        # a third-party page is dated by its own date, never by the day it was read
+        assert (row["source_kind"], row["observed_basis"]) != ("third_party", "retrieved"), where
+        assert bool(day) == (row["observed_basis"] != "undated"), where
+
+
+def test_captured_rows_cite_a_stored_capture_of_that_date(
+    providers: list[dict[str, str]], platforms: list[dict[str, str]], tiers: list[dict[str, str]]
+) -> None:
+    provenance = (SNAPSHOTS / "PROVENANCE.md").read_text(encoding="utf-8")
+    for where, row, day, captures in _provenance_rows(providers, platforms, tiers):
+        names = captures.split()
+        assert bool(names) == (row["observed_basis"] == "captured"), where
+        for name in names:
+            assert (SNAPSHOTS / name).is_file(), f"{where}: no capture {name}"
+            assert f"### `{name}`" in provenance, f"{where}: {name} not in PROVENANCE.md"
+        if names:  # dated by the capture: its file name starts with the capture day
+            assert any(Path(n).name.startswith(day) for n in names), f"{where}: {day} vs {names}"
+
+
+def test_fal_h100_is_the_list_price_on_fals_own_capture(tiers: list[dict[str, str]]) -> None:
+    # The third-party blog's $1.89 was the page's "As low as" floor; the list price is $4.50/h.
+    row = next(r for r in tiers if (r["platform"], r["tier"]) == ("fal", "GPU-H100"))
+    assert (row["source_kind"], row["observed_basis"]) == ("provider", "captured")
+    assert (row["price"], row["source_date"]) == ("4.50", "2026-08-22")
+    page = (SNAPSHOTS / row["capture_file"]).read_text(encoding="utf-8")
+    assert "H100" in page and "$4.50/h" in page and "$1.89/h" in page

@@ -199,9 +199,13 @@ def test_guaranteed_minimum_takes_every_figure_at_its_lowest(con):
 def test_loader_rejects_unknown_candidates_and_overpromised_memory(tmp_path):
     header = (
         "platform,tier,gpu_ids,vram_gb_guaranteed,gpu_count,price,currency,price_unit,"
-        "price_per_hour_usd,source_date,source_date_basis,ends_on,source_url,notes,always_on\n"
+        "price_per_hour_usd,source_date,source_date_basis,source_kind,observed_basis,"
+        "capture_file,ends_on,source_url,notes,always_on\n"
     )
-    good = "p,t,rtx-a4000 t4,16,1,1,USD,hour,1,2026-01-02,page,,https://example.com,,false\n"
+    good = (
+        "p,t,rtx-a4000 t4,16,1,1,USD,hour,1,2026-01-02,page,provider,published,,,"
+        "https://example.com,,false\n"
+    )
     path = tmp_path / "serverless_tiers.csv"
     path.write_text(header + good, encoding="utf-8")
     (row,) = tier_rows(path, load_gpus(SEEDS))
@@ -279,11 +283,13 @@ def test_every_platform_and_tier_cites_a_source_url_and_a_date():
     for name, row in _platforms().items():
         assert row["source_urls"].split(), name
         assert all(u.startswith("https://") for u in row["source_urls"].split()), name
-        date.fromisoformat(row["facts_as_of"])
+        if row["observed_basis"] != "undated":  # an undated third-party row has no date
+            date.fromisoformat(row["facts_as_of"])
     for row in _seed():
         assert row["source_url"].startswith("https://"), row["tier"]
-        date.fromisoformat(row["source_date"])
-        assert row["source_date_basis"], row["tier"]
+        if row["observed_basis"] != "undated":
+            date.fromisoformat(row["source_date"])
+            assert row["source_date_basis"], row["tier"]
 
 
 def test_inferless_bills_per_second_and_t4_dedicated_is_0_000185_per_second():

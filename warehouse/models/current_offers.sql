@@ -8,7 +8,7 @@
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
 -- null = unknown.
 -- GPU: gpu_id is the canonical model; a row no model fits alone carries the family its facts
--- allow instead (gpu_family, e.g. 'a100-80gb'; gpu_id null, migration 0018).
+-- allow instead (gpu_family, e.g. 'a100-80gb'; gpu_id null, migration 0019).
 -- Memory: vram_gb_per_gpu is the canonical GPU's datasheet figure, always; the provider's own
 -- figure is vram_gb_reported (flagged when more than 10% away). A share of a GPU (gpu_count < 1:
 -- MIG profile, vGPU share) gives the user gpu_count x the datasheet memory (vram_gb_usable);
@@ -28,6 +28,11 @@
 -- not on sale, null unknown), false from the offer's announced end of service on
 -- (available_until <= as_of). Unavailable offers stay in the table (include_unavailable=true
 -- shows them); every answer that lists or ranks offers leaves them out by default.
+-- Provenance: source_kind (provider, third_party) and observed_basis (published, captured,
+-- retrieved, undated; warehouse/provenance.py) say where the price and its date come from. A
+-- scraped price is the provider's own, dated by the stored response (captured); a curated tier
+-- carries its seed row's. An undated tier (a third-party source that prints no date) has no
+-- observed_at and no age: it is stale and expired, so max_age_days and default answers skip it.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id
@@ -40,6 +45,8 @@ scraped as (
     select
         o.*,
         'scrape' as price_source,
+        'provider' as source_kind,
+        'captured' as observed_basis,
         case s.mode when 'live' then 'live' else 'recorded' end as data_origin,
         coalesce(s.observed_precision, 'second') as observed_precision
     from observations as o
@@ -120,6 +127,8 @@ curated_serverless as (
         null::timestamptz as available_until,
         'curated' as scrape_id,
         'curated' as price_source,
+        t.source_kind,
+        t.observed_basis,
         'curated' as data_origin,
         'day' as observed_precision
     from serverless_tiers as t
@@ -209,6 +218,8 @@ typed as (
         o.available_until,
         o.scrape_id,
         o.price_source,
+        o.source_kind,
+        o.observed_basis,
         o.data_origin,
         coalesce(ps.price_status, 'ok') as price_status,
         coalesce(ps.reasons, '[]') as price_status_reasons,
@@ -240,12 +251,16 @@ select
         then round(price_per_hour_usd / (gpu_count * vram_gb_per_gpu), 6)
     end as price_per_vram_gb_hour_usd,
     round(epoch(getvariable('as_of')::timestamptz - observed_at) / 86400, 1) as age_days,
-    epoch(getvariable('as_of')::timestamptz - observed_at) / 86400
-        > getvariable('stale_after_days') as stale,
+    -- no observed date (undated source): no age, stale and expired
+    coalesce(
+        epoch(getvariable('as_of')::timestamptz - observed_at) / 86400
+        > getvariable('stale_after_days'),
+        true
+    ) as stale,
     l.shelf_life_days,
     -- exact microseconds, so the expiry does not depend on the session's time zone
     observed_at + to_microseconds(round(l.shelf_life_days * 86400000000)::bigint) as expires_at,
-    getvariable('as_of')::timestamptz >= expires_at as expired
+    coalesce(getvariable('as_of')::timestamptz >= expires_at, true) as expired
 from typed
 inner join shelf_lives as l on typed.price_kind = l.price_kind
 order by provider, instance_type, region, pricing;

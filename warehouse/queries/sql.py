@@ -28,7 +28,7 @@ INSTANCE_COLUMNS = """
         as price_status_reasons,
     serverless, observed_at, observed_precision, age_days, stale,
     price_kind, shelf_life_days, expires_at, expired, available, available_until, data_origin,
-    source_url,
+    source_url, source_kind, observed_basis,
     price_source, billing_granularity, billing_granularity_s, minimum_charge_s,
     egress_usd_per_gb, block_storage_usd_per_gb_month, spot_available
 """
