@@ -359,7 +359,7 @@ def rebuild_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
         " t.gpu_candidates, t.vram_gb_guaranteed from current_offers as o"
         " left join serverless_tiers as t"
         " on o.offer_id = t.offer_id and o.price_source = 'curated'"
-        " where o.gpu_id is not null and o.price_status = 'ok' order by o.offer_id"
+        " where o.gpu_id is not null and o.price_status <> 'suspect' order by o.offer_id"
     ).to_arrow_table()
     rows = iter_estimate_rows(_arrow_rows(offers), estimator, sorted(estimator.models))
     written = 0

@@ -46,7 +46,9 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 def test_capture_nine_gpu_plans() -> None:
     offers = vultr.PROVIDER.parse([_raw()])
     assert len({o.instance_type for o in offers}) == 9
-    assert len(offers) == 11  # two plans deployable both on demand and preemptible
+    # every plan's on-demand price (7 listed but not deployable on demand) and its spot price
+    assert len(offers) == 18
+    assert sum(o.offered is False for o in offers) == 7
     assert {o.region for o in offers} == {"global"}
     assert {(o.currency, o.price_unit, o.price_per) for o in offers} == {
         ("USD", PriceUnit.HOUR, PricePer.INSTANCE)
@@ -73,9 +75,13 @@ def test_a100_plans_on_demand_and_spot() -> None:
     assert a100x8.source_url == LIVE_URL
 
 
-def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
+def test_plans_not_deployable_on_demand_list_their_on_demand_price_as_not_offered() -> None:
     by_key = _by_key(vultr.PROVIDER.parse([_raw()]))
-    assert ("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND) not in by_key
+    listed = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND)]
+    assert (listed.price, listed.offered) == (Decimal("23.92"), False)  # deploy_ondemand false
+    gh200 = by_key[("vbm-72c-480gb-gh200-gpu", PricingModel.ON_DEMAND)]
+    assert (gh200.price, gh200.offered) == (Decimal("1.99"), False)
+    assert by_key[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)].offered is None
     h100 = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
     assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA H100 SXM", 8, Decimal("18.4"))
     b200 = by_key[("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT)]
@@ -100,7 +106,7 @@ def test_unreadable_gpu_count_in_id_is_an_unknown_sku() -> None:
         [_mutated('"vbm-112c-2048gb-8-h100-gpu"', '"vbm-h100-8x"')]
     )
     assert excluded == {"unknown_sku vbm-h100-8x": 1, "non_gpu": 13}
-    assert len(offers) == 10
+    assert len(offers) == 16
     a100 = _by_key(offers)[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)]
     assert a100.price == Decimal("22.4")
 
@@ -118,7 +124,7 @@ def test_unknown_gpu_type_is_reported_and_the_other_plans_published() -> None:
     by_key = _by_key(offers)
     assert ("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT) not in by_key
     assert by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)].price == Decimal("18.4")
-    assert len(offers) == 10
+    assert len(offers) == 16
 
 
 def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
@@ -143,7 +149,7 @@ def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
     assert by_key[("vbm-256c-3072gb-8-mi355x-gpu", PricingModel.SPOT)].price == 0
     assert by_key[("vbm-48c-1024gb-4-a100-gpu", PricingModel.ON_DEMAND)].price == Decimal("9.589")
     assert ("vbm-48c-1024gb-4-a100-gpu", PricingModel.SPOT) not in by_key
-    assert len(offers) == 11 - 3
+    assert len(offers) == 18 - 5  # two plans (on-demand + spot) and one spot price gone
 
 
 def test_missing_prices_are_drift() -> None:
@@ -391,7 +397,7 @@ def test_fetch_of_the_bare_capture_does_not_paginate() -> None:
     with make_client(httpx.MockTransport(handler)) as client:
         responses = vultr.fetch(client, None)
     assert len(api_requests) == 2  # one per endpoint, as in replay
-    assert len(vultr.PROVIDER.parse(responses)) == 11  # the identical second body is parsed once
+    assert len(vultr.PROVIDER.parse(responses)) == 18  # the identical second body is parsed once
 
 
 @pytest.mark.parametrize("token", [None, "key"])
@@ -414,4 +420,4 @@ def test_gpu_plan_deployable_neither_way_is_not_an_offer() -> None:
             plan["deploy_preemptible"] = False  # deploy_ondemand is already false
     offers = vultr.PROVIDER.parse([dataclasses.replace(_raw(), body=json.dumps(plans).encode())])
     assert "vbm-112c-2048gb-8-h100-gpu" not in {o.instance_type for o in offers}
-    assert len(offers) == 10
+    assert len(offers) == 16

@@ -149,7 +149,7 @@ def exclusions_sql(
     if f.max_age_days is None:
         old, params = "false", []
     found = con.execute(
-        f"select price_kind, expired, {old} as too_old, price_status = 'ok' as ok, count(*)"
+        f"select price_kind, expired, {old} as too_old, price_status <> 'suspect' as ok, count(*)"
         f" from current_offers {where.sql()} group by all",
         [*params, *where.params],
     ).fetchall()
