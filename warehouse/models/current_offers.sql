@@ -22,6 +22,14 @@
 -- before this model is built); expires_at = observed_at + that many days, and expired =
 -- as_of >= expires_at. Expired offers stay in the table (include_expired=true shows them);
 -- every answer that lists or ranks offers leaves them out by default.
+-- Plausibility: price_status is the screen's stored verdict (price_screens, written by
+-- warehouse/plausibility.py; none = 'ok'): 'suspect' (left out by default, include_suspect
+-- lists it), 'ok', or 'confirmed' = the value rules (below_market, above_market,
+-- repeated_price) questioned the price, but the same offer at the same quoted price was also
+-- observed by a successful scrape on another UTC date, or read off another source_url of the
+-- provider; served like 'ok'. A not_offered flag or a sibling rule (spot vs on-demand of the
+-- SKU, community vs secure) is never confirmed. price_status_reasons (JSON {code, detail})
+-- says what the screen found and, last, the confirmation.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id
