@@ -31,9 +31,13 @@ Rules (each a ``Reason.code``):
     region): the spot one is suspect.
 ``spot_near_on_demand``
     A spot price within ``SPOT_NEAR_ON_DEMAND`` (10%) of, or above, the on-demand list price of
-    the same SKU (provider, instance type, cloud tier) in *any* region: a spot price is a
-    discount on a list price, and a provider's list prices across regions are its price list
-    (Azure's ND96isr H200 v5 spot in uksouth at the on-demand 106.00 of japaneast). The
+    the same SKU (provider, instance type, cloud tier): its own region's where the SKU lists an
+    on-demand price there, else the cheapest of any other region (a spot price is a discount
+    on a list price, and a provider's list prices across regions are its price list: Azure's
+    ND96isr H200 v5 spot in uksouth, where it lists no on-demand price, at the on-demand
+    106.00 of japaneast). Regions with their own on-demand price are not compared across:
+    their prices differ by design (GCP's H100 spot in europe-west10 is 0.71x the on-demand
+    there and 1.09x us-east4's). The
     on-demand reference may be one the provider lists but does not sell now: an offer flagged
     ``offered=False`` (a plan not deployable on demand; a scraper hands such a list price as a
     reference) or one not available now counts, as long as no value rule finds the reference
@@ -260,16 +264,26 @@ def _sku(o: MarketOffer) -> tuple[str, str, bool, str]:
 def _spot_near_on_demand(
     offers: Sequence[MarketOffer], listed: Sequence[MarketOffer]
 ) -> Iterable[tuple[str, Reason]]:
-    """Spot within 10% of (or above) the cheapest on-demand list price of its SKU anywhere."""
-    cheapest: dict[tuple[str, str, bool, str], MarketOffer] = {}
+    """Spot within 10% of (or above) its SKU's on-demand list price: the one of its own region
+    where the SKU lists one there (regions price apart: GCP's spot in europe-west10 is a 30%
+    discount on europe-west10's on-demand, above us-east4's), else the cheapest elsewhere."""
+    by_region: dict[tuple[str, str, bool, str], dict[str, MarketOffer]] = defaultdict(dict)
     for o in listed:
         if o.pricing == "on_demand" and o.price_per_hour_usd > 0:
-            key = _sku(o)
-            if key not in cheapest or o.price_per_hour_usd < cheapest[key].price_per_hour_usd:
-                cheapest[key] = o
+            regions = by_region[_sku(o)]
+            if (
+                o.region not in regions
+                or o.price_per_hour_usd < regions[o.region].price_per_hour_usd
+            ):
+                regions[o.region] = o
     for o in offers:
-        base = cheapest.get(_sku(o)) if o.pricing == "spot" else None
-        if base is None or o.price_per_hour_usd < base.price_per_hour_usd * SPOT_NEAR_ON_DEMAND:
+        regions = by_region.get(_sku(o)) if o.pricing == "spot" else None
+        if not regions:
+            continue
+        base = regions.get(o.region) or min(
+            regions.values(), key=lambda r: (r.price_per_hour_usd, r.region)
+        )
+        if o.price_per_hour_usd < base.price_per_hour_usd * SPOT_NEAR_ON_DEMAND:
             continue
         where = "the same region" if base.region == o.region else f"region {base.region}"
         listed_only = "" if base.offered is not False else " (listed, not offered)"

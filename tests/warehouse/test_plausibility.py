@@ -177,13 +177,22 @@ def test_a_marketplace_below_hyperscalers_but_near_the_cheap_clouds_is_not_suspe
 def test_spot_within_10_percent_of_on_demand_in_another_region_is_suspect():
     cheap_region = offer("p", "106.00", instance="x", region="japaneast")
     dear_region = offer("p", "135.00", instance="x", region="polandcentral")
+    # no on-demand price in their own regions: the cheapest elsewhere (106.00) is the reference
     near = offer("p", "96.00", instance="x", region="uksouth", pricing="spot")  # 0.906x
     discounted = offer("p", "95.00", instance="x", region="westus2", pricing="spot")  # 0.896x
+    # its own region's on-demand is the reference: 0.815x of 135.00, though above 106.00
+    own_region = offer("p", "110.00", instance="x", region="polandcentral", pricing="spot")
+    near_own = offer("p", "125.00", instance="x", region="polandcentral", pricing="spot")
     other_sku = offer("p", "106.00", instance="y", region="uksouth", pricing="spot")
-    verdicts = screen([cheap_region, dear_region, near, discounted, other_sku])
+    verdicts = screen(
+        [cheap_region, dear_region, near, discounted, own_region, near_own, other_sku]
+    )
     assert codes(verdicts, near) == {"spot_near_on_demand"}
     assert "region japaneast" in verdicts[near.offer_id][0].detail
     assert codes(verdicts, discounted) == set()
+    assert codes(verdicts, own_region) == set()
+    assert codes(verdicts, near_own) == {"spot_near_on_demand"}  # 0.926x of its region's
+    assert "the same region" in verdicts[near_own.offer_id][0].detail
     assert codes(verdicts, other_sku) == set()  # no on-demand price of its own SKU anywhere
 
 
