@@ -124,7 +124,7 @@ def _days(days: float | None, unit_sep: str = " ") -> str:
 
 def _styled(item: dict[str, Any], text: str, suspect: str = " SUSPECT") -> Text:
     """Stale prices yellow; a suspect one (shown with --include-suspect) says so."""
-    if item["price_status"] != "ok":
+    if item["price_status"] == "suspect":
         text += suspect
     return Text(text, style="yellow" if item["stale"] else "")
 
@@ -209,7 +209,7 @@ def run_query(args: argparse.Namespace) -> int:
             if args.wide
             else "USD; VRAM: usable GB per GPU; age: of the price, and whether it is live, "
             "rec(orded) or cur(ated); yellow: stale"
-            + ("; !: suspect" if any(i["price_status"] != "ok" for i in items) else "")
+            + ("; !: suspect" if any(i["price_status"] == "suspect" for i in items) else "")
             + ". --wide: $/h, region, $/GB-h, dates",
         )
         cli_output.print_lines([Text(line) for line in excluded.lines()], title="not listed:")

@@ -205,7 +205,7 @@ def common_exclusion(offer: dict[str, Any], *, shares: bool = False) -> str | No
         return "reserved term (the format has on-demand and spot prices only)"
     if offer["pricing"] == "dynamic":
         return "dynamic (daily re-set) price (the format has on-demand and spot prices only)"
-    if offer["price_status"] != "ok":
+    if offer["price_status"] == "suspect":
         return "suspect price (plausibility screen)"
     if offer["gpu_id"] is None:
         return "GPU not resolved to the canonical GPU table"

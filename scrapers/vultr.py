@@ -37,9 +37,13 @@ Reading a plan (fields as the API returns them):
   (``vcg-a100-1c-6g-4vram``: 4 GB of an 80 GB A100): count = plan VRAM / the card's VRAM from
   ``CARD_VRAM_GB`` (add a type there, don't guess).
 - **Prices** are USD. ``hourly_cost`` is emitted per hour when present, else ``monthly_cost``
-  per month. On-demand only when ``deploy_ondemand`` is not false; spot (``*_preemptible``
-  prices) only when ``deploy_preemptible`` is true -- Vultr lists both prices on every plan but
-  these flags say which ones can actually be deployed.
+  per month. Vultr lists both prices on every plan; ``deploy_ondemand`` and
+  ``deploy_preemptible`` say which ones can actually be deployed. Spot (``*_preemptible``
+  prices) only when ``deploy_preemptible`` is true. The on-demand price of a deployable plan is
+  always emitted: offered when ``deploy_ondemand`` is not false, else as the plan's listed but
+  not offered list price (``offered=False``), which the plausibility screen keeps out of
+  default answers and compares the plan's spot price with (a preemptible price equal to the
+  listed on-demand one, e.g. GH200 1.99 / 1.99, is no spot discount).
 - **Region and availability**: ``locations`` lists the location ids where a plan can be
   deployed right now (``ewr``, ``atl``, ``man``). Each is a region: one offer per location,
   ``available=True``, at the plan's price (prices do not vary by location). A plan with no
@@ -337,27 +341,40 @@ def _vram_total(plan: dict[str, Any]) -> Decimal:
 
 def _prices(
     plan: dict[str, Any], excluded: Counter[str]
-) -> list[tuple[PricingModel, Decimal, PriceUnit]]:
-    wanted = []
-    if plan.get("deploy_ondemand", True):
-        wanted.append((PricingModel.ON_DEMAND, "hourly_cost", "monthly_cost", "no_on_demand_price"))
-    if plan.get("deploy_preemptible") is True:
+) -> list[tuple[PricingModel, Decimal, PriceUnit, bool | None]]:
+    """(pricing, price, unit, offered) of each price of a deployable plan; offered is False for
+    the listed on-demand price of a plan deployable preemptible only (the spot price's
+    reference), else None (the API has no other flag)."""
+    on_demand = bool(plan.get("deploy_ondemand", True))
+    preemptible = plan.get("deploy_preemptible") is True
+    if not on_demand and not preemptible:
+        raise RowExcluded("not_deployable")
+    wanted = [
+        (
+            PricingModel.ON_DEMAND,
+            "hourly_cost",
+            "monthly_cost",
+            "no_on_demand_price",
+            None if on_demand else False,
+        )
+    ]
+    if preemptible:
         wanted.append(
             (
                 PricingModel.SPOT,
                 "hourly_cost_preemptible",
                 "monthly_cost_preemptible",
                 "no_spot_price",
+                None,
             )
         )
-    if not wanted:
-        raise RowExcluded("not_deployable")
     found = []
-    for pricing, hourly, monthly, missing in wanted:
+    for pricing, hourly, monthly, missing, offered in wanted:
         try:
-            found.append((pricing, *_price(plan, hourly, monthly, missing)))
+            found.append((pricing, *_price(plan, hourly, monthly, missing), offered))
         except RowExcluded as exc:
-            excluded[exc.reason] += 1  # this price only; the plan's other price is kept
+            if offered is not False:  # a reference price the plan does not list is no loss
+                excluded[exc.reason] += 1  # this price only; the plan's other price is kept
     return found
 
 
@@ -419,10 +436,11 @@ def _plan_offers(plan: Any, response: RawResponse, excluded: Counter[str]) -> li
             currency="USD",
             price_unit=unit,
             price_per=PricePer.INSTANCE,
+            offered=offered,
             source_url=response.url,
             observed_at=response.fetched_at,
         )
-        for pricing, price, unit in _prices(plan, excluded)
+        for pricing, price, unit, offered in _prices(plan, excluded)
         for region, available in places
     ]
 

@@ -360,7 +360,7 @@ def rebuild_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
         " left join serverless_tiers as t"
         " on o.offer_id = t.offer_id and o.price_source = 'curated'"
         # an undated price (no observed_at: warehouse/provenance.py) is never in force
-        " where o.gpu_id is not null and o.price_status = 'ok' and o.observed_at is not null"
+        " where o.gpu_id is not null and o.price_status <> 'suspect' and o.observed_at is not null"
         " order by o.offer_id"
     ).to_arrow_table()
     rows = iter_estimate_rows(_arrow_rows(offers), estimator, sorted(estimator.models))

@@ -3,6 +3,9 @@ stores in ``price_screens`` (the rules themselves: ``warehouse.plausibility_rule
 
 ``screen_current`` screens the whole current market after a derived build; ``screen_scrape`` one
 provider's prepared rows against the other providers' current offers, before its scrape commits.
+A price whose reasons are value rules only is stored ``confirmed`` when another capture confirms
+it (``warehouse.plausibility_confirm``); ``screen_current`` also re-judges stored suspect verdicts
+that a later capture now confirms.
 """
 
 from __future__ import annotations
@@ -15,9 +18,28 @@ from typing import Any
 
 import duckdb
 
-from warehouse.plausibility_rules import OK, SUSPECT, MarketOffer, Reason, screen
+from warehouse.plausibility_confirm import Screened, confirm_stored, confirmations
+from warehouse.plausibility_rules import (
+    CONFIRMED,
+    OK,
+    SUSPECT,
+    MarketOffer,
+    Reason,
+    confirmable,
+    screen,
+    status,
+)
 
-__all__ = ["OK", "SUSPECT", "MarketOffer", "Reason", "screen", "screen_current", "screen_scrape"]
+__all__ = [
+    "CONFIRMED",
+    "OK",
+    "SUSPECT",
+    "MarketOffer",
+    "Reason",
+    "screen",
+    "screen_current",
+    "screen_scrape",
+]
 
 
 # What the screen reads of current_offers (also: the columns a build must have to be read).
@@ -41,6 +63,7 @@ _MARKET_COLUMNS = (
     "offered",
     "serverless",
     "observed_at",
+    "source_url",
 )
 # columns: code constants
 _CURRENT_SQL = "select " + ", ".join(_MARKET_COLUMNS) + " from current_offers"
@@ -81,6 +104,8 @@ def _market_offer(
         offered=row.get("offered"),
         earlier_offered=earlier.get((row["offer_id"], price)),
         serverless=bool(row.get("serverless")),
+        observed_at=row.get("observed_at"),
+        source_url=str(row.get("source_url") or ""),
     )
 
 
@@ -90,41 +115,112 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
 
+# Past the observations' retention the stored verdicts remember the flag: the newest earlier
+# verdict of the same offer at the same price (its history interval's) said not_offered or not.
+_EARLIER_VERDICTS_SQL = """
+    select
+        c.offer_id, c.price,
+        arg_max(
+            list_contains(json_extract_string(ps.reasons, '$[*].code'), 'not_offered'),
+            s.observed_at
+        ) as not_offered
+    from (
+        select unnest(?) as offer_id, unnest(?)::decimal(18, 9) as price,
+            unnest(?)::timestamptz as observed_before
+    ) as c
+    inner join price_screens as ps on ps.offer_id = c.offer_id
+    inner join scrapes as s on ps.scrape_id = s.scrape_id
+    inner join offer_history as h
+        on
+            h.offer_id = c.offer_id and h.source = 'scrape' and h.price = c.price
+            and h.valid_from <= s.observed_at
+            and (h.valid_to is null or s.observed_at < h.valid_to)
+    where s.status = 'success' and s.observed_at < c.observed_before
+    group by c.offer_id, c.price
+"""
+
+
 def _earlier_flags(
     con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
 ) -> dict[tuple[str, Decimal], bool]:
     """For the rows without a flag: the newest flag of the same offer and price observed before
-    the row itself, by (offer_id, price). One query for any number of scrapes."""
+    the row itself, by (offer_id, price); past the observations' retention, False where the
+    newest earlier stored verdict of that price said not_offered. One query each for any
+    number of scrapes."""
     unflagged = [r for r in rows if r.get("offered") is None]
     if not unflagged:
         return {}
-    return {
+    flags = {
         (offer_id, Decimal(price)): bool(offered)
         for offer_id, price, offered in con.execute(
             _EARLIER_FLAGS_SQL,
             [[r["offer_id"] for r in unflagged], [r["observed_at"] for r in unflagged]],
         ).fetchall()
     }
+    rest = [r for r in unflagged if (r["offer_id"], Decimal(r["price"])) not in flags]
+    if rest:
+        for offer_id, price, not_offered in con.execute(
+            _EARLIER_VERDICTS_SQL,
+            [
+                [r["offer_id"] for r in rest],
+                [str(r["price"]) for r in rest],
+                [r["observed_at"] for r in rest],
+            ],
+        ).fetchall():
+            if not_offered:
+                flags[(offer_id, Decimal(price))] = False
+    return flags
+
+
+def _confirmed(
+    con: duckdb.DuckDBPyConnection,
+    offers: Sequence[MarketOffer],
+    verdicts: Mapping[str, list[Reason]],
+) -> dict[str, Reason]:
+    """The confirmation of each offer whose reasons a confirming capture clears, by offer_id."""
+    candidates = [
+        Screened(
+            o.scrape_id,
+            o.offer_id,
+            o.price,
+            o.currency,
+            o.price_unit,
+            o.price_per,
+            o.observed_at,
+            o.source_url,
+        )
+        for o in offers
+        if o.observed_at is not None and confirmable(verdicts.get(o.offer_id, []))
+    ]
+    found = confirmations(con, candidates)
+    return {candidates[k].offer_id: reason for k, reason in found.items()}
 
 
 def _store(
     con: duckdb.DuckDBPyConnection,
     offers: Sequence[MarketOffer],
     verdicts: Mapping[str, list[Reason]],
+    confirmed: Mapping[str, Reason],
     now: datetime,
 ) -> bool:
     """Upsert one verdict per (scrape_id, offer_id); True if any stored verdict changed."""
-    rows = [
-        [
-            o.scrape_id,
-            o.offer_id,
-            o.provider,
-            SUSPECT if o.offer_id in verdicts else OK,
-            json.dumps([r.as_dict() for r in verdicts.get(o.offer_id, [])]),
-            now,
-        ]
-        for o in offers
-    ]
+    rows = []
+    for o in offers:
+        reasons = verdicts.get(o.offer_id, [])
+        confirmation = confirmed.get(o.offer_id)
+        said = status(reasons, confirmation)
+        if said == CONFIRMED and confirmation is not None:
+            reasons = [*reasons, confirmation]
+        rows.append(
+            [
+                o.scrape_id,
+                o.offer_id,
+                o.provider,
+                said,
+                json.dumps([r.as_dict() for r in reasons]),
+                now,
+            ]
+        )
     if not rows:
         return False
     keys = [[r[0] for r in rows], [r[1] for r in rows]]
@@ -155,13 +251,16 @@ def screen_current(con: duckdb.DuckDBPyConnection, *, now: datetime | None = Non
     """Screen the whole current market (``current_offers``) and store the verdicts.
 
     Runs inside the caller's transaction. Returns True if a stored verdict changed (the caller
-    then rebuilds ``current_offers`` to carry it).
+    then rebuilds ``current_offers`` to carry it). Then every stored suspect verdict of value
+    rules only that another capture now confirms becomes ``confirmed`` (history included).
     """
     now = now or datetime.now(UTC)
     rows = _rows(con, _CURRENT_SQL)
     earlier = _earlier_flags(con, rows)
     offers = [_market_offer(r, earlier) for r in rows]
-    return _store(con, offers, screen(offers), now)
+    verdicts = screen(offers)
+    changed = _store(con, offers, verdicts, _confirmed(con, offers, verdicts), now)
+    return confirm_stored(con, now) or changed
 
 
 def screen_scrape(
@@ -173,8 +272,8 @@ def screen_scrape(
     store: bool = True,
 ) -> dict[str, list[Reason]]:
     """Screen one provider's prepared rows (``warehouse.load.prepare``) against the other
-    providers' current offers; returns the reasons per suspect offer of ``rows`` and (``store``)
-    records the verdicts of this scrape in ``price_screens``.
+    providers' current offers; returns the reasons per suspect offer of ``rows`` (a confirmed
+    one is not suspect) and (``store``) records the verdicts of this scrape in ``price_screens``.
 
     Before the first derived build there is no market: only the provider's own rules apply.
     """
@@ -204,6 +303,7 @@ def screen_scrape(
     earlier = _earlier_flags(con, own_rows)
     own = [_market_offer(r, earlier) for r in own_rows]
     verdicts = {k: v for k, v in screen([*market, *own]).items() if k in {o.offer_id for o in own}}
+    confirmed = _confirmed(con, own, verdicts)
     if store:
-        _store(con, own, verdicts, datetime.now(UTC))
-    return verdicts
+        _store(con, own, verdicts, confirmed, datetime.now(UTC))
+    return {k: v for k, v in verdicts.items() if status(v, confirmed.get(k)) == SUSPECT}

@@ -29,6 +29,20 @@ Rules (each a ``Reason.code``):
 ``spot_not_below_on_demand``
     A spot price at or above the on-demand price of the same instance (provider, instance type,
     region): the spot one is suspect.
+``spot_near_on_demand``
+    A spot price within ``SPOT_NEAR_ON_DEMAND`` (10%) of, or above, the on-demand list price of
+    the same SKU (provider, instance type, cloud tier): its own region's where the SKU lists an
+    on-demand price there, else the cheapest of any other region (a spot price is a discount
+    on a list price, and a provider's list prices across regions are its price list: Azure's
+    ND96isr H200 v5 spot in uksouth, where it lists no on-demand price, at the on-demand
+    106.00 of japaneast). Regions with their own on-demand price are not compared across:
+    their prices differ by design (GCP's H100 spot in europe-west10 is 0.71x the on-demand
+    there and 1.09x us-east4's). The
+    on-demand reference may be one the provider lists but does not sell now: an offer flagged
+    ``offered=False`` (a plan not deployable on demand; a scraper hands such a list price as a
+    reference) or one not available now counts, as long as no value rule finds the reference
+    itself suspect (a placeholder is no list price). The cloud tiers ``CLOUD_TIERS`` (served
+    as the region until the tier has its own field) are different products, never one SKU.
 ``community_above_secure``
     A ``community`` region price above the ``secure`` price of the same instance and pricing
     kind (community capacity is the cheaper tier by definition).
@@ -40,6 +54,17 @@ Rules (each a ``Reason.code``):
     response carries no flag, the newest earlier observation of the same offer that had one
     decides, provided it quoted the same price (a placeholder keeps its value).
 
+Confirmation (``CONFIRMABLE``, ``status``): the value rules ``below_market``,
+``above_market`` and ``repeated_price`` judge a price by how it looks next to others; a real
+bargain or an odd but real price list trips them too (DataCrunch's B200 spot at 0.80 USD/h,
+RunPod's RTX 3090 Secure at 0.50). Such a price is ``confirmed`` (served, not hidden) when the
+same offer at the same quoted price was observed by another successful scrape on a different
+UTC date, or read off another source document of the provider (``warehouse.plausibility``
+finds the confirmation). A price with any other reason stays suspect whatever repeats it: the
+provider's own flag (``not_offered``) and a relation to a sibling (spot vs on-demand, community
+vs secure) are what a second capture repeats, not refutes; so is a placeholder, which the
+provider flags.
+
 ``screen`` is pure (this module); ``warehouse.plausibility`` reads the warehouse, runs it and
 stores the verdicts in ``price_screens``.
 """
@@ -49,6 +74,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from statistics import median, quantiles
 from typing import Any
@@ -59,8 +85,17 @@ MIN_OTHER_PROVIDERS = 3
 REPEAT_MIN_GPUS = 4
 REPEAT_VRAM_SPREAD = Decimal(4)
 
+# spot at or above this share of an on-demand list price of the same SKU is suspect
+SPOT_NEAR_ON_DEMAND = Decimal("0.9")
+# pseudo-regions that are cloud tiers (different products of one instance type)
+CLOUD_TIERS = frozenset({"secure", "community"})
+
 OK = "ok"
 SUSPECT = "suspect"
+CONFIRMED = "confirmed"
+# the rules a confirming capture overrides (see the module docstring)
+CONFIRMABLE = frozenset({"below_market", "above_market", "repeated_price"})
+NOT_OFFERED = "not_offered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +130,8 @@ class MarketOffer:
     offered: bool | None = None
     earlier_offered: bool | None = None  # newest earlier flag of the same offer, same price
     serverless: bool = False
+    observed_at: datetime | None = None  # UTC; None: not known (confirmation needs it)
+    source_url: str = ""
 
     @property
     def usd_per_gpu_hour(self) -> Decimal:
@@ -113,9 +150,26 @@ def screen(offers: Sequence[MarketOffer]) -> dict[str, list[Reason]]:
     for rule in (_band, _repeated, _flags):
         add(rule(offers))
     references = [o for o in offers if not reasons.get(o.offer_id)]
+    # a list price the provider does not sell now is still its list price
+    listed = [o for o in offers if all(r.code == NOT_OFFERED for r in reasons.get(o.offer_id, []))]
     add(_spot_vs_on_demand(offers, references))
+    # one reason per finding: spot at or above its own region's on-demand is said once
+    said = {k for k, v in reasons.items() if any(r.code == "spot_not_below_on_demand" for r in v)}
+    add(_spot_near_on_demand([o for o in offers if o.offer_id not in said], listed))
     add(_community_vs_secure(offers, references))
     return {k: v for k, v in reasons.items() if v}
+
+
+def confirmable(reasons: Sequence[Reason]) -> bool:
+    """Whether a confirming capture clears these reasons (all are value rules)."""
+    return bool(reasons) and all(r.code in CONFIRMABLE for r in reasons)
+
+
+def status(reasons: Sequence[Reason], confirmation: Reason | None) -> str:
+    """The stored price_status of an offer with these reasons and (maybe) a confirmation."""
+    if not reasons:
+        return OK
+    return CONFIRMED if confirmation is not None and confirmable(reasons) else SUSPECT
 
 
 def _band(offers: Sequence[MarketOffer]) -> Iterable[tuple[str, Reason]]:
@@ -200,6 +254,48 @@ def _spot_vs_on_demand(
                     f"{base.price_per_hour_usd:.4f} USD/h for the same instance",
                 ),
             )
+
+
+def _sku(o: MarketOffer) -> tuple[str, str, bool, str]:
+    """One SKU across regions: provider, instance type, kind of product and cloud tier."""
+    return (o.provider, o.instance_type, o.serverless, o.region if o.region in CLOUD_TIERS else "")
+
+
+def _spot_near_on_demand(
+    offers: Sequence[MarketOffer], listed: Sequence[MarketOffer]
+) -> Iterable[tuple[str, Reason]]:
+    """Spot within 10% of (or above) its SKU's on-demand list price: the one of its own region
+    where the SKU lists one there (regions price apart: GCP's spot in europe-west10 is a 30%
+    discount on europe-west10's on-demand, above us-east4's), else the cheapest elsewhere."""
+    by_region: dict[tuple[str, str, bool, str], dict[str, MarketOffer]] = defaultdict(dict)
+    for o in listed:
+        if o.pricing == "on_demand" and o.price_per_hour_usd > 0:
+            regions = by_region[_sku(o)]
+            if (
+                o.region not in regions
+                or o.price_per_hour_usd < regions[o.region].price_per_hour_usd
+            ):
+                regions[o.region] = o
+    for o in offers:
+        regions = by_region.get(_sku(o)) if o.pricing == "spot" else None
+        if not regions:
+            continue
+        base = regions.get(o.region) or min(
+            regions.values(), key=lambda r: (r.price_per_hour_usd, r.region)
+        )
+        if o.price_per_hour_usd < base.price_per_hour_usd * SPOT_NEAR_ON_DEMAND:
+            continue
+        where = "the same region" if base.region == o.region else f"region {base.region}"
+        listed_only = "" if base.offered is not False else " (listed, not offered)"
+        yield (
+            o.offer_id,
+            Reason(
+                "spot_near_on_demand",
+                f"spot {o.price_per_hour_usd:.4f} USD/h is "
+                f"{o.price_per_hour_usd / base.price_per_hour_usd:.3g}x the on-demand list price"
+                f" {base.price_per_hour_usd:.4f} USD/h of the same SKU in {where}{listed_only}",
+            ),
+        )
 
 
 def _community_vs_secure(

@@ -191,12 +191,15 @@ class InstanceItem(Schema):
     price_status: Annotated[
         str,
         msgspec.Meta(
-            description="ok, or suspect: the plausibility screen judged the price not real (listed only with include_suspect=true)"
+            description="ok; suspect: the plausibility screen judged the price not real (listed only with include_suspect=true); or confirmed: the screen questioned the price next to the market, but another capture (another day, or another source document of the provider) shows the same offer at the same price, so it is listed like an ok one"
         ),
     ]
     price_status_reasons: Annotated[
         list[PriceStatusReason],
-        msgspec.Meta(description="Why the price is suspect; empty when ok"),
+        msgspec.Meta(
+            description="Why the price is suspect or was questioned (for confirmed: what the"
+            " screen found, then the confirmation, code confirmed); empty when ok"
+        ),
     ]
     # Billing facts of the provider (seeds/provider_facts.csv; serverless platforms:
     # seeds/serverless_platforms.csv). null = unknown; GET /providers/{slug} cites the sources.

@@ -135,7 +135,7 @@ def test_a_second_offline_run_loads_nothing_new(tmp_path, no_network):
             paths, replay_dir=None, providers=["vultr"], instance=dg.DagsterInstance.ephemeral()
         )
     [line] = report.providers
-    assert line.status == "FAILED" and line.offers == 13  # GH200 in ewr, atl and man
+    assert line.status == "FAILED" and line.offers == 22  # 7 listed, not offered; GH200 in ewr, atl and man
     assert "-> last good data (observed 2026-04-01)" in line.detail
 
 
@@ -148,9 +148,9 @@ def test_the_main_job_command_without_captures_beside_it(tmp_path, no_network, m
     out, err = capsys.readouterr()
     assert code == cli.EXIT_PROVIDER_FAILED  # published, but a provider failed live
     assert "note: no captures at" in err
-    assert out.splitlines()[0].startswith("vultr   13  live failed: api.vultr.com:")
+    assert out.splitlines()[0].startswith("vultr   22  live failed: api.vultr.com:")
     assert "1 providers: 0 live ok, 1 failed, 0 skipped" in out
-    assert "published snapshot" in out and "13 recorded" in out
+    assert "published snapshot" in out and "22 recorded" in out
 
 
 def test_recorded_fallback_can_be_turned_off(tmp_path, no_network):

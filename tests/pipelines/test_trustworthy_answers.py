@@ -84,7 +84,7 @@ def test_vast_h100_mib_report_does_not_replace_the_datasheet_80_gb(client):
 
 
 def test_vultr_gh200_is_96_gb_of_gpu_memory_not_480(client):
-    gh200 = _items(client, provider="vultr", gpu="gh200", **EVERYTHING)
+    gh200 = _items(client, provider="vultr", gpu="gh200", pricing="spot", **EVERYTHING)
     assert sorted(o["region"] for o in gh200) == ["atl", "ewr", "man"]  # one per location
     for offer in gh200:
         assert offer["vram_gb_per_gpu"] == 96

@@ -46,8 +46,10 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, PricingModel], Offer]:
 def test_capture_nine_gpu_plans() -> None:
     offers = vultr.PROVIDER.parse([_raw()])
     assert len({o.instance_type for o in offers}) == 9
-    # two plans deployable both on demand and preemptible; GH200 in its three locations
-    assert len(offers) == 13
+    # every plan's on-demand price (7 listed but not deployable on demand) and its spot price;
+    # GH200's two in each of its three locations
+    assert len(offers) == 22
+    assert sum(o.offered is False for o in offers) == 9
     assert {o.region for o in offers} == {"global", "ewr", "atl", "man"}
     assert {(o.currency, o.price_unit, o.price_per) for o in offers} == {
         ("USD", PriceUnit.HOUR, PricePer.INSTANCE)
@@ -74,9 +76,13 @@ def test_a100_plans_on_demand_and_spot() -> None:
     assert a100x8.source_url == LIVE_URL
 
 
-def test_plans_not_deployable_on_demand_only_have_spot_prices() -> None:
+def test_plans_not_deployable_on_demand_list_their_on_demand_price_as_not_offered() -> None:
     by_key = _by_key(vultr.PROVIDER.parse([_raw()]))
-    assert ("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND) not in by_key
+    listed = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.ON_DEMAND)]
+    assert (listed.price, listed.offered) == (Decimal("23.92"), False)  # deploy_ondemand false
+    gh200 = by_key[("vbm-72c-480gb-gh200-gpu", PricingModel.ON_DEMAND)]
+    assert (gh200.price, gh200.offered) == (Decimal("1.99"), False)
+    assert by_key[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)].offered is None
     h100 = by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)]
     assert (h100.gpu_name, h100.gpu_count, h100.price) == ("NVIDIA H100 SXM", 8, Decimal("18.4"))
     b200 = by_key[("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT)]
@@ -101,7 +107,7 @@ def test_unreadable_gpu_count_in_id_is_an_unknown_sku() -> None:
         [_mutated('"vbm-112c-2048gb-8-h100-gpu"', '"vbm-h100-8x"')]
     )
     assert excluded == {"unknown_sku vbm-h100-8x": 1, "non_gpu": 13}
-    assert len(offers) == 12  # 13 less the one H100 spot offer
+    assert len(offers) == 20  # 22 less the H100 plan's two prices
     a100 = _by_key(offers)[("vbm-112c-2048gb-8-a100-gpu", PricingModel.ON_DEMAND)]
     assert a100.price == Decimal("22.4")
 
@@ -119,7 +125,7 @@ def test_unknown_gpu_type_is_reported_and_the_other_plans_published() -> None:
     by_key = _by_key(offers)
     assert ("vbm-256c-3072gb-8-b200-gpu", PricingModel.SPOT) not in by_key
     assert by_key[("vbm-112c-2048gb-8-h100-gpu", PricingModel.SPOT)].price == Decimal("18.4")
-    assert len(offers) == 12
+    assert len(offers) == 20
 
 
 def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
@@ -144,7 +150,7 @@ def test_unreadable_gpu_plan_or_price_is_excluded_with_its_reason() -> None:
     assert by_key[("vbm-256c-3072gb-8-mi355x-gpu", PricingModel.SPOT)].price == 0
     assert by_key[("vbm-48c-1024gb-4-a100-gpu", PricingModel.ON_DEMAND)].price == Decimal("9.589")
     assert ("vbm-48c-1024gb-4-a100-gpu", PricingModel.SPOT) not in by_key
-    assert len(offers) == 11 - 3
+    assert len(offers) == 18 - 5  # two plans (on-demand + spot) and one spot price gone
 
 
 def test_missing_prices_are_drift() -> None:
@@ -392,7 +398,7 @@ def test_fetch_of_the_bare_capture_does_not_paginate() -> None:
     with make_client(httpx.MockTransport(handler)) as client:
         responses = vultr.fetch(client, None)
     assert len(api_requests) == 2  # one per endpoint, as in replay
-    assert len(vultr.PROVIDER.parse(responses)) == 13  # the identical second body is parsed once
+    assert len(vultr.PROVIDER.parse(responses)) == 22  # the identical second body is parsed once
 
 
 @pytest.mark.parametrize("token", [None, "key"])
@@ -415,7 +421,7 @@ def test_gpu_plan_deployable_neither_way_is_not_an_offer() -> None:
             plan["deploy_preemptible"] = False  # deploy_ondemand is already false
     offers = vultr.PROVIDER.parse([dataclasses.replace(_raw(), body=json.dumps(plans).encode())])
     assert "vbm-112c-2048gb-8-h100-gpu" not in {o.instance_type for o in offers}
-    assert len(offers) == 12
+    assert len(offers) == 20
 
 
 # --- availability (issue 22): locations are regions; no location is not on sale -------------
@@ -425,7 +431,8 @@ def test_vultr_plans_without_locations_are_not_on_sale() -> None:
     # both captures: every GPU plan but GH200 lists "locations": [] (deployable nowhere)
     for capture in ("2026-03-31T22_plans-metal_items.json", "2026-04-01T18_plans-metal_items.json"):
         offers = vultr.PROVIDER.parse([raw_from_capture(SNAPSHOTS / "vultr" / capture)])
-        sold_out = [o for o in offers if o.available is False]
+        # (a listed but not offered on-demand price is not on sale either: left aside here)
+        sold_out = [o for o in offers if o.available is False and o.offered is not False]
         assert {o.instance_type for o in sold_out} == {
             "vbm-112c-2048gb-8-a100-gpu",
             "vbm-112c-2048gb-8-h100-gpu",
@@ -443,7 +450,11 @@ def test_vultr_plans_without_locations_are_not_on_sale() -> None:
 
 def test_vultr_gh200_keeps_its_locations_as_regions() -> None:
     offers = vultr.PROVIDER.parse([_raw()])
-    gh200 = [o for o in offers if o.instance_type == "vbm-72c-480gb-gh200-gpu"]
+    gh200 = [
+        o
+        for o in offers
+        if o.instance_type == "vbm-72c-480gb-gh200-gpu" and o.pricing == PricingModel.SPOT
+    ]
     assert [(o.region, o.pricing, o.price, o.available) for o in gh200] == [
         (region, PricingModel.SPOT, Decimal("1.99"), True) for region in ("ewr", "atl", "man")
     ]
@@ -454,7 +465,11 @@ def test_vultr_plan_without_a_locations_field_is_of_unknown_availability() -> No
     raw = _mutated('"locations": [\n   "ewr",\n   "atl",\n   "man"\n  ],', "")
     offers = vultr.PROVIDER.parse([raw])
     gh200 = [o for o in offers if o.instance_type == "vbm-72c-480gb-gh200-gpu"]
-    assert [(o.region, o.available) for o in gh200] == [("global", None)]
+    # the spot price: unknown; the listed, not offered on-demand one is not on sale anyway
+    assert [(o.region, o.pricing, o.available) for o in gh200] == [
+        ("global", PricingModel.ON_DEMAND, False),
+        ("global", PricingModel.SPOT, None),
+    ]
 
 
 def test_vultr_unreadable_locations_are_excluded_with_their_reason() -> None:

@@ -169,3 +169,74 @@ def test_a_marketplace_below_hyperscalers_but_near_the_cheap_clouds_is_not_suspe
     verdicts = screen([*clouds, bargain, placeholder])
     assert codes(verdicts, bargain) == set()
     assert codes(verdicts, placeholder) == {"below_market"}
+
+
+# --- spot against the SKU's on-demand list prices (issue 22) ---------------------------------
+
+
+def test_spot_within_10_percent_of_on_demand_in_another_region_is_suspect():
+    cheap_region = offer("p", "106.00", instance="x", region="japaneast")
+    dear_region = offer("p", "135.00", instance="x", region="polandcentral")
+    # no on-demand price in their own regions: the cheapest elsewhere (106.00) is the reference
+    near = offer("p", "96.00", instance="x", region="uksouth", pricing="spot")  # 0.906x
+    discounted = offer("p", "95.00", instance="x", region="westus2", pricing="spot")  # 0.896x
+    # its own region's on-demand is the reference: 0.815x of 135.00, though above 106.00
+    own_region = offer("p", "110.00", instance="x", region="polandcentral", pricing="spot")
+    near_own = offer("p", "125.00", instance="x", region="polandcentral", pricing="spot")
+    other_sku = offer("p", "106.00", instance="y", region="uksouth", pricing="spot")
+    verdicts = screen(
+        [cheap_region, dear_region, near, discounted, own_region, near_own, other_sku]
+    )
+    assert codes(verdicts, near) == {"spot_near_on_demand"}
+    assert "region japaneast" in verdicts[near.offer_id][0].detail
+    assert codes(verdicts, discounted) == set()
+    assert codes(verdicts, own_region) == set()
+    assert codes(verdicts, near_own) == {"spot_near_on_demand"}  # 0.926x of its region's
+    assert "the same region" in verdicts[near_own.offer_id][0].detail
+    assert codes(verdicts, other_sku) == set()  # no on-demand price of its own SKU anywhere
+
+
+def test_spot_at_its_own_regions_on_demand_is_said_once():
+    on_demand = offer("p", "2.00", instance="x", region="r1")
+    equal = offer("p", "2.00", instance="x", region="r1", pricing="spot")
+    assert codes(screen([on_demand, equal]), equal) == {"spot_not_below_on_demand"}
+
+
+def test_listed_but_not_offered_on_demand_price_is_the_spot_reference():
+    listed = offer("p", "1.99", instance="x", offered=False)  # deploy_ondemand false
+    spot = offer("p", "1.99", instance="x", pricing="spot")
+    verdicts = screen([listed, spot])
+    assert codes(verdicts, listed) == {"not_offered"}
+    assert codes(verdicts, spot) == {"spot_near_on_demand"}
+    assert "(listed, not offered)" in verdicts[spot.offer_id][0].detail
+
+
+def test_a_placeholder_on_demand_price_is_no_spot_reference():
+    # the on-demand 0.50 is a filler quoted for GPUs from 16 to 141 GB: no list price
+    fillers = [
+        offer("p", "0.50", gpu=g, vram=v, scrape="s1")
+        for g, v in [("rtx-a4000", "16"), ("rtx-4090", "24"), ("l40s", "48")]
+    ]
+    placeholder = offer("p", "0.50", gpu="h200", vram="141", scrape="s1", instance="x")
+    spot = offer("p", "0.48", gpu="h200", vram="141", scrape="s1", instance="x", pricing="spot")
+    verdicts = screen([*fillers, placeholder, spot])
+    assert codes(verdicts, placeholder) == {"repeated_price"}
+    assert "spot_near_on_demand" not in codes(verdicts, spot)
+
+
+def test_cloud_tiers_are_different_skus():
+    community = offer("p", "0.22", instance="x", region="community")
+    secure_spot = offer("p", "0.22", instance="x", region="secure", pricing="spot")
+    assert screen([community, secure_spot]) == {}
+
+
+def test_only_value_rules_are_confirmable():
+    from warehouse.plausibility_rules import Reason, status
+
+    confirmation = Reason("confirmed", "the same price was also observed on 2025-08-08")
+    below = [Reason("below_market", "…")]
+    assert status(below, confirmation) == "confirmed"
+    assert status(below, None) == "suspect"
+    assert status([], confirmation) == "ok"
+    for code in ("not_offered", "spot_near_on_demand", "spot_not_below_on_demand"):
+        assert status([*below, Reason(code, "…")], confirmation) == "suspect"

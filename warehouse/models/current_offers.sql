@@ -33,6 +33,14 @@
 -- scraped price is the provider's own, dated by the stored response (captured); a curated tier
 -- carries its seed row's. An undated tier (a third-party source that prints no date) has no
 -- observed_at and no age: it is stale and expired, so max_age_days and default answers skip it.
+-- Plausibility: price_status is the screen's stored verdict (price_screens, written by
+-- warehouse/plausibility.py; none = 'ok'): 'suspect' (left out by default, include_suspect
+-- lists it), 'ok', or 'confirmed' = the value rules (below_market, above_market,
+-- repeated_price) questioned the price, but the same offer at the same quoted price was also
+-- observed by a successful scrape on another UTC date, or read off another source_url of the
+-- provider; served like 'ok'. A not_offered flag or a sibling rule (spot vs on-demand of the
+-- SKU, community vs secure) is never confirmed. price_status_reasons (JSON {code, detail})
+-- says what the screen found and, last, the confirmation.
 create or replace table current_offers as
 with latest_scrape as (
     select provider, arg_max(scrape_id, observed_at) as scrape_id

@@ -168,7 +168,7 @@ def exclusions_sql(
     if f.max_age_days is None:
         old, params = "false", []
     found = con.execute(
-        f"select price_kind, expired, {old} as too_old, price_status = 'ok' as ok,"
+        f"select price_kind, expired, {old} as too_old, price_status <> 'suspect' as ok,"
         f" coalesce(not available, false) as off_sale, count(*)"
         f" from current_offers {where.sql()} group by all",
         [*params, *where.params],

@@ -327,7 +327,7 @@ class OfferFilter:
         """This filter as a bound where clause over ``current_offers``."""
         w = Where()
         if not self.include_suspect:
-            w.add("price_status = 'ok'")
+            w.add("price_status <> 'suspect'")
         if not self.include_expired:
             w.add("not expired")
         if not self.include_unavailable:

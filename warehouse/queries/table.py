@@ -107,7 +107,7 @@ class OfferTable:
         n = self.size = len(items)
         if columns["offer_id"] != [i["id"] for i in items]:
             raise ValueError("filter columns and items are not the same rows")
-        self.ok = np.array([s == "ok" for s in columns["price_status"]], dtype=bool)
+        self.ok = np.array([s != "suspect" for s in columns["price_status"]], dtype=bool)
         self.in_force = np.array([not e for e in columns["expired"]], dtype=bool)
         # on sale or unknown (available true or null); false: the source says not on sale
         self.on_sale = np.array([a is not False for a in columns["available"]], dtype=bool)
