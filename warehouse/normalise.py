@@ -145,7 +145,7 @@ class _Memo:
         self.prices: dict[tuple[Any, ...], _Prices] = {}
 
     def offer_id(self, o: OfferLike, pricing: str) -> str:
-        key = (o.provider, identity_key(o), o.region, pricing, o.reserved_term_months)
+        key = (o.provider, identity_key(o), o.region, pricing, o.reserved_term_months, o.cloud_tier)
         found = self.ids.get(key)
         if found is None:
             found = self.ids[key] = offer_id(*key)
@@ -282,6 +282,8 @@ def normalise(
             price_per_hour_usd=hourly_usd,
             offered=o.offered,
             price_per_gpu_hour_usd=per_gpu_usd,
+            cloud_tier=o.cloud_tier,
+            country=o.country,
         )
         if not _announce(row, o, memo, validation):
             continue

@@ -28,10 +28,10 @@ Rules (each a ``Reason.code``):
     141 GB card, while a filler value does.
 ``spot_not_below_on_demand``
     A spot price at or above the on-demand price of the same instance (provider, instance type,
-    region): the spot one is suspect.
+    region, cloud tier): the spot one is suspect.
 ``community_above_secure``
-    A ``community`` region price above the ``secure`` price of the same instance and pricing
-    kind (community capacity is the cheaper tier by definition).
+    A ``community`` cloud tier price above the ``secure`` tier price of the same instance and
+    pricing kind (community capacity is the cheaper tier by definition).
 
     These two compare an offer with a sibling; a sibling that is itself suspect on the other
     rules (a placeholder) is no reference, so they run last and skip such siblings.
@@ -95,6 +95,7 @@ class MarketOffer:
     offered: bool | None = None
     earlier_offered: bool | None = None  # newest earlier flag of the same offer, same price
     serverless: bool = False
+    cloud_tier: str | None = None  # the provider's product tier (secure, community), if any
 
     @property
     def usd_per_gpu_hour(self) -> Decimal:
@@ -183,10 +184,12 @@ def _spot_vs_on_demand(
     offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
 ) -> Iterable[tuple[str, Reason]]:
     on_demand = {
-        (o.provider, o.instance_type, o.region): o for o in references if o.pricing == "on_demand"
+        (o.provider, o.instance_type, o.region, o.cloud_tier): o
+        for o in references
+        if o.pricing == "on_demand"
     }
     for o in offers:
-        base = on_demand.get((o.provider, o.instance_type, o.region))
+        base = on_demand.get((o.provider, o.instance_type, o.region, o.cloud_tier))
         if (
             o.pricing == "spot"
             and base is not None
@@ -206,12 +209,14 @@ def _community_vs_secure(
     offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
 ) -> Iterable[tuple[str, Reason]]:
     secure = {
-        (o.provider, o.instance_type, o.pricing): o for o in references if o.region == "secure"
+        (o.provider, o.instance_type, o.region, o.pricing): o
+        for o in references
+        if o.cloud_tier == "secure"
     }
     for o in offers:
-        base = secure.get((o.provider, o.instance_type, o.pricing))
+        base = secure.get((o.provider, o.instance_type, o.region, o.pricing))
         if (
-            o.region == "community"
+            o.cloud_tier == "community"
             and base is not None
             and o.price_per_hour_usd > base.price_per_hour_usd
         ):
