@@ -55,6 +55,9 @@ FIXED = [
     OfferQuery(OfferFilter.build(gpu=["b200"], include_expired=True), sort="price_per_gpu"),
     OfferQuery(OfferFilter.build(include_expired=True, max_age_days=100), cheapest_per_gpu=True),
     OfferQuery(OfferFilter.build(include_expired=True, include_suspect=True, max_age_days=62)),
+    OfferQuery(OfferFilter.build(continent=["europe"], gpu=["h100"]), sort="price_per_gpu"),
+    OfferQuery(OfferFilter.build(country=["de,FI"], include_expired=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(continent=["Asia", "middle-east"], country=["jp", "ae"])),
 ]
 
 
