@@ -134,9 +134,12 @@ def test_continent_filter_europe(con) -> None:
 
 
 def test_country_filter_any_case_and_comma_lists(con) -> None:
-    expired = {"include_expired": True}
-    one = query_offers_sql(con, OfferQuery(OfferFilter.build(country=["de,FI"], **expired)))
-    two = query_offers_sql(con, OfferQuery(OfferFilter.build(country=["DE", "fi"], **expired)))
+    one = query_offers_sql(
+        con, OfferQuery(OfferFilter.build(country=["de,FI"], include_expired=True))
+    )
+    two = query_offers_sql(
+        con, OfferQuery(OfferFilter.build(country=["DE", "fi"], include_expired=True))
+    )
     assert one == two and one[1] == 23  # Hetzner's 2026-04 auction: 20 in DE, 3 in FI
     assert {i["provider"] for i in one[0]} == {"hetzner"}
 
