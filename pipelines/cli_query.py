@@ -20,6 +20,7 @@ from rich.text import Text
 from pipelines import cli_output
 from pipelines.cli_output import Column
 from pipelines.cli_snapshot import open_snapshot
+from warehouse.places import CONTINENTS
 from warehouse.queries import (
     INSTANCE_SORTS,
     PRICING_MODELS,
@@ -38,6 +39,9 @@ QUERY_FIELDS = (
     "provider",
     "instance_type",
     "region",
+    "cloud_tier",
+    "country",
+    "continent",
     "gpu_count",
     "gpu_id",
     "vram_gb_usable",
@@ -90,6 +94,8 @@ def filter_from_args(args: argparse.Namespace) -> OfferFilter:
         max_price_per_gpu=args.max_price_per_gpu,
         min_gpus=args.min_gpus,
         region=args.region,
+        country=args.country,
+        continent=args.continent,
         max_age_days=args.max_age_days,
         include_suspect=args.include_suspect,
         include_expired=args.include_expired,
@@ -317,6 +323,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="CODE",
         help="only this region, as the provider names it, e.g. us-east-1 (repeatable)",
+    )
+    query.add_argument(
+        "--country",
+        action="append",
+        metavar="CC",
+        help="only regions or hosts in this ISO 3166-1 alpha-2 country, e.g. DE (repeatable)",
+    )
+    query.add_argument(
+        "--continent",
+        action="append",
+        metavar="NAME",
+        help="only regions or hosts on this continent, e.g. europe (repeatable): "
+        + ", ".join(CONTINENTS),
     )
     query.add_argument(
         "--sort",

@@ -30,7 +30,7 @@ NAMES_CSV = Path(__file__).with_name("interop_names.csv")
 DEFAULT_CPU_ARCH = "x86"  # gpuhunt reads an empty cpu_arch as x86 (storage.item_from_row)
 
 OFFERS_SQL = """
-    select offer_id, provider, instance_type, region, pricing, gpu_id, gpu_vendor,
+    select offer_id, provider, instance_type, region, cloud_tier, pricing, gpu_id, gpu_vendor,
            gpu_count, vram_gb_per_gpu, vram_gb_usable, vcpus, ram_gb, storage_gb, price, currency,
            price_unit, price_per, price_per_hour_usd, serverless, source_url, observed_at,
            price_status, price_kind, expires_at

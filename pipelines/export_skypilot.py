@@ -7,7 +7,7 @@ without accelerator columns, plus one row per accelerator, count and region with
 type as a whole, GPUs included, so the machine-type row carries the whole price and the
 accelerator row 0; ``AvailabilityZone`` (which SkyPilot's GCP reader pairs them by) repeats the
 region, since the source names no zone. A cloud with an ``instance_name`` template (RunPod) gets
-SkyPilot's own instance type names (``1x_H100-SXM_SECURE``).
+SkyPilot's own instance type names (``1x_H100-SXM_SECURE``: its cloud tier, upper case).
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ def _skypilot_instance_type(offer: dict[str, Any], names: ToolNames, accelerator
         gpu=accelerator,
         region=offer["region"],
         region_upper=offer["region"].upper(),
+        cloud_tier=offer["cloud_tier"] or "",
+        cloud_tier_upper=(offer["cloud_tier"] or "").upper(),
     )
 
 

@@ -98,8 +98,9 @@ def scrape_provider(
             max_offers=settings.max_offers_per_scrape,
             clock_skew_s=settings.clock_skew_s,
         )
-        # offers stored under a spelling the scraper now keys as another product's: one series
-        merge_offer_identities(con, provider.slug, provider.product_key)
+        # offers stored under a spelling the scraper now keys as another product's, or at a
+        # place it now states otherwise (a tier once stored as the region): one series
+        merge_offer_identities(con, provider.slug, provider.product_key, place_of=provider.place)
     outcomes: list[ScrapeOutcome] = []
 
     def report(outcome: ScrapeOutcome) -> None:

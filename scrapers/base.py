@@ -122,7 +122,27 @@ class Offer(BaseModel):
         description="The product's stable key within the provider, whatever the spelling of the"
         " layout it was read from (default: the instance type); whitespace-normalised",
     )
-    region: str = Field(default="global", min_length=1)
+    region: str = Field(
+        default="global",
+        min_length=1,
+        description="The provider's own region id (a data centre, a zone, a country code"
+        " where the source locates by country), 'global' where it names none; never a"
+        " product tier (that is `cloud_tier`)",
+    )
+    cloud_tier: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The provider's product tier the price belongs to, where it sells one GPU"
+        " in several tiers (e.g. a secure vs a community cloud); part of the offer's identity."
+        " None: the provider has no tiers",
+    )
+    country: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z]{2}$",
+        description="ISO 3166-1 alpha-2 country the row itself names (a host's location, a"
+        " country-code region); None: the row names none (the warehouse's region seed"
+        " places a region id)",
+    )
     gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
     gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
     vram_gb_reported: Decimal | None = Field(
@@ -258,11 +278,12 @@ def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
 
     Raises ``SchemaDriftError`` when no known offer is left, or when more than half of the GPU rows
     are unknown or unreadable. Rows are counted at the grain the parser reads them: a known row is
-    one distinct (instance type, region) among the offers (its on-demand and spot prices are one
+    one distinct (instance type, region, cloud tier) among the offers (its on-demand and spot
+    prices are one
     row), an unrecognised row is one count of an ``unknown_*`` or ``unparsed_*`` exclusion.
     (Missing tables or JSON keys raise in the parser itself, before this rule.)
     """
-    known = len({(offer.instance_type, offer.region) for offer in offers})
+    known = len({(offer.instance_type, offer.region, offer.cloud_tier) for offer in offers})
     unknown = unrecognised_rows(excluded)
     unknown_count = sum(unknown.values())
     names = ", ".join(sorted(unknown)[:10])
@@ -313,6 +334,10 @@ class Provider:
     # key -> key), for a provider that spells every name inconsistently (case, vendor prefix);
     # it must keep apart every two products one capture lists (tests/scrapers/test_contract.py)
     product_key_rule: Callable[[str], str] | None = None
+    # offer identity across a change of place: a stored (region, cloud tier) -> the (region,
+    # cloud tier) this module states that place as now (e.g. a tier once stored as the region);
+    # the pipeline re-keys stored offers by it (``place``), so their history stays one series
+    place_rule: Callable[[str, str | None], tuple[str, str | None]] | None = None
 
     def fetch_report(
         self, client: httpx.Client, token: str | None
@@ -344,6 +369,13 @@ class Provider:
         if self.product_key_rule is not None:
             key = self.product_key_rule(key)
         return normalise_product_key(key)
+
+    def place(self, region: str, cloud_tier: str | None) -> tuple[str, str | None]:
+        """The (region, cloud tier) an offer stored at ``region`` / ``cloud_tier`` has now
+        (``place_rule``; unchanged for a provider without one)."""
+        if self.place_rule is None:
+            return region, cloud_tier
+        return self.place_rule(region, cloud_tier)
 
     def _keyed(self, offer: Offer) -> Offer:
         """The offer under its provider's key: a module's parse states what it read (its key

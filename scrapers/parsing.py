@@ -343,14 +343,21 @@ def distinct_bodies(responses: Sequence[RawResponse]) -> list[RawResponse]:
 def ensure_unique(offers: Sequence[Offer]) -> list[Offer]:
     """``offers`` unchanged, or ``SchemaDriftError`` naming the first duplicated offer key.
 
-    The key is the offer's identity, (product_key, region, pricing, reserved_term_months): two
+    The key is the offer's identity, (product_key, region, cloud_tier, pricing,
+    reserved_term_months): two
     rows with the same key in one scrape mean the source listed a configuration twice or the
     scraper's naming is ambiguous (two products given one product key); either way loading
     both would be wrong.
     """
-    seen: set[tuple[str, str, str, int | None]] = set()
+    seen: set[tuple[str, str, str | None, str, int | None]] = set()
     for offer in offers:
-        key = (offer.product_key, offer.region, offer.pricing.value, offer.reserved_term_months)
+        key = (
+            offer.product_key,
+            offer.region,
+            offer.cloud_tier,
+            offer.pricing.value,
+            offer.reserved_term_months,
+        )
         if key in seen:
             raise SchemaDriftError(f"duplicate offer {key!r}")
         seen.add(key)

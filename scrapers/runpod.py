@@ -200,6 +200,7 @@ SLUG = "runpod"
 CURRENCY = "USD"
 SECURE = "secure"
 COMMUNITY = "community"
+GLOBAL_REGION = "global"  # a per-tier price: RunPod-wide, no data centre named
 
 GPU_TYPES_QUERY = """
 query GpuTypes {
@@ -320,7 +321,7 @@ _LOWEST_PRICE_FIELDS = (
     ("minimumBidPrice", COMMUNITY, PricingModel.SPOT),
 )
 _ROW_TAGS = {"GB VRAM": "vram", "GB RAM": "ram", "vCPUs": "vcpus"}
-_LD_OFFER_REGIONS = {"Secure Cloud": SECURE, "Community Cloud": COMMUNITY}
+_LD_OFFER_TIERS = {"Secure Cloud": SECURE, "Community Cloud": COMMUNITY}
 _LD_PRODUCT_SUFFIX = " GPU on Runpod"
 
 
@@ -815,14 +816,20 @@ def _offers_from_gpu_type(
     def read_price(
         candidate: tuple[str, str, PricingModel, int | None, Any, bool | None],
     ) -> Offer | None:
-        field, region, pricing, term, raw, offered_flag = candidate
+        field, place, pricing, term, raw, offered_flag = candidate
         price = _price(raw, f"{layout}: {gpu_id} {field}")
         if price is None:
             return None
+        # a per-tier price is RunPod-wide (region global); a location's is that data centre's
+        # or country's, in the tier the location was asked for
+        tier, region = (place, GLOBAL_REGION) if location is None else (location[0], place)
+        country = region if location is not None and location[0] == COMMUNITY else None
         if mig is None:
             return _offer(
                 name=gpu_id,
+                tier=tier,
                 region=region,
+                country=country,
                 pricing=pricing,
                 term=term,
                 price=price,
@@ -832,12 +839,14 @@ def _offers_from_gpu_type(
                 vcpus=vcpus,
                 ram_gb=ram_gb,
                 offered=offered_flag,
-                available=stock.get(region),
+                available=stock.get(place),
             )
         full_gpu, share, full_vram = mig
         return _offer(
             name=gpu_id,
+            tier=tier,
             region=region,
+            country=country,
             pricing=pricing,
             term=term,
             price=price,
@@ -850,7 +859,7 @@ def _offers_from_gpu_type(
             gpu_count=share,
             price_per=PricePer.INSTANCE,  # the price of the slice, not of a whole GPU
             offered=offered_flag,
-            available=stock.get(region),
+            available=stock.get(place),
         )
 
     yield from offers_from_rows(candidates, read_price, excluded)
@@ -1025,7 +1034,7 @@ def _parse_pricing_rows(
             raise RowExcluded("missing_spec")
 
         def read_price(column: tuple[str, str]) -> Offer | None:
-            region, attribute = column
+            tier, attribute = column
             raw = price_node.attributes.get(attribute)
             if raw is None:
                 raise RowExcluded(MISSING_PRICE)
@@ -1034,7 +1043,7 @@ def _parse_pricing_rows(
                 return None
             return _offer(
                 name=name,
-                region=region,
+                tier=tier,
                 pricing=PricingModel.ON_DEMAND,
                 term=None,
                 price=price,
@@ -1114,8 +1123,8 @@ def _offers_from_ld_product(
 
     def read_entry(entry: Any) -> Offer | None:
         entry_name = entry.get("name") if isinstance(entry, dict) else None
-        region = _LD_OFFER_REGIONS.get(entry_name) if isinstance(entry_name, str) else None
-        if region is None:
+        tier = _LD_OFFER_TIERS.get(entry_name) if isinstance(entry_name, str) else None
+        if tier is None:
             raise RowExcluded(unknown_row("region", str(entry_name)))
         if "per-hour on-demand" not in str(entry.get("description", "")):
             raise RowExcluded(unknown_row("unit", f"{name} {entry_name}"))
@@ -1129,7 +1138,7 @@ def _offers_from_ld_product(
             return None
         return _offer(
             name=name,
-            region=region,
+            tier=tier,
             pricing=PricingModel.ON_DEMAND,
             term=None,
             price=price,
@@ -1145,10 +1154,29 @@ def _offers_from_ld_product(
 # --- helpers -------------------------------------------------------------------------------------
 
 
+def place_rule(region: str, cloud_tier: str | None) -> tuple[str, str | None]:
+    """Where an offer stored at (``region``, ``cloud_tier``) is now (``Provider.place_rule``).
+
+    Until issue 22 the tier was stored as the region ("secure", "community"; a location's
+    offer had its data centre or country as the region and no tier): those become region
+    ``global`` with that tier, a data centre id (Secure Cloud) or a country code (Community
+    Cloud) keeps its region and gains its tier. An offer stored with a tier is already right."""
+    if cloud_tier is not None:
+        return region, cloud_tier
+    if region in _FLAGS:
+        return GLOBAL_REGION, region
+    if region == GLOBAL_REGION:
+        return region, None
+    return region, COMMUNITY if _COUNTRY_CODE.fullmatch(region) else SECURE
+
+
+_COUNTRY_CODE = re.compile(r"[A-Z]{2}")
+
+
 def _offer(
     *,
     name: str,
-    region: str,
+    tier: str,
     pricing: PricingModel,
     term: int | None,
     price: Decimal,
@@ -1162,6 +1190,8 @@ def _offer(
     price_per: PricePer = PricePer.GPU,
     offered: bool | None = None,
     available: bool | None = None,
+    region: str = GLOBAL_REGION,
+    country: str | None = None,
 ) -> Offer:
     """One RunPod offer; a spot one carries RunPod's end of spot Pods (``SPOT_END_OF_SERVICE``)."""
     instance_type = _instance_type(name)
@@ -1170,6 +1200,8 @@ def _offer(
         instance_type=instance_type,
         product_key=PRODUCT_KEYS.get(instance_type, instance_type),
         region=region,
+        cloud_tier=tier,
+        country=country,
         gpu_name=gpu_name or name,
         gpu_count=gpu_count,
         vram_gb_reported=vram,
@@ -1200,6 +1232,7 @@ PROVIDER = Provider(
     token_required=False,
     kind="cloud",
     product_keys=PRODUCT_KEYS,
+    place_rule=place_rule,
     notes="GraphQL gpuTypes; Secure/Community on-demand, spot and savings plans per GPU-hour;"
     " live also per data centre / country with vCPU and RAM (gpuhunt's queries).",
 )

@@ -11,8 +11,9 @@ Known layouts:
 - **Full offers** ``{"offers": [{id, machine_id, gpu_name, num_gpus, gpu_ram (MiB),
   cpu_cores_effective, cpu_ram (MiB), disk_space (GB), dph_total, min_bid, geolocation, ...}]}``:
   ``instance_type`` = ``offer-<id>`` (Vast's own offer id), region = ``geolocation`` ("Texas,
-  US"; ``unknown`` when absent). ``dph_total`` -> on-demand, ``min_bid`` (the lowest accepted
-  bid for an interruptible rental) -> spot. Both are USD per hour for the whole offer.
+  US"; ``unknown`` when absent), country = its trailing ISO code ("US"; ``host_country``).
+  ``dph_total`` -> on-demand, ``min_bid`` (the lowest accepted bid for an interruptible
+  rental) -> spot. Both are USD per hour for the whole offer.
   A ``min_bid`` of 0 is a valid field value (the offer states no bid floor), not a price of
   zero: the on-demand offer is kept and the spot offer is counted under ``zero_min_bid``.
 - **Reduced offers** (the recorded capture): a bare array of ``{gpu_name, gpu_ram, num_gpus,
@@ -20,7 +21,8 @@ Known layouts:
   machines at the same price) and cannot be told apart, so ``instance_type`` is
   ``reduced-<first 12 hex of sha256 of the four fields>-<k>``, k numbering identical rows
   1, 2, ...: the same content always gets the same name, whatever the row order, and every row
-  is kept. Region is ``unknown``; only the on-demand price exists.
+  is kept. Region is ``unknown`` and country None (the rows say nowhere where the host is);
+  only the on-demand price exists.
 
 Offers are per instance (``price_per`` instance) for ``num_gpus`` GPUs; VRAM is per GPU.
 Availability: a full offer is available when its own ``rentable`` flag is true and it is not
@@ -49,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
@@ -262,6 +265,19 @@ def _gpu_name(offer: dict[str, Any]) -> str:
     return name
 
 
+def host_country(geolocation: Any) -> str | None:
+    """The ISO 3166-1 alpha-2 country of a host's ``geolocation``: its last comma-separated part
+    when that is a two-letter code ("Texas, US" -> "US", "SE" -> "SE"); None when the host
+    states none or the text ends otherwise ("Earth": no country is guessed)."""
+    if not isinstance(geolocation, str):
+        return None
+    last = geolocation.rsplit(",", 1)[-1].strip()
+    return last if _COUNTRY_CODE.fullmatch(last) else None
+
+
+_COUNTRY_CODE = re.compile(r"[A-Z]{2}")
+
+
 def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
 
     def read_row(row: Any) -> list[Offer]:
@@ -272,6 +288,7 @@ def _parse_full(rows: list[Any], response: RawResponse, excluded: Counter[str]) 
             "gpu_name": _gpu_name(row),
             "instance_type": f"offer-{_field(row, 'id')}",
             "region": (row.get("geolocation") or "").strip() or UNKNOWN_REGION,
+            "country": host_country(row.get("geolocation")),
             "gpu_count": _positive(row, "num_gpus"),
             "vram_gb_reported": gb_from_mib(_number(row, "gpu_ram")),
             "vcpus": _optional(row, "cpu_cores_effective"),

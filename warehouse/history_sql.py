@@ -162,13 +162,14 @@ insert into offer_history (
     offer_id, provider, valid_from, valid_to, instance_type, region, pricing,
     reserved_term_months, gpu_id, gpu_count, price, currency, price_per_hour_usd, source,
     scrape_id, gpu_name_provider, serverless, price_per_gpu_hour_usd, last_seen_at, price_unit,
-    price_per, price_per_hour
+    price_per, price_per_hour, cloud_tier
 )
 select
     c.offer_id, o.provider, c.t, c.next_t, o.instance_type, o.region, o.pricing,
     o.reserved_term_months, o.gpu_id, o.gpu_count, o.price, o.currency, o.price_per_hour_usd,
     $source, case when $keep_scrape_id then c.scrape_id end, o.gpu_name_provider, o.serverless,
-    o.price_per_gpu_hour_usd, c.last_seen_at, o.price_unit, o.price_per, o.price_per_hour
+    o.price_per_gpu_hour_usd, c.last_seen_at, o.price_unit, o.price_per, o.price_per_hour,
+    o.cloud_tier
 from _history_changes as c
 inner join {observed} as o on c.scrape_id = o.scrape_id and c.offer_id = o.offer_id
 where c.seq > 0 and c.present

@@ -1,13 +1,17 @@
 """Offer identity: re-key stored offers to their product key, and merge the series that split.
 
-An offer's id hashes (provider, product key, region, pricing, term) (``records.offer_id``). The
+An offer's id hashes (provider, product key, region, pricing, term, cloud tier)
+(``records.offer_id``). The
 product key is the scraper's: it knows that RunPod's API and its web page spell one GPU type two
 ways, the warehouse does not (and names no provider). When a scraper's keys change (a spelling
 learnt, a key rule fixed), offers already stored keep the ids the old keys gave, so one product
-would have two series: the ids of the old spelling's history, and the new one's.
-:func:`merge_offer_identities` re-keys them. The pipeline runs it for each provider before its
-scrapes load, with the provider's key function (``scrapers.base.Provider.product_key``) as
-``key_of``: the first ingest after an upgrade merges what is already stored, later ones find
+would have two series: the ids of the old spelling's history, and the new one's. So would a
+change of place: a provider that stored a product tier as the region (issue 22) states it as
+``cloud_tier`` now, with another region; the scraper's ``Provider.place`` says where an offer
+stored at (region, tier) is now. :func:`merge_offer_identities` re-keys them. The pipeline
+runs it for each provider before its scrapes load, with the provider's key function
+(``scrapers.base.Provider.product_key``) as ``key_of`` and its ``Provider.place`` as
+``place_of``: the first ingest after an upgrade merges what is already stored, later ones find
 nothing to do (one scan of the provider's distinct stored identities).
 
 What moves: every ``observations``, ``price_screens`` and ``quarantined_offers`` row of an old
@@ -49,12 +53,19 @@ UNIT_VALUES = ("price_unit", "price_per")
 MERGES_TABLE = "offer_id_merges"
 
 _IDENTITIES_SQL = """
-select distinct offer_id, instance_type, region, pricing, reserved_term_months
+select distinct offer_id, instance_type, region, cloud_tier, pricing, reserved_term_months
 from observations where provider = $provider
 union
-select distinct offer_id, instance_type, region, pricing, reserved_term_months
+select distinct offer_id, instance_type, region, cloud_tier, pricing, reserved_term_months
 from offer_history where provider = $provider and source = $source
 """
+# the tables whose rows carry their offer's place, and which place columns each has
+PLACE_COLUMNS = {
+    "observations": ("region", "cloud_tier"),
+    "offer_history": ("region", "cloud_tier"),
+    "quarantined_offers": ("region",),
+}
+Place = tuple[str, "str | None"]
 
 
 @dataclass(frozen=True)
@@ -70,20 +81,32 @@ class MergeReport:
 
 
 def _moves(
-    con: duckdb.DuckDBPyConnection, provider: str, key_of: Callable[[str], str]
-) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
-    """Old id -> new id for every stored identity whose id is not its key's, and the
-    (instance type, product key) each old id was stored under."""
+    con: duckdb.DuckDBPyConnection,
+    provider: str,
+    key_of: Callable[[str], str],
+    place_of: Callable[[str, str | None], Place],
+) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, Place]]:
+    """Old id -> new id for every stored identity whose id is not its key's and place's, the
+    (instance type, product key) each old id was stored under, and each old id's new place
+    (region, cloud tier) where it changed."""
     rows = con.execute(_IDENTITIES_SQL, {"provider": provider, "source": SCRAPE_SOURCE}).fetchall()
     moves: dict[str, str] = {}
     named: dict[str, tuple[str, str]] = {}
-    for stored_id, instance_type, region, pricing, term in rows:
+    placed: dict[str, Place] = {}
+    for stored_id, instance_type, region, tier, pricing, term in rows:
         key = key_of(instance_type)
-        new_id = offer_id(provider, key, region, pricing, term)
+        new_region, new_tier = place_of(region, tier)
+        new_id = offer_id(provider, key, new_region, pricing, term, new_tier)
         if new_id != stored_id:
             moves[stored_id] = new_id
             named[stored_id] = (instance_type, key)
-    return moves, named
+            if (new_region, new_tier) != (region, tier):
+                placed[stored_id] = (new_region, new_tier)
+    return moves, named, placed
+
+
+def _same_place(region: str, cloud_tier: str | None) -> Place:
+    return region, cloud_tier
 
 
 def _conflicts(con: duckdb.DuckDBPyConnection, moves: dict[str, str]) -> set[str]:
@@ -168,6 +191,28 @@ def _seen_within(row: dict[str, Any], start: datetime, end: datetime | None) -> 
     return max(inside) if inside else start
 
 
+def _move_places(con: duckdb.DuckDBPyConnection, placed: dict[str, Place]) -> None:
+    """Give the rows of each old id in ``placed`` its new place (before the ids move)."""
+    if not placed:
+        return
+    params = {
+        "old": list(placed),
+        "region": [p[0] for p in placed.values()],
+        "tier": [p[1] for p in placed.values()],
+    }
+    for table, place_columns in PLACE_COLUMNS.items():
+        sets = ", ".join(
+            f"{c} = m.{'new_region' if c == 'region' else 'new_tier'}" for c in place_columns
+        )
+        con.execute(
+            f"update {table} as t set {sets}"
+            " from (select unnest($old) as old_offer_id, unnest($region) as new_region,"
+            " unnest($tier)::varchar as new_tier) as m"
+            " where t.offer_id = m.old_offer_id",
+            params,
+        )
+
+
 def _history_rows(
     con: duckdb.DuckDBPyConnection, ids: list[str]
 ) -> tuple[list[str], list[dict[str, Any]]]:
@@ -185,12 +230,16 @@ def merge_offer_identities(
     provider: str,
     key_of: Callable[[str], str],
     *,
+    place_of: Callable[[str, str | None], Place] = _same_place,
     now: datetime | None = None,
 ) -> MergeReport:
-    """Re-key ``provider``'s stored offers to ``key_of(instance_type)`` and merge the series of
-    each new id (module docstring). One transaction; returns what moved. ``key_of``: the
-    provider's product key of a stated instance type (the identity when it knows no other)."""
-    moves, named = _moves(con, provider, key_of)
+    """Re-key ``provider``'s stored offers to ``key_of(instance_type)`` at ``place_of(region,
+    cloud_tier)`` and merge the series of each new id (module docstring). One transaction;
+    returns what moved. ``key_of``: the provider's product key of a stated instance type (the
+    identity when it knows no other); ``place_of``: where an offer stored at a place is now
+    (``scrapers.base.Provider.place``; default: where it was). A moved row takes its new
+    place too, so its region and tier agree with its id."""
+    moves, named, placed = _moves(con, provider, key_of, place_of)
     if not moves:
         return MergeReport()
     conflicts = _conflicts(con, moves)
@@ -202,6 +251,7 @@ def merge_offer_identities(
         by_new[new].append(old)
     params = {"old": list(moves), "new": list(moves.values())}
     with transaction(con):
+        _move_places(con, {old: placed[old] for old in moves if old in placed})
         for table in SCRAPE_KEYED_TABLES:
             con.execute(
                 f"update {table} as t set offer_id = m.offer_id"

@@ -145,7 +145,7 @@ class _Memo:
         self.prices: dict[tuple[Any, ...], _Prices] = {}
 
     def offer_id(self, o: OfferLike, pricing: str) -> str:
-        key = (o.provider, identity_key(o), o.region, pricing, o.reserved_term_months)
+        key = (o.provider, identity_key(o), o.region, pricing, o.reserved_term_months, o.cloud_tier)
         found = self.ids.get(key)
         if found is None:
             found = self.ids[key] = offer_id(*key)
@@ -294,6 +294,8 @@ def normalise(
             available=o.available,
             available_until=o.available_until,
             gpu_family=gpu_family,
+            cloud_tier=o.cloud_tier,
+            country=o.country,
         )
         if not _announce(row, o, memo, validation):
             continue

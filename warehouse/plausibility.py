@@ -49,6 +49,7 @@ _MARKET_COLUMNS = (
     "provider",
     "instance_type",
     "region",
+    "cloud_tier",
     "pricing",
     "gpu_id",
     "gpu_name_provider",
@@ -89,6 +90,7 @@ def _market_offer(
         provider=row["provider"],
         instance_type=row["instance_type"],
         region=row["region"],
+        cloud_tier=row.get("cloud_tier"),
         pricing=str(row["pricing"]),
         gpu_id=row["gpu_id"],
         gpu_name_provider=row["gpu_name_provider"],
@@ -284,7 +286,8 @@ def screen_scrape(
             "select column_name from information_schema.columns where table_name = 'current_offers'"
         ).fetchall()
     }
-    # no derived build yet, or one from before migration 0005 (upgrade): no market to compare
+    # no derived build yet, or one from before migration 0005/0018 (upgrade): no market to
+    # compare
     if built >= set(_MARKET_COLUMNS):
         others = [r for r in _rows(con, _CURRENT_SQL) if r["provider"] != provider]
         market = [_market_offer(r, {}) for r in others]

@@ -41,11 +41,11 @@ Rules (each a ``Reason.code``):
     on-demand reference may be one the provider lists but does not sell now: an offer flagged
     ``offered=False`` (a plan not deployable on demand; a scraper hands such a list price as a
     reference) or one not available now counts, as long as no value rule finds the reference
-    itself suspect (a placeholder is no list price). The cloud tiers ``CLOUD_TIERS`` (served
-    as the region until the tier has its own field) are different products, never one SKU.
+    itself suspect (a placeholder is no list price). Different cloud tiers (``cloud_tier``:
+    secure, community) are different products, never one SKU.
 ``community_above_secure``
-    A ``community`` region price above the ``secure`` price of the same instance and pricing
-    kind (community capacity is the cheaper tier by definition).
+    A ``community`` cloud tier price above the ``secure`` tier price of the same instance and
+    pricing kind (community capacity is the cheaper tier by definition).
 
     These two compare an offer with a sibling; a sibling that is itself suspect on the other
     rules (a placeholder) is no reference, so they run last and skip such siblings.
@@ -87,9 +87,6 @@ REPEAT_VRAM_SPREAD = Decimal(4)
 
 # spot at or above this share of an on-demand list price of the same SKU is suspect
 SPOT_NEAR_ON_DEMAND = Decimal("0.9")
-# pseudo-regions that are cloud tiers (different products of one instance type)
-CLOUD_TIERS = frozenset({"secure", "community"})
-
 OK = "ok"
 SUSPECT = "suspect"
 CONFIRMED = "confirmed"
@@ -132,6 +129,7 @@ class MarketOffer:
     serverless: bool = False
     observed_at: datetime | None = None  # UTC; None: not known (confirmation needs it)
     source_url: str = ""
+    cloud_tier: str | None = None  # the provider's product tier (secure, community), if any
 
     @property
     def usd_per_gpu_hour(self) -> Decimal:
@@ -237,10 +235,12 @@ def _spot_vs_on_demand(
     offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
 ) -> Iterable[tuple[str, Reason]]:
     on_demand = {
-        (o.provider, o.instance_type, o.region): o for o in references if o.pricing == "on_demand"
+        (o.provider, o.instance_type, o.region, o.cloud_tier): o
+        for o in references
+        if o.pricing == "on_demand"
     }
     for o in offers:
-        base = on_demand.get((o.provider, o.instance_type, o.region))
+        base = on_demand.get((o.provider, o.instance_type, o.region, o.cloud_tier))
         if (
             o.pricing == "spot"
             and base is not None
@@ -258,7 +258,7 @@ def _spot_vs_on_demand(
 
 def _sku(o: MarketOffer) -> tuple[str, str, bool, str]:
     """One SKU across regions: provider, instance type, kind of product and cloud tier."""
-    return (o.provider, o.instance_type, o.serverless, o.region if o.region in CLOUD_TIERS else "")
+    return (o.provider, o.instance_type, o.serverless, o.cloud_tier or "")
 
 
 def _spot_near_on_demand(
@@ -302,12 +302,14 @@ def _community_vs_secure(
     offers: Sequence[MarketOffer], references: Sequence[MarketOffer]
 ) -> Iterable[tuple[str, Reason]]:
     secure = {
-        (o.provider, o.instance_type, o.pricing): o for o in references if o.region == "secure"
+        (o.provider, o.instance_type, o.region, o.pricing): o
+        for o in references
+        if o.cloud_tier == "secure"
     }
     for o in offers:
-        base = secure.get((o.provider, o.instance_type, o.pricing))
+        base = secure.get((o.provider, o.instance_type, o.region, o.pricing))
         if (
-            o.region == "community"
+            o.cloud_tier == "community"
             and base is not None
             and o.price_per_hour_usd > base.price_per_hour_usd
         ):

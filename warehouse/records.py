@@ -37,15 +37,26 @@ def values(record: msgspec.Struct) -> tuple[Any, ...]:
     return msgspec.structs.astuple(record)
 
 
-def offer_id(provider: str, product_key: str, region: str, pricing: str, term: int | None) -> str:
-    """Stable id of an offer: the same (provider, product key, region, pricing, term) keeps it.
+def offer_id(
+    provider: str,
+    product_key: str,
+    region: str,
+    pricing: str,
+    term: int | None,
+    cloud_tier: str | None = None,
+) -> str:
+    """Stable id of an offer: the same (provider, product key, region, pricing, term, cloud
+    tier) keeps it.
 
     The product key is the scraper's (``OfferLike.product_key``; ``identity_key``): one
     product stated in two spellings (an API's id, a web page's display name) is one offer, so
-    its history is one series. The default key is the instance type itself, so the ids of
-    offers whose scraper sets no key are the hash they always were (docs/history.md, "Offer
-    identity")."""
-    key = "\x1f".join([provider, product_key, region, pricing, str(term or "")])
+    its history is one series. The default key is the instance type itself, and a tier is
+    hashed only where there is one, so the ids of offers whose scraper sets neither are the
+    hash they always were (docs/history.md, "Offer identity")."""
+    parts = [provider, product_key, region, pricing, str(term or "")]
+    if cloud_tier is not None:
+        parts.append(f"tier={cloud_tier}")
+    key = "\x1f".join(parts)
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -68,6 +79,10 @@ class OfferLike(Protocol):
     def product_key(self) -> str: ...
     @property
     def region(self) -> str: ...
+    @property
+    def cloud_tier(self) -> str | None: ...
+    @property
+    def country(self) -> str | None: ...
     @property
     def gpu_name(self) -> str: ...
     @property
@@ -119,6 +134,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     instance_type: str
     product_key: str = ""  # "": the instance type (identity_key)
     region: str = "global"
+    cloud_tier: str | None = None
+    country: str | None = None
     gpu_name: str
     gpu_count: Decimal
     vram_gb_reported: Decimal | None = None
@@ -191,6 +208,10 @@ class Observation(msgspec.Struct, kw_only=True):
     # the GPU family of a row no canonical GPU fits alone (gpu_id null; warehouse.gpus
     # family_from_facts, migration 0019); null when gpu_id is set or nothing is known
     gpu_family: str | None = None
+    # the provider's product tier (part of the id) and the country the row itself names
+    # (migration 0022); null: none
+    cloud_tier: str | None = None
+    country: str | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
@@ -215,6 +236,7 @@ class HistoryObservation(msgspec.Struct, kw_only=True):
     price_unit: str
     price_per: str
     price_per_hour: Decimal
+    cloud_tier: str | None = None  # migration 0022
 
 
 class Announcement(msgspec.Struct, kw_only=True):

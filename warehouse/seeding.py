@@ -15,6 +15,7 @@ from warehouse.db import PACKAGE_DIR, bulk_insert
 from warehouse.facts import load_fact_seeds
 from warehouse.fx import load_ecb_history
 from warehouse.gpus import alias_table
+from warehouse.places import load_places
 
 SEEDS_DIR = PACKAGE_DIR / "seeds"
 
@@ -82,4 +83,5 @@ def load_seeds(con: duckdb.DuckDBPyConnection, seeds_dir: Path = SEEDS_DIR) -> d
     counts["fx_rates_ecb_history"] = load_ecb_history(con).stored
 
     counts.update(load_fact_seeds(con, seeds_dir))
+    counts.update(load_places(con, seeds_dir))
     return counts

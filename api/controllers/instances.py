@@ -114,7 +114,7 @@ _FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_
 _FLOATS += ("max_age_days",)
 _FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
 _FLAGS += ("include_unavailable",)
-_LISTS = ("gpu", "provider", "region", "pricing")
+_LISTS = ("gpu", "provider", "region", "country", "continent", "pricing")
 _PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
 _JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
 
@@ -307,6 +307,12 @@ class InstancesController(Controller):
         region: Annotated[
             list[str] | None, filter_parameter("region", max_items=MAX_LIST_VALUES)
         ] = None,
+        country: Annotated[
+            list[str] | None, filter_parameter("country", max_items=MAX_LIST_VALUES)
+        ] = None,
+        continent: Annotated[
+            list[str] | None, filter_parameter("continent", max_items=MAX_LIST_VALUES)
+        ] = None,
         max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
         include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
         include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
@@ -354,6 +360,8 @@ class InstancesController(Controller):
                     max_price_per_gpu=max_price_per_gpu,
                     min_gpus=min_gpus,
                     region=region,
+                    country=country,
+                    continent=continent,
                     max_age_days=max_age_days,
                     include_suspect=include_suspect,
                     include_expired=include_expired,

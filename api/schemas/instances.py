@@ -36,12 +36,42 @@ class InstanceItem(Schema):
     id: Annotated[
         str,
         msgspec.Meta(
-            description="Stable offer id: same provider, instance type, region and pricing model keep it across runs"
+            description="Stable offer id: same provider, instance type, region, cloud tier and pricing model keep it across runs"
         ),
     ]
     provider: str
     instance_type: str
-    region: Annotated[str, msgspec.Meta(description="Provider region code, or 'global'")]
+    region: Annotated[
+        str,
+        msgspec.Meta(
+            description="The provider's own region id (a data centre, zone, country code or"
+            " host location as the provider spells it); 'global' when the price names no"
+            " place, 'unknown' when the source withholds it. Never a product tier"
+            " (cloud_tier)"
+        ),
+    ]
+    cloud_tier: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The provider's product tier of this price where it sells one GPU in"
+            " several (RunPod: secure, community); null: the provider has no tiers"
+        ),
+    ]
+    country: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="ISO 3166-1 alpha-2 country of the region (warehouse/seeds/regions.csv)"
+            " or of the host, as the source states it; null: the region names no country"
+            " (global, unknown, or an area of several countries)"
+        ),
+    ]
+    continent: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="north-america, south-america, europe, asia, middle-east, africa,"
+            " oceania or antarctica; null: the region names no place, or spans continents"
+        ),
+    ]
     gpu_id: Annotated[
         str | None,
         msgspec.Meta(

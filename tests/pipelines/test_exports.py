@@ -316,7 +316,10 @@ def test_runpod_without_vcpu_ram_stays_out_of_gpuhunt_and_is_counted(gpuhunt_dir
     out, report = gpuhunt_dir
     assert _rows(out / "runpod.csv") == []
     runpod = [o for o in offers if o["provider"] == "runpod"]
-    assert {o["region"] for o in runpod} == {"secure", "community"}
+    assert {(o["region"], o["cloud_tier"]) for o in runpod} == {
+        ("global", "secure"),
+        ("global", "community"),
+    }
     assert all(o["vcpus"] is None for o in runpod)
     left_out = {r: n for (slug, r), n in report.excluded.items() if slug == "runpod"}
     assert sum(left_out.values()) == len(runpod)
@@ -329,16 +332,15 @@ def test_skypilot_runpod_uses_skypilots_instance_names_one_per_tier(skypilot_dir
     assert len(by_type) == len(rows)  # SkyPilot reads vCPUs per instance type
     h100 = [o for o in offers if o["provider"] == "runpod" and o["gpu_id"] == "h100-sxm"]
     for offer in (o for o in h100 if o["pricing"] == "on_demand"):
-        row = by_type[f"1x_H100-SXM_{offer['region'].upper()}"]
+        row = by_type[f"1x_H100-SXM_{offer['cloud_tier'].upper()}"]
         assert (row["AcceleratorName"], row["Region"]) == ("H100-SXM", offer["region"])
         assert Decimal(row["Price"]) == offer["price_per_hour_usd"]
     for row in rows:
         count, gpu, tier = row["InstanceType"].split("_")
-        assert (count, gpu, tier.lower()) == (
-            f"{row['AcceleratorCount']}x",
-            row["AcceleratorName"],
-            row["Region"],
-        )
+        assert (count, gpu, tier) in {
+            (f"{row['AcceleratorCount']}x", row["AcceleratorName"], "SECURE"),
+            (f"{row['AcceleratorCount']}x", row["AcceleratorName"], "COMMUNITY"),
+        }
         assert row["Arch"] == "x86_64"
 
 
@@ -431,7 +433,7 @@ def runpod_live(tmp_path_factory):
 def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
     out, report, offers = runpod_live
     rows = _rows(out / "runpod.csv")
-    located = [o for o in offers if o["region"] not in ("secure", "community")]
+    located = [o for o in offers if o["region"] != "global"]
     assert located and all(o["vcpus"] is not None and o["ram_gb"] is not None for o in located)
     # fetched now, after RunPod ended spot Pods (2026-09-11): its spot offers are not on sale,
     # so they are not exported (gpuhunt dropped them too)
@@ -466,7 +468,7 @@ def test_runpod_live_location_offers_are_gpuhunt_rows(runpod_live, tmp_path):
     no_specs = [
         o
         for o in offers
-        if o["region"] in ("secure", "community")
+        if o["region"] == "global"
         and o["pricing"] != "reserved"
         and o["price_status"] == "ok"
         and o["gpu_id"] is not None

@@ -135,7 +135,8 @@ def test_a_second_offline_run_loads_nothing_new(tmp_path, no_network):
             paths, replay_dir=None, providers=["vultr"], instance=dg.DagsterInstance.ephemeral()
         )
     [line] = report.providers
-    assert line.status == "FAILED" and line.offers == 22  # 7 listed, not offered; GH200 in ewr, atl and man
+    # 7 listed, not offered; GH200 in ewr, atl and man
+    assert line.status == "FAILED" and line.offers == 22
     assert "-> last good data (observed 2026-04-01)" in line.detail
 
 

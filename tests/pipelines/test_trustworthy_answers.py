@@ -120,13 +120,13 @@ def test_runpod_050_placeholders_are_suspect_and_hidden_by_default(client):
         }
     default_ids = {i["id"] for i in _items(client, provider="runpod")}
     assert not default_ids & {i["id"] for i in placeholders}
-    h200_nvl = _one(placeholders, instance_type="1x NVIDIA H200 NVL", region="community")
+    h200_nvl = _one(placeholders, instance_type="1x NVIDIA H200 NVL", cloud_tier="community")
     assert h200_nvl["price_status"] == "suspect"
 
 
 def test_sibling_placeholder_does_not_make_the_real_community_price_suspect(client):
     items = _items(client, provider="runpod", gpu="rtx-pro-6000-max-q", **EVERYTHING)
-    community = _one(items, region="community", pricing="on_demand")
+    community = _one(items, cloud_tier="community", pricing="on_demand")
     assert community["price"] == 1.64  # above the secure 0.50 placeholder, and real
     assert community["price_status"] == "ok"
 

@@ -143,7 +143,9 @@ def test_offers_are_observed_at_the_capture_time_with_an_https_source(capture):
 def test_one_offer_per_key_and_the_same_bytes_parse_the_same(capture):
     responses, _ = _fetched(capture)
     offers, excluded = _parsed(capture)
-    keys = [(o.instance_type, o.region, o.pricing, o.reserved_term_months) for o in offers]
+    keys = [
+        (o.instance_type, o.region, o.cloud_tier, o.pricing, o.reserved_term_months) for o in offers
+    ]
     assert len(keys) == len(set(keys))
     again, excluded_again = PROVIDERS[capture.provider].parse_report(list(responses))
     assert [o.model_dump() for o in again] == [o.model_dump() for o in offers]
@@ -155,7 +157,14 @@ def test_offer_ids_stay_unique_within_one_capture(capture):
     offers, _ = _parsed(capture)
     provider = PROVIDERS[capture.provider]
     ids = Counter(
-        offer_id(o.provider, identity_key(o), o.region, o.pricing.value, o.reserved_term_months)
+        offer_id(
+            o.provider,
+            identity_key(o),
+            o.region,
+            o.pricing.value,
+            o.reserved_term_months,
+            o.cloud_tier,
+        )
         for o in offers
     )
     assert [i for i, n in ids.items() if n > 1] == []

@@ -52,9 +52,15 @@ def _raw(path: Path, body: bytes | None = None) -> RawResponse:
     return RawResponse(raw.url, raw.method, raw.status, raw.content_type, body, raw.fetched_at)
 
 
+def _place(offer: Offer) -> str:
+    """Where a price is: its tier for a RunPod-wide price (region global), else its data
+    centre or country (whose tier the offer carries too)."""
+    return offer.cloud_tier or "" if offer.region == "global" else offer.region
+
+
 def _offers(path: Path, body: bytes | None = None) -> dict[Key, Offer]:
     offers = runpod.PROVIDER.parse([_raw(path, body)])
-    by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
+    by_key = {(o.instance_type, _place(o), o.pricing, o.reserved_term_months): o for o in offers}
     assert len(by_key) == len(offers)
     for offer in offers:
         assert offer.provider == "runpod"
@@ -325,7 +331,7 @@ def test_price_removed_from_one_item_is_drift() -> None:
 
 def _parse_report(path: Path, body: bytes) -> tuple[dict[Key, Offer], dict[str, int]]:
     offers, excluded = runpod.PROVIDER.parse_report([_raw(path, body)])
-    by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
+    by_key = {(o.instance_type, _place(o), o.pricing, o.reserved_term_months): o for o in offers}
     return by_key, dict(excluded)
 
 
@@ -742,7 +748,7 @@ def test_location_answers_give_vcpu_ram_and_the_location_as_region() -> None:
     _, responses, _ = _fetch_gpuhunt_shaped()
     offers, excluded = runpod.parse_with_exclusions(responses)
     fetched_at = {r.url.rpartition("=")[2]: r.fetched_at for r in responses}
-    by_key = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o for o in offers}
+    by_key = {(o.instance_type, _place(o), o.pricing, o.reserved_term_months): o for o in offers}
     assert len(by_key) == len(offers)
 
     # The per-tier offers are the 2025-06-19 capture's, exactly as it parses alone (observed
@@ -771,7 +777,7 @@ def test_location_answers_give_vcpu_ram_and_the_location_as_region() -> None:
             )
             assert offer.observed_at == fetched_at[region]  # when that location answered
     located = [o for k, o in by_key.items() if k not in tiers]
-    assert {o.region for o in located} == {*DATA_CENTRES, *COUNTRIES}
+    assert {_place(o) for o in located} == {*DATA_CENTRES, *COUNTRIES}
     assert all(o.vcpus is not None and o.ram_gb is not None for o in located)
     assert all(o.pricing in (ON_DEMAND, SPOT) for o in located)  # savings plans stay per tier
     # No stock there (H200 is not in the 2023 capture: null lowestPrice figures): no offer.
@@ -783,10 +789,15 @@ def test_location_answers_give_vcpu_ram_and_the_location_as_region() -> None:
     assert (a40.price, a40.offered, a40.vcpus, a40.ram_gb) == (Decimal("0.35"), False, 4, 50)
     assert by_key[("1x NVIDIA A40", "EU-RO-1", ON_DEMAND, None)].offered is True
     # The four locations answer byte for byte alike, and each is read.
-    assert Counter(o.region for o in located if o.instance_type == H100_SXM) == {
+    assert Counter(_place(o) for o in located if o.instance_type == H100_SXM) == {
         region: 2 for region in (*DATA_CENTRES, *COUNTRIES)
     }
     assert excluded == runpod.parse_with_exclusions(responses[:1])[1]  # nothing else left out
+    # a data centre is a Secure Cloud place, a country a Community Cloud one (and its country)
+    assert {(o.region, o.cloud_tier, o.country) for o in located} == {
+        *((dc, "secure", None) for dc in DATA_CENTRES),
+        *((cc, "community", cc) for cc in COUNTRIES),
+    }
 
 
 def test_a_location_query_that_fails_is_a_skipped_part() -> None:
@@ -794,14 +805,14 @@ def test_a_location_query_that_fails_is_a_skipped_part() -> None:
     assert len(requests) == 6
     assert list(skipped) == ["countryCode CA"]
     assert "HTTP 404" in skipped["countryCode CA"]
-    regions = {o.region for o in runpod.PROVIDER.parse(responses)}
+    regions = {_place(o) for o in runpod.PROVIDER.parse(responses)}
     assert regions == {"secure", "community", *DATA_CENTRES, "RO"}
 
 
 def test_locations_query_failing_leaves_the_per_tier_offers() -> None:
     requests, responses, skipped = _fetch_gpuhunt_shaped(fail=frozenset({"locations"}))
     assert len(requests) == 2 and list(skipped) == ["locations"]
-    offers = {(o.instance_type, o.region, o.pricing, o.reserved_term_months): o
+    offers = {(o.instance_type, _place(o), o.pricing, o.reserved_term_months): o
               for o in runpod.PROVIDER.parse(responses)}  # fmt: skip
     assert _undated(offers) == _undated(_offers(GRAPHQL_2025_06_19_1914))
 
@@ -877,8 +888,8 @@ def test_a_vcpu_figure_that_is_not_a_number_leaves_that_item_out() -> None:
 def test_every_capture_replayed_through_fetch_parses_as_before(capture: Path) -> None:
     """Replay answers every request with the capture: none lists data centres or countries, so
     the fetch asks the per-tier and the locations query only, and the offers are the capture's
-    alone: regions ``secure``/``community``, no vCPU or RAM (except the 2025-09 page's rows,
-    which print them)."""
+    alone: per-tier prices (region ``global``, tier secure/community), no vCPU or RAM (except
+    the 2025-09 page's rows, which print them)."""
     requests: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -894,7 +905,7 @@ def test_every_capture_replayed_through_fetch_parses_as_before(capture: Path) ->
     ]
     assert runpod.parse_with_exclusions(stamped) == runpod.parse_with_exclusions([_raw(capture)])
     offers = runpod.PROVIDER.parse(stamped)
-    assert {o.region for o in offers} <= {"secure", "community"}
+    assert {_place(o) for o in offers} <= {"secure", "community"}
     if capture != ROWS_2025_09:
         assert all(o.vcpus is None and o.ram_gb is None for o in offers)
 
@@ -971,3 +982,18 @@ def test_runpod_2023_community_stock_is_availability() -> None:
     assert offers[(H100_SXM, "secure", ON_DEMAND, None)].available is None
     l40_community = offers[("1x NVIDIA L40", "community", ON_DEMAND, None)]
     assert (l40_community.offered, l40_community.available) == (False, False)
+
+
+# --- places (issue 22) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "capture", sorted(p for p in RUNPOD.iterdir() if p != PARSED_2026_02), ids=lambda p: p.name
+)
+def test_runpod_tier_is_not_a_region_in_any_capture(capture: Path) -> None:
+    """Until issue 22 every per-tier price had region "secure" or "community" (88 of the
+    current offers): the tier is ``cloud_tier`` and such a price, RunPod-wide, is ``global``."""
+    offers = runpod.PROVIDER.parse([_raw(capture)])
+    assert {o.region for o in offers} == {"global"}
+    assert {o.cloud_tier for o in offers} <= {"secure", "community"}
+    assert all(o.country is None for o in offers)

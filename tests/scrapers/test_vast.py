@@ -163,6 +163,38 @@ def test_full_offer_without_location_or_bid() -> None:
     assert (offer.region, offer.pricing) == ("unknown", PricingModel.ON_DEMAND)
 
 
+def test_vast_host_location_gives_country() -> None:
+    """Issue 22: every Vast offer was region ``unknown`` or the host's free-text location with
+    no country. The search API's ``geolocation`` ("Texas, US") ends in the host's ISO country,
+    which the offer now carries; a location without one, or none at all, gives no country.
+    (The recorded captures are the reduced 4-field layout, which names no location: there every
+    offer stays ``unknown`` with no country, ``test_reduced_rows_name_no_place``.)"""
+    offers = vast.PROVIDER.parse(
+        [
+            _full(
+                _offer(1),
+                _offer(2, geolocation="Quebec, CA"),
+                _offer(3, geolocation="SE"),
+                _offer(4, geolocation="Earth"),
+                _offer(5, geolocation=None),
+            )
+        ]
+    )
+    places = {(o.instance_type, o.region, o.country) for o in offers}
+    assert places == {
+        ("offer-1", "Texas, US", "US"),
+        ("offer-2", "Quebec, CA", "CA"),
+        ("offer-3", "SE", "SE"),
+        ("offer-4", "Earth", None),
+        ("offer-5", "unknown", None),
+    }
+
+
+def test_reduced_rows_name_no_place() -> None:
+    offers = vast.PROVIDER.parse([_raw()])
+    assert {(o.region, o.country) for o in offers} == {("unknown", None)}
+
+
 def test_min_bid_of_zero_keeps_the_offer_and_counts_the_missing_spot_price() -> None:
     # Regression: a min_bid of 0 failed the whole provider ("min_bid is 0"). It is a valid
     # value (no bid floor), not a free spot rental: on-demand stays, spot is counted.

@@ -152,7 +152,7 @@ def test_runpod_secure_h100_change_seen_across_partial_capture(replay):
     [change] = _rows(
         replay,
         "select * from price_changes where provider = 'runpod' and instance_type = ?"
-        " and region = 'secure' and pricing = 'on_demand' and changed_at >= '2026-01-01'",
+        " and cloud_tier = 'secure' and pricing = 'on_demand' and changed_at >= '2026-01-01'",
         [RUNPOD_H100],
     )
     # the web page of 2026-08-10 (an excerpt) listed it at 2.99; the API's list of September 3.49
@@ -170,7 +170,7 @@ def test_runpod_h200_and_h100_pcie_2026_changes_are_seen(replay):
     rows = _rows(
         replay,
         "select gpu_id, changed_at::date as day, old_price, new_price from price_changes"
-        " where provider = 'runpod' and region = 'secure' and pricing = 'on_demand'"
+        " where provider = 'runpod' and cloud_tier = 'secure' and pricing = 'on_demand'"
         " and changed_at >= '2026-01-01' and gpu_id in ('h200', 'h100-pcie') order by 1, 2",
     )
     assert [(r["gpu_id"], str(r["day"]), r["old_price"], r["new_price"]) for r in rows] == [
@@ -185,7 +185,7 @@ def test_the_unobserved_span_is_no_data_not_the_old_price(replay):
         replay,
         "select valid_from, valid_to, last_seen_at, no_data_from, no_data_until, no_data_days,"
         " price from offer_intervals where provider = 'runpod' and gpu_id = 'h100-sxm'"
-        " and region = 'secure' and pricing = 'on_demand' and source = 'scrape'"
+        " and cloud_tier = 'secure' and pricing = 'on_demand' and source = 'scrape'"
         " order by valid_from",
     )
     assert [r["price"] for r in rows] == [

@@ -1,10 +1,13 @@
-"""Offer identity (issue 21): one product is one series, whatever layout stated it.
+"""Offer identity (issue 21): one product is one series, whatever layout stated it or (issue
+22) wherever the old code placed it.
 
 RunPod's API names a GPU type by its id ("1x NVIDIA H100 80GB HBM3"), its web page by its display
 name ("1x H100 SXM"). Before product keys the two were two offer ids, so secure H100 SXM
 on-demand had two half histories. A warehouse that holds them (built here by the old code path:
 every offer keyed by its instance type) is merged by ``warehouse.identity`` on the next ingest,
-and then holds exactly what a fresh replay with product keys holds.
+and then holds exactly what a fresh replay with product keys holds. The old code also stored
+RunPod's cloud tier as the region ("secure"); the same merge moves those offers to region
+``global`` with the tier in ``cloud_tier`` (``scrapers.runpod.place_rule``).
 """
 
 from __future__ import annotations
@@ -27,20 +30,41 @@ from warehouse.identity import merge_intervals, merge_offer_identities
 from warehouse.paths import Paths
 from warehouse.records import offer_id
 
+# the ids of secure H100 SXM on-demand as the old code stored them (tier as the region)
 API_ID = offer_id("runpod", "1x NVIDIA H100 80GB HBM3", "secure", "on_demand", None)
 PAGE_ID = offer_id("runpod", "1x H100 SXM", "secure", "on_demand", None)
+# ... and its id now: region global, the tier its own field (issue 22)
+TIERED_ID = offer_id("runpod", "1x NVIDIA H100 80GB HBM3", "global", "on_demand", None, "secure")
 
 
 def _keyed_by_instance_type(
     responses: Sequence[RawResponse],
 ) -> tuple[list[Offer], Counter[str]]:
     offers, excluded = runpod.PROVIDER.parse_with_exclusions(responses)
-    return [o.model_copy(update={"product_key": o.instance_type}) for o in offers], excluded
+    return [_as_stored_before(o) for o in offers], excluded
 
 
-# the RunPod scraper as it was before product keys: every offer is its instance type
+def _as_stored_before(offer: Offer) -> Offer:
+    """The offer as the scraper stated it before product keys (issue 21: keyed by its instance
+    type) and before cloud tiers (issue 22: the tier was the region of a per-tier price)."""
+    region = offer.cloud_tier if offer.region == "global" else offer.region
+    return offer.model_copy(
+        update={
+            "product_key": offer.instance_type,
+            "region": region,
+            "cloud_tier": None,
+            "country": None,
+        }
+    )
+
+
+# the RunPod scraper as it was before product keys and tiers: every offer is its instance type
+# at a place that may be a tier
 OLD_RUNPOD = dataclasses.replace(
-    runpod.PROVIDER, parse_with_exclusions=_keyed_by_instance_type, product_keys={}
+    runpod.PROVIDER,
+    parse_with_exclusions=_keyed_by_instance_type,
+    product_keys={},
+    place_rule=None,
 )
 
 
@@ -76,7 +100,9 @@ def homes(tmp_path_factory):
     merged.warehouse.write_bytes(old.warehouse.read_bytes())
     with duckdb.connect(str(merged.warehouse)) as con:
         migrate(con)
-        report = merge_offer_identities(con, "runpod", runpod.PROVIDER.product_key)
+        report = merge_offer_identities(
+            con, "runpod", runpod.PROVIDER.product_key, place_of=runpod.PROVIDER.place
+        )
     fresh = Paths(tmp_path_factory.mktemp("identity-fresh"))
     _ingest(fresh, runpod.PROVIDER)
     return before, report, merged, fresh
@@ -91,29 +117,56 @@ def test_runpod_h100_sxm_api_and_page_were_two_series_before_product_keys(homes)
 
 def test_runpod_h100_sxm_split_series_merged_into_one(homes) -> None:
     _, report, merged, _ = homes
-    assert report.moved[PAGE_ID] == API_ID and not report.conflicts
+    assert report.moved[PAGE_ID] == TIERED_ID and not report.conflicts
+    assert report.moved[API_ID] == TIERED_ID
     with duckdb.connect(str(merged.warehouse), read_only=True) as con:
         # prices read off the captures: 2023-09 __NEXT_DATA__ securePrice 4.49, 2025-06 API
         # 2.99, 2025-09 page 2.69 (not listed by the 2026-03 lowestPrice items, a partial
         # capture, which closes nothing), 2026-08 ld+json 2.99, c2026-09 API 3.49
-        assert _series(con, API_ID) == [
+        assert _series(con, TIERED_ID) == [
             ("2023-09-29", "2025-06-15", Decimal("4.49")),
             ("2025-06-15", "2025-09-09", Decimal("2.99")),
             ("2025-09-09", "2026-08-10", Decimal("2.69")),
             ("2026-08-10", "2026-09-01", Decimal("2.99")),
             ("2026-09-01", None, Decimal("3.49")),
         ]
-        assert _series(con, PAGE_ID) == []
+        assert _series(con, PAGE_ID) == [] and _series(con, API_ID) == []
         instance_types = con.execute(
-            "select distinct instance_type from offer_history where offer_id = ?", [API_ID]
+            "select distinct instance_type from offer_history where offer_id = ?", [TIERED_ID]
         ).fetchall()
         assert sorted(instance_types) == [("1x H100 SXM",), ("1x NVIDIA H100 80GB HBM3",)]
         merges = con.execute(
-            "select offer_id, instance_type, product_key from offer_id_merges"
-            " where old_offer_id = ?",
-            [PAGE_ID],
+            "select old_offer_id, offer_id, instance_type, product_key from offer_id_merges"
+            " where offer_id = ? order by instance_type",
+            [TIERED_ID],
         ).fetchall()
-        assert merges == [(API_ID, "1x H100 SXM", "1x NVIDIA H100 80GB HBM3")]
+        assert merges == [
+            (PAGE_ID, TIERED_ID, "1x H100 SXM", "1x NVIDIA H100 80GB HBM3"),
+            (API_ID, TIERED_ID, "1x NVIDIA H100 80GB HBM3", "1x NVIDIA H100 80GB HBM3"),
+        ]
+
+
+def test_runpod_tier_is_not_a_region(homes) -> None:
+    """Issue 22: RunPod's Secure/Community Cloud tier was stored as the region (88 offers
+    "secure"/"community"). Merged, every stored row has region global and the tier in
+    cloud_tier, under the id a fresh parse gives it."""
+    _, _, merged, _ = homes
+    with duckdb.connect(str(merged.warehouse), read_only=True) as con:
+        for table in ("observations", "offer_history"):
+            places = con.execute(
+                f"select distinct region, cloud_tier from {table} where provider = 'runpod'"
+            ).fetchall()
+            assert sorted(places) == [("global", "community"), ("global", "secure")], table
+        community = offer_id(
+            "runpod", "1x NVIDIA H100 80GB HBM3", "global", "on_demand", None, "community"
+        )
+        prices = con.execute(
+            "select cloud_tier, price from offer_history"
+            " where offer_id in (?, ?) and valid_to is null",
+            [TIERED_ID, community],
+        ).fetchall()
+    # c2026-09 API: H100 SXM securePrice 3.49, communityPrice 2.69
+    assert sorted(prices) == [("community", Decimal("2.69")), ("secure", Decimal("3.49"))]
 
 
 def test_merged_history_has_no_overlap_and_one_open_interval_per_offer(homes) -> None:
@@ -130,7 +183,9 @@ def test_merged_history_has_no_overlap_and_one_open_interval_per_offer(homes) ->
         ).fetchone()
         # community H100 SXM on-demand read 2.69 in every capture from 2025-06 on, in both
         # spellings: five alternating intervals are one
-        community = offer_id("runpod", "1x NVIDIA H100 80GB HBM3", "community", "on_demand", None)
+        community = offer_id(
+            "runpod", "1x NVIDIA H100 80GB HBM3", "global", "on_demand", None, "community"
+        )
         assert _series(con, community)[-1] == ("2025-06-15", None, Decimal("2.69"))
     assert overlaps == (0,) and open_twice == (0,)
 
@@ -145,14 +200,17 @@ def test_fresh_replay_with_product_keys_equals_the_merged_old_warehouse(homes) -
 def test_merge_is_idempotent_and_the_ingest_runs_it(homes, tmp_path) -> None:
     _, _, merged, _ = homes
     with duckdb.connect(str(merged.warehouse)) as con:
-        again = merge_offer_identities(con, "runpod", runpod.PROVIDER.product_key)
+        again = merge_offer_identities(
+            con, "runpod", runpod.PROVIDER.product_key, place_of=runpod.PROVIDER.place
+        )
     assert again.moved == {}
     # an old warehouse ingested by the new code: merged before its scrapes load
     home = Paths(tmp_path / "home")
     _ingest(home, OLD_RUNPOD)
     _ingest(home, runpod.PROVIDER, "unchanged")  # the same captures: nothing new to load
     assert _history(home.warehouse, "offer_id = ?", [PAGE_ID]) == []
-    assert len(_history(home.warehouse, "offer_id = ?", [API_ID])) == 5
+    assert _history(home.warehouse, "offer_id = ?", [API_ID]) == []
+    assert len(_history(home.warehouse, "offer_id = ?", [TIERED_ID])) == 5
 
 
 def _row(oid: str, start: int, end: int | None, price: str) -> dict:

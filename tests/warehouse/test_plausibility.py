@@ -19,6 +19,7 @@ def offer(
     pricing: str = "on_demand",
     instance: str | None = None,
     region: str = "global",
+    cloud_tier: str | None = None,
     gpus: str = "1",
     scrape: str | None = None,
     offered: bool | None = None,
@@ -34,6 +35,7 @@ def offer(
         provider=provider,
         instance_type=instance or f"i{n}",
         region=region,
+        cloud_tier=cloud_tier,
         pricing=pricing,
         gpu_id=gpu,
         gpu_name_provider=gpu or "Mystery GPU",
@@ -125,15 +127,15 @@ def test_spot_at_or_above_on_demand_of_the_same_instance_is_suspect():
 
 
 def test_community_price_above_secure_is_suspect():
-    secure = offer("p", "1.00", instance="x", region="secure")
-    community = offer("p", "1.20", instance="x", region="community")
+    secure = offer("p", "1.00", instance="x", cloud_tier="secure")
+    community = offer("p", "1.20", instance="x", cloud_tier="community")
     assert codes(screen([secure, community]), community) == {"community_above_secure"}
 
 
 def test_a_suspect_sibling_is_no_reference():
     # secure 0.50 is flagged by the provider; the community 1.64 above it is the real price
-    secure = offer("p", "0.50", instance="x", region="secure", offered=False)
-    community = offer("p", "1.64", instance="x", region="community", offered=True)
+    secure = offer("p", "0.50", instance="x", cloud_tier="secure", offered=False)
+    community = offer("p", "1.64", instance="x", cloud_tier="community", offered=True)
     verdicts = screen([secure, community])
     assert codes(verdicts, secure) == {"not_offered"}
     assert codes(verdicts, community) == set()
@@ -225,8 +227,8 @@ def test_a_placeholder_on_demand_price_is_no_spot_reference():
 
 
 def test_cloud_tiers_are_different_skus():
-    community = offer("p", "0.22", instance="x", region="community")
-    secure_spot = offer("p", "0.22", instance="x", region="secure", pricing="spot")
+    community = offer("p", "0.22", instance="x", cloud_tier="community")
+    secure_spot = offer("p", "0.22", instance="x", cloud_tier="secure", pricing="spot")
     assert screen([community, secure_spot]) == {}
 
 

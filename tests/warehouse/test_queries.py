@@ -59,6 +59,9 @@ FIXED = [
     OfferQuery(OfferFilter.build(provider=["vultr"], include_expired=True), cheapest_per_gpu=True),
     OfferQuery(OfferFilter.build(gpu=["a100"], include_expired=True), cheapest_per_gpu=True),
     OfferQuery(OfferFilter.build(gpu=["a100-80gb", "h100-sxm"]), sort="price_per_gpu"),
+    OfferQuery(OfferFilter.build(continent=["europe"], gpu=["h100"]), sort="price_per_gpu"),
+    OfferQuery(OfferFilter.build(country=["de,FI"], include_expired=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(continent=["Asia", "middle-east"], country=["jp", "ae"])),
 ]
 
 

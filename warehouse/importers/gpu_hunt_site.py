@@ -267,6 +267,7 @@ def _observed_rows(
                 "price_unit": "hour",
                 "price_per": "instance",
                 "price_per_hour": quantize_money(hourly),
+                "cloud_tier": None,  # the dataset names no product tier
             }
         )
     return rows
@@ -331,7 +332,7 @@ def _replace_history(
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 6), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean,"
         " price_per_gpu_hour_usd decimal(18, 6), price_unit varchar, price_per varchar,"
-        " price_per_hour decimal(18, 6))"
+        " price_per_hour decimal(18, 6), cloud_tier varchar)"
     )
     bulk_insert(con, BATCH_TABLE, ["scrape_id", "provider", "observed_at", "coverage"], batch)
     bulk_insert(

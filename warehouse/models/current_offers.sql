@@ -2,7 +2,7 @@
 -- Grain: one row per offer_id, from each provider's newest successful scrape, plus the curated
 -- serverless tiers (seeds/serverless_tiers.csv) of platforms that are not scraped.
 -- Depends on: scrapes, observations, price_screens, gpus, serverless_tiers, provider_facts,
--- serverless_platforms, shelf_lives; variables as_of (the snapshot instant) and
+-- serverless_platforms, shelf_lives, regions, countries; variables as_of (the snapshot instant) and
 -- stale_after_days; macro price_kind (views/price_kind.sql).
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
@@ -17,6 +17,10 @@
 -- warehouse/units.py, never derived here. An announced price in force at as_of is the price
 -- (its stored figures, announced = true, previous_* the one it replaces); one still to come is
 -- announced_price* from announced_from.
+-- Place: region is the provider's own id (cloud_tier its product tier, where it has tiers);
+-- country, continent and city come from the regions seed (an exact id before a 'PREFIX*' row),
+-- or, where the row itself names its country (observations.country, e.g. a host's location),
+-- from that and the countries seed. Null: the region names no place (global, unknown).
 -- Age: age_days is the price's own age at as_of (observed_at, at its stated precision), and
 -- stale = age_days > stale_after_days, whatever the scrape did.
 -- Shelf life: price_kind (the price_kind macro: dynamic, spot, marketplace, on_demand, reserved,
@@ -106,6 +110,8 @@ curated_serverless as (
         t.platform as provider,
         t.instance_type,
         'global' as region,
+        null::varchar as cloud_tier,
+        null::varchar as country,
         'on_demand' as pricing,
         null::integer as reserved_term_months,
         t.tier as gpu_name_provider,
@@ -154,6 +160,19 @@ offers as (
     select * from curated_serverless
 ),
 
+-- Where each offer's region is: its exact id in the regions seed, else the longest prefix row.
+offer_places as (
+    select distinct on (o.offer_id) o.offer_id, r.country, r.continent, r.city
+    from offers as o
+    inner join regions as r
+        on o.provider = r.provider
+        and (
+            lower(o.region) = lower(r.region)
+            or (r.region like '%*' and starts_with(lower(o.region), lower(rtrim(r.region, '*'))))
+        )
+    order by o.offer_id, r.region like '%*', length(r.region) desc
+),
+
 -- Capabilities every candidate GPU of a pooled tier has (bool_and: false if one lacks it).
 candidate_capabilities as (
     select o.offer_id, bool_and(g.fp8_support) as fp8_all, bool_and(g.bf16_support) as bf16_all
@@ -169,6 +188,10 @@ typed as (
         o.provider,
         o.instance_type,
         o.region,
+        o.cloud_tier,
+        coalesce(o.country, pl.country) as country,
+        coalesce(k.continent, pl.continent) as continent,
+        pl.city,
         o.pricing,
         o.reserved_term_months,
         o.gpu_name_provider,
@@ -248,6 +271,8 @@ typed as (
     left join serverless_platforms as p on o.provider = p.platform
     left join price_screens as ps on o.scrape_id = ps.scrape_id and o.offer_id = ps.offer_id
     left join candidate_capabilities as c on o.offer_id = c.offer_id
+    left join offer_places as pl on o.offer_id = pl.offer_id
+    left join countries as k on coalesce(o.country, pl.country) = k.country
 )
 
 select
@@ -271,4 +296,4 @@ select
     coalesce(getvariable('as_of')::timestamptz >= expires_at, true) as expired
 from typed
 inner join shelf_lives as l on typed.price_kind = l.price_kind
-order by provider, instance_type, region, pricing;
+order by provider, instance_type, region, cloud_tier, pricing;

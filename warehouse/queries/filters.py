@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, Literal, get_args
 
 from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
+from warehouse.places import CONTINENTS
 
 MAX_LIST_VALUES = 50
 MAX_LIMIT = 1000
@@ -68,6 +69,16 @@ FILTER_FIELDS: dict[str, FilterField] = {
         FilterField("max_price_per_gpu", "Maximum USD per GPU-hour", ge=0),
         FilterField("min_gpus", "Minimum GPUs per instance", ge=0, le=10_000),
         FilterField("region", "Region code, any case (repeatable or comma-separated)"),
+        FilterField(
+            "country",
+            "ISO 3166-1 alpha-2 country of the offer's region or host, any case (repeatable or"
+            " comma-separated); offers whose region names no country are left out",
+        ),
+        FilterField(
+            "continent",
+            "Continent of the offer's region or host (repeatable or comma-separated): "
+            + ", ".join(CONTINENTS),
+        ),
         FilterField(
             "max_age_days",
             "Only prices observed at most this many days before the snapshot (the price's own "
@@ -275,6 +286,8 @@ class OfferFilter:
     max_price_per_gpu: float | None = None  # USD per GPU-hour
     min_gpus: float | None = None
     region: tuple[str, ...] | None = None  # lowercase
+    country: tuple[str, ...] | None = None  # lowercase ISO alpha-2
+    continent: tuple[str, ...] | None = None  # of warehouse.places.CONTINENTS
     max_age_days: float | None = None  # days before the snapshot
     include_suspect: bool = False
     include_expired: bool = False  # prices past their shelf life (current_offers.expired)
@@ -288,6 +301,8 @@ class OfferFilter:
         provider: Iterable[str] | None = None,
         pricing: Iterable[str] | None = None,
         region: Iterable[str] | None = None,
+        country: Iterable[str] | None = None,
+        continent: Iterable[str] | None = None,
         include_suspect: bool | None = False,
         include_expired: bool | None = False,
         include_unavailable: bool | None = False,
@@ -296,18 +311,26 @@ class OfferFilter:
         """A filter from raw values (repeats, comma lists, any case, GPU spellings).
 
         Numbers must already be within :data:`FILTER_FIELDS`' bounds (the API and the CLI
-        parse them); raises ``FilterError`` for an unknown pricing model or a list with more
-        than ``MAX_LIST_VALUES`` values, ``TypeError`` for an unknown filter name."""
+        parse them); raises ``FilterError`` for an unknown pricing model or continent or a
+        list with more than ``MAX_LIST_VALUES`` values, ``TypeError`` for an unknown filter
+        name."""
         prices = split_values(pricing, "pricing")
         if prices and (bad := sorted(set(prices) - set(PRICING_MODELS))):
             raise FilterError(
                 f"pricing: unknown value {bad[0]!r}; valid values: {', '.join(PRICING_MODELS)}"
+            )
+        continents = split_values(continent, "continent", lower=True)
+        if continents and (bad := sorted(set(continents) - set(CONTINENTS))):
+            raise FilterError(
+                f"continent: unknown value {bad[0]!r}; valid values: {', '.join(CONTINENTS)}"
             )
         return cls(
             gpu=gpu_terms(gpu),
             provider=split_values(provider, "provider", lower=True),
             pricing=prices,
             region=split_values(region, "region", lower=True),
+            country=split_values(country, "country", lower=True),
+            continent=continents,
             include_suspect=bool(include_suspect),
             include_expired=bool(include_expired),
             include_unavailable=bool(include_unavailable),
@@ -358,6 +381,10 @@ class OfferFilter:
             w.add("gpu_count >= ?", self.min_gpus)
         if self.region:
             w.add(_in("lower(region)", self.region), *self.region)
+        if self.country:
+            w.add(_in("lower(country)", self.country), *self.country)
+        if self.continent:
+            w.add(_in("continent", self.continent), *self.continent)
         return w
 
 

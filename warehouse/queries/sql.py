@@ -14,7 +14,8 @@ from warehouse.queries.filters import INSTANCE_SORTS, OfferQuery, Where
 # schema's order), all selected from current_offers. offers_in_group is last (the
 # cheapest_per_gpu count; null otherwise).
 INSTANCE_COLUMNS = """
-    offer_id as id, provider, instance_type, region, gpu_id, gpu_family, gpu_name,
+    offer_id as id, provider, instance_type, region, cloud_tier, country, continent, gpu_id,
+    gpu_family, gpu_name,
     gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
     vram_gb_per_gpu,
     vram_gb_usable, vram_gb_total, vram_gb_reported, vram_report_mismatch,

@@ -33,7 +33,8 @@ from warehouse.queries.sql import INSTANCE_COLUMNS, rows
 _FILTER_SQL = """
     select offer_id, price_status, expired, available, price_kind, fp8, bf16, serverless, gpu_id,
         gpu_family, provider, pricing,
-        lower(region) as region, gpu_name_provider, age_days, vram_gb_usable, vram_gb_total,
+        lower(region) as region, lower(country) as country, continent, gpu_name_provider,
+        age_days, vram_gb_usable, vram_gb_total,
         price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
     from current_offers order by offer_id
 """
@@ -115,7 +116,15 @@ class OfferTable:
         self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
         self.categories = {
             name: _Codes(columns[name])
-            for name in ("gpu_id", "gpu_family", "provider", "pricing", "region")
+            for name in (
+                "gpu_id",
+                "gpu_family",
+                "provider",
+                "pricing",
+                "region",
+                "country",
+                "continent",
+            )
         }
         self.ranges = {name: _floats(columns[name]) for name in _RANGES}
         self.orders: dict[str, np.ndarray] = {}
@@ -214,6 +223,8 @@ class OfferTable:
             ("provider", f.provider),
             ("pricing", f.pricing),
             ("region", f.region),
+            ("country", f.country),
+            ("continent", f.continent),
         ):
             if values:
                 m &= self.categories[column].any_of(values)

@@ -38,6 +38,7 @@ select
     provider,
     arg_max(instance_type, valid_from) as instance_type,
     arg_max(region, valid_from) as region,
+    arg_max(cloud_tier, valid_from) as cloud_tier,
     arg_max(pricing, valid_from) as pricing,
     arg_max(gpu_id, valid_from) as gpu_id,
     arg_max(gpu_family, valid_from) as gpu_family,

@@ -12,6 +12,7 @@ select
     h.provider,
     h.instance_type,
     h.region,
+    h.cloud_tier,
     h.pricing,
     h.reserved_term_months,
     h.gpu_name_provider,

@@ -66,6 +66,7 @@ select
     provider,
     instance_type,
     region,
+    cloud_tier,
     pricing,
     gpu_id,
     gpu_count,
