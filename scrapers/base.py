@@ -160,6 +160,21 @@ class Offer(BaseModel):
         default=None,
         description="When `announced_price` takes effect (UTC, after `observed_at`)",
     )
+    listings: int = Field(
+        default=1,
+        ge=1,
+        description="How many of the source's rows this offer stands for: a marketplace row"
+        " repeated exactly (same GPU, count, price, region, specs; nothing the source publishes"
+        " tells the rows apart) is one offer with listings N (``parsing.collapse_listings``)",
+    )
+    single_gpu_price: Decimal | None = Field(
+        default=None,
+        gt=0,
+        description="A price for one GPU of this instance's model that the source prints beside"
+        " the instance price (a derived column of the same row, e.g. an 'Inference Single GPU'"
+        " column), in the offer's `currency` per `price_unit`; a property of this offer, never"
+        " an offer of its own. None: the source prints none",
+    )
 
     @model_validator(mode="before")
     @classmethod

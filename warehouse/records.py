@@ -104,6 +104,10 @@ class OfferLike(Protocol):
     def announced_price(self) -> Decimal | None: ...
     @property
     def announced_from(self) -> datetime | None: ...
+    @property
+    def listings(self) -> int: ...
+    @property
+    def single_gpu_price(self) -> Decimal | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -132,6 +136,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     observed_at: datetime
     announced_price: Decimal | None = None
     announced_from: datetime | None = None
+    listings: int = 1
+    single_gpu_price: Decimal | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
@@ -176,6 +182,11 @@ class Observation(msgspec.Struct, kw_only=True):
     announced_price_per_hour: Decimal | None = None
     announced_price_per_hour_usd: Decimal | None = None
     announced_price_per_gpu_hour_usd: Decimal | None = None
+    # how many identical source rows this offer stands for (migration 0024), and a price for
+    # one GPU the source prints beside the instance price, as quoted and in USD per GPU-hour
+    listings: int = 1
+    single_gpu_price: Decimal | None = None
+    single_gpu_price_per_hour_usd: Decimal | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):
