@@ -155,6 +155,7 @@ def test_aws_skipped_region_keeps_last_good_offers(tmp_path, monkeypatch) -> Non
                 "select coverage, coverage_reason from scrapes where scrape_id = ?",
                 [outcome.scrape_id],
             ).fetchone()
+        assert status is not None and coverage is not None
         return outcome, offers, status, open_ohio, coverage
 
     first, offers, status, _, coverage = scrape(None, "55.0400000000")
@@ -181,5 +182,5 @@ def test_aws_skipped_region_keeps_last_good_offers(tmp_path, monkeypatch) -> Non
     # every region answers again: all 51 from the newest scrape, nothing kept
     third, offers, status, _, coverage = scrape(None, "55.6000000000")
     assert coverage == ("full", None) and len(offers) == 51
-    assert {sid for *_, sid in offers} == {third.scrape_id}
+    assert {row[3] for row in offers} == {third.scrape_id}
     assert status[0] == "success" and status[2] == 0

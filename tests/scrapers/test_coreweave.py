@@ -278,6 +278,7 @@ def test_coreweave_inference_column_is_a_property_not_offers() -> None:
     # Evidence that On-Demand is per instance: on every row the single-GPU price is the
     # instance price divided by the GPU count, to the cent.
     for model, instance in priced.items():
+        assert instance.single_gpu_price is not None
         per_gpu = (instance.price / instance.gpu_count).quantize(Decimal("0.01"))
         assert abs(per_gpu - instance.single_gpu_price) <= Decimal("0.01"), model
 

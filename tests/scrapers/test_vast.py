@@ -81,8 +81,8 @@ def test_vast_exact_duplicates_collapse_with_listings() -> None:
     assert offers[1].listings == 1
     # three rows of 1x L40S at $0.8014814814814815 and of 4x L40S at $1.868148148148148
     l40s = {(o.gpu_count, o.price): o.listings for o in offers if o.gpu_name == "L40S"}
-    assert l40s[(1, Decimal("0.8014814814814815"))] == 3
-    assert l40s[(4, Decimal("1.868148148148148"))] == 3
+    assert l40s[(Decimal(1), Decimal("0.8014814814814815"))] == 3
+    assert l40s[(Decimal(4), Decimal("1.868148148148148"))] == 3
     assert Counter(o.listings for o in offers) == {1: 103, 2: 13, 3: 3}
     assert all(re.fullmatch(r"reduced-[0-9a-f]{12}", o.instance_type) for o in offers)
     # a name stored before listings keys as the collapsed offer (its history continues)
