@@ -51,12 +51,15 @@ class IngestReport:
 
     def summary(self) -> str:
         counts = {
-            s: sum(p.status == s for p in self.providers) for s in ("ok", "FAILED", "skipped")
+            s: sum(p.status == s for p in self.providers)
+            for s in ("ok", "partial", "FAILED", "skipped")
         }
         mode = "live" if self.live else "replay"
+        # partial: a success whose fetch skipped parts (their offers kept from the last good scrape)
+        partial = f", {counts['partial']} partial" if counts["partial"] else ""
         return (
-            f"{len(self.providers)} providers: {counts['ok']} {mode} ok, {counts['FAILED']} failed,"
-            f" {counts['skipped']} skipped"
+            f"{len(self.providers)} providers: {counts['ok']} {mode} ok{partial},"
+            f" {counts['FAILED']} failed, {counts['skipped']} skipped"
         )
 
 
@@ -299,6 +302,17 @@ def _fill_provider_lines(
                 [report.run_id],
             ).fetchall()
         )
+        # offers current_offers serves from an older scrape than the newest (which skipped parts)
+        kept_offers = (
+            dict(
+                con.execute(
+                    "select provider, kept_offer_count from provider_status"
+                    " where kept_offer_count > 0"
+                ).fetchall()
+            )
+            if _has_table(con, "provider_status")
+            else {}
+        )
     by_provider = {r[0]: r for r in rows}
     live = "live" if report.live else "replay"
     for slug in slugs:
@@ -342,12 +356,17 @@ def _fill_provider_lines(
             when = f"observed {observed_at:%Y-%m-%d}" if observed_at else f"unchanged ({served})"
             if not report.live:
                 when = f"{scrapes} capture{'s' if scrapes != 1 else ''}, newest {when}"
-            what = f"{live} ok, {when}"
+            status = "partial" if slug in skipped_parts else "ok"
+            what = f"{live} {status}, {when}"
             if slug in unknown_gpus:
                 what += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
             if slug in skipped_parts:
-                what += f"; warning: not fetched: {skipped_parts[slug]}"
-            line = ProviderLine(slug, "ok", scrapes, offers, what)
+                kept = kept_offers.get(slug, 0)
+                what += (
+                    f"; warning: not fetched: {skipped_parts[slug]} ({kept}"
+                    f" offer{'s' if kept != 1 else ''} kept from the last scrape listing them)"
+                )
+            line = ProviderLine(slug, status, scrapes, offers, what)
         report.providers.append(line)
     report.offer_count = sum(report.origins.values())
 

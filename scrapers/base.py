@@ -199,6 +199,21 @@ class Offer(BaseModel):
         " provider states it beside `gpu_name`, e.g. in its documentation of the product; None:"
         " not stated (the warehouse then reads only the name's and instance type's words)",
     )
+    listings: int = Field(
+        default=1,
+        ge=1,
+        description="How many of the source's rows this offer stands for: a marketplace row"
+        " repeated exactly (same GPU, count, price, region, specs; nothing the source publishes"
+        " tells the rows apart) is one offer with listings N (``parsing.collapse_listings``)",
+    )
+    single_gpu_price: Decimal | None = Field(
+        default=None,
+        gt=0,
+        description="A price for one GPU of this instance's model that the source prints beside"
+        " the instance price (a derived column of the same row, e.g. an 'Inference Single GPU'"
+        " column), in the offer's `currency` per `price_unit`; a property of this offer, never"
+        " an offer of its own. None: the source prints none",
+    )
 
     @model_validator(mode="before")
     @classmethod

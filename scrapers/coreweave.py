@@ -22,10 +22,12 @@ Known layouts:
     for footnote 1 or 2, so neither is interpreted further.
   - **Inference Single GPU** is a price for one GPU of that model, not for the instance: on
     every priced row it equals the On-Demand instance price divided by the GPU count (GB200
-    $42.00 / 4 = $10.50, HGX B200 $68.80 / 8 = $8.60). It is emitted as its own 1-GPU offer:
-    ``instance_type`` "<model> (Inference Single GPU)", ``gpu_count`` 1, ``price_per`` gpu,
-    ``pricing`` on_demand, VRAM per GPU kept, and vCPUs/RAM/storage left empty (the row's
-    figures are for the whole instance; a single GPU's share is not stated).
+    $42.00 / 4 = $10.50, HGX B200 $68.80 / 8 = $8.60). It is a derived column of the row, not
+    an offer: it is the row's on-demand offer's ``single_gpu_price`` (USD per hour for one
+    GPU). A row with a single-GPU price but no on-demand price (none on the captures) is
+    counted under ``single_gpu_price_without_on_demand``. (Before issue 22 it was emitted as an
+    extra 1-GPU offer "<model> (Inference Single GPU)"; those offers end in history at the
+    first scrape that reads the column this way, as any offer a full scrape no longer lists.)
   - Every row is printed twice: desktop cells (``div.table-v2-cell``, direct children of the
     row's ``div.table-grid``) and a mobile card (``table-cell-column-*``) repeating them. Only the
     desktop cells are read, so each row yields its offers once.
@@ -115,7 +117,6 @@ INSTANCE_CELL_CLASS = "table-v2-cell"  # desktop cells; the mobile card uses oth
 INSTANCE_FIRST_HEADING = "GPU Model"
 REGION_HEADING_TAG = "h5"
 REGION_PREFIX = "REGION:"
-INFERENCE_SUFFIX = "(Inference Single GPU)"
 # The GPU models the page's rows name (every capture, priced or not). A row naming none of them
 # is reported as ``unknown_gpu``; adding a model here is how a new GPU gets published.
 KNOWN_GPU_MODELS = (
@@ -188,7 +189,8 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     """Offers from the pricing page, prices in USD per hour.
 
     2023 component table: per GPU, on-demand, region "global". Current instance tables: per
-    instance (On-Demand, Spot) or per GPU (Inference Single GPU), one region per table.
+    instance (On-Demand, Spot; the Inference Single GPU column is the on-demand offer's
+    ``single_gpu_price``), one region per table.
     Raises ``SchemaDriftError`` for an unknown layout, an instance-table page without a "GPU
     Model" table or region heading, an unknown column, a duplicated offer, and when a page
     yields no offers; rows and cells that cannot be read are left out and counted and counted.
@@ -401,12 +403,20 @@ def _parse_instance_table(
             "source_url": response.url,
             "observed_at": response.fetched_at,
         }
+        # the Inference Single GPU column: a property of the row's on-demand offer
+        single = _instance_price(cells[col["inference"]], excluded) if "inference" in col else None
         for role, pricing in _INSTANCE_PRICINGS.items():
             if role not in col:
                 continue
             priced = _instance_price(cells[col[role]], excluded)
             if priced is None:
                 continue
+            derived = single if pricing is PricingModel.ON_DEMAND else None
+            if derived is not None and derived[1] != priced[1]:
+                raise SchemaDriftError(
+                    f"{response.url}: {name}: the single-GPU price is in {derived[1]}, the"
+                    f" instance price in {priced[1]}"
+                )
             offers.append(
                 Offer(
                     **common,
@@ -419,22 +429,13 @@ def _parse_instance_table(
                     price=priced[0],
                     currency=priced[1],
                     price_per=PricePer.INSTANCE,
+                    single_gpu_price=derived[0] if derived is not None else None,
                 )
             )
-        if "inference" in col:
-            priced = _instance_price(cells[col["inference"]], excluded)
-            if priced is not None:
-                offers.append(
-                    Offer(
-                        **common,
-                        instance_type=f"{name} {INFERENCE_SUFFIX}",
-                        gpu_count=Decimal(1),
-                        pricing=PricingModel.ON_DEMAND,
-                        price=priced[0],
-                        currency=priced[1],
-                        price_per=PricePer.GPU,
-                    )
-                )
+            single = None if derived is not None else single
+        if single is not None:
+            # a single-GPU price with no on-demand instance price to belong to
+            excluded["single_gpu_price_without_on_demand"] += 1
     return offers
 
 

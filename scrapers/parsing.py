@@ -364,6 +364,27 @@ def ensure_unique(offers: Sequence[Offer]) -> list[Offer]:
     return list(offers)
 
 
+def collapse_listings(offers: Sequence[Offer]) -> list[Offer]:
+    """``offers`` with exact duplicates collapsed: one offer per distinct offer, its
+    ``listings`` the sum of theirs, in first-seen order.
+
+    For a source whose rows are listings (a marketplace listing each host as a row): two rows
+    equal in every field an offer has (name, region, GPU, count, memory, vCPUs, RAM, storage,
+    pricing, term, price, currency, unit, basis, flags, source, time) are rentable units the
+    source publishes nothing to tell apart, so they are one offer listed N times, never N
+    offers. Rows that differ in any field, the name included (a listing's own id), stay apart.
+    A parser whose page may print one row twice (desktop and mobile markup) must not use it:
+    a repeated row there is the same listing, and ``ensure_unique`` still rejects it.
+    """
+    found: dict[Offer, int] = {}
+    for offer in offers:
+        key = offer.model_copy(update={"listings": 1})
+        found[key] = found.get(key, 0) + offer.listings
+    return [
+        offer if n == 1 else offer.model_copy(update={"listings": n}) for offer, n in found.items()
+    ]
+
+
 def money_at(text: str, where: str) -> tuple[Decimal, str]:
     """``money(text)``, with ``where`` (URL, row, column) prefixed to the drift message."""
     try:

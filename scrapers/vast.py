@@ -17,12 +17,14 @@ Known layouts:
   A ``min_bid`` of 0 is a valid field value (the offer states no bid floor), not a price of
   zero: the on-demand offer is kept and the spot offer is counted under ``zero_min_bid``.
 - **Reduced offers** (the recorded capture): a bare array of ``{gpu_name, gpu_ram, num_gpus,
-  dph_total}`` with no id and no location. Identical rows are distinct offers (different
-  machines at the same price) and cannot be told apart, so ``instance_type`` is
-  ``reduced-<first 12 hex of sha256 of the four fields>-<k>``, k numbering identical rows
-  1, 2, ...: the same content always gets the same name, whatever the row order, and every row
-  is kept. Region is ``unknown`` and country None (the rows say nowhere where the host is);
-  only the on-demand price exists.
+  dph_total}`` with no id and no location. Identical rows are different machines at the same
+  price that nothing in the row tells apart: they are one offer listed N times (``listings``
+  N, ``parsing.collapse_listings``), not N offers. ``instance_type`` is ``reduced-<first 12
+  hex of sha256 of the four fields>``: the same content always gets the same name, whatever
+  the row order. (Before issue 22 each identical row was an offer of its own, ``reduced-<hex>-
+  <k>``; ``product_key`` keys those stored names as the collapsed offer, so a row that was
+  alone keeps its history series.) Region is ``unknown`` and country None (the rows say
+  nowhere where the host is); only the on-demand price exists.
 
 Offers are per instance (``price_per`` instance) for ``num_gpus`` GPUs; VRAM is per GPU.
 Availability: a full offer is available when its own ``rentable`` flag is true and it is not
@@ -44,7 +46,7 @@ Still ``SchemaDriftError``: a body that is neither shape, a list element that is
 object (or, in the bare array, carries an ``id``), a ``dph_total`` or ``num_gpus`` of 0 or
 less or a negative ``min_bid`` (an impossible value is a broken answer, not one odd offer:
 the scrape fails and the last good data stays served), no offer left at all (a field renamed
-in every offer ends here, with the reasons in the message), a duplicate offer.
+in every offer ends here, with the reasons in the message), one full offer id listed twice.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from scrapers.base import (
 )
 from scrapers.parsing import (
     RowExcluded,
+    collapse_listings,
     decimal,
     distinct_bodies,
     ensure_unique,
@@ -95,6 +98,9 @@ HOMEPAGE = "https://vast.ai"
 TOKEN_ENV = "VAST_API_KEY"  # optional: the offer search answers without a key
 UNKNOWN_REGION = "unknown"
 REDUCED_FIELDS = ("gpu_name", "gpu_ram", "num_gpus", "dph_total")
+REDUCED_PREFIX = "reduced-"
+# the name a reduced row had before identical rows were one offer: "reduced-<12 hex>-<k>"
+_NUMBERED_REDUCED = re.compile(r"^(?P<name>reduced-[0-9a-f]{12})-\d+$")
 # Vast.ai's own GPU names (its ``gpu_name`` values), all 88 models on the market on 2025-12-07
 # as the vastai exporter's /gpu-stats listed them (../shared/snapshots/vast/2025-12-07_vastai-
 # exporter_gpu-stats.json, "models"[].name; the reduced offer capture's 8 names are among them).
@@ -327,8 +333,6 @@ def _rentable(row: dict[str, Any]) -> bool | None:
 
 
 def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str]) -> list[Offer]:
-    seen: Counter[str] = Counter()
-
     def read_row(row: Any) -> Offer:
         if not isinstance(row, dict) or "id" in row:
             raise SchemaDriftError(f"{response.url}: not a reduced offer row: {row!r:.80}")
@@ -340,10 +344,9 @@ def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str
         digest = hashlib.sha256(
             json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
         ).hexdigest()[:12]
-        seen[digest] += 1
         return Offer(
             provider="vast",
-            instance_type=f"reduced-{digest}-{seen[digest]}",
+            instance_type=f"{REDUCED_PREFIX}{digest}",
             region=UNKNOWN_REGION,
             gpu_name=gpu_name,
             gpu_count=gpu_count,
@@ -357,8 +360,14 @@ def _parse_reduced(rows: list[Any], response: RawResponse, excluded: Counter[str
             observed_at=response.fetched_at,
         )
 
-    offers = offers_from_rows(rows, read_row, excluded)
-    return offers
+    return collapse_listings(offers_from_rows(rows, read_row, excluded))
+
+
+def product_key(instance_type: str) -> str:
+    """The reduced offer's name for a name stored before listings (``reduced-<hex>-<k>``, one
+    per identical row); every other name is its own key."""
+    match = _NUMBERED_REDUCED.match(instance_type)
+    return match["name"] if match else instance_type
 
 
 PROVIDER = Provider(
@@ -369,5 +378,6 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="marketplace",
+    product_key_rule=product_key,
     notes="VAST_API_KEY is optional. Offers are the cheapest LIMIT verified on-demand offers.",
 )

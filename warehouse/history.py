@@ -262,6 +262,21 @@ def retention_days(con: duckdb.DuckDBPyConnection, table: str = "observations") 
 FUTURE_TOLERANCE = timedelta(seconds=300)
 
 
+# the scrapes current_offers serves offers from: after a scrape that skipped parts, the older
+# ones that listed the offers it did not (models/current_offers.sql)
+_SERVED = "union all select distinct scrape_id from current_offers"
+
+
+def _has_current_offers(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(
+        _one(
+            con,
+            "select count(*) from information_schema.tables where table_name = 'current_offers'",
+            [],
+        )
+    )
+
+
 def prune_observations(
     con: duckdb.DuckDBPyConnection, keep_days: int | None = None, *, now: datetime | None = None
 ) -> int:
@@ -271,7 +286,9 @@ def prune_observations(
     of old captures keeps its last ``keep_days``) that is not dated after ``now`` (default the
     wall clock) plus ``FUTURE_TOLERANCE``: one scrape dated 2099 must not delete every real one
     (issue 15). Each provider's newest successful scrape, and its newest not in the future, is
-    always kept because ``current_offers`` reads it. Returns the number of rows deleted.
+    always kept because ``current_offers`` reads it, and so is every scrape ``current_offers``
+    serves an offer from (after a scrape that skipped parts, the last one that listed each
+    offer it did not). Returns the number of rows deleted.
     """
     days = keep_days if keep_days is not None else retention_days(con)
     if days is None:
@@ -295,8 +312,9 @@ def prune_observations(
             where status = 'success' group by provider
             union all
             select arg_max(scrape_id, observed_at) from scrapes
-            where status = 'success' and observed_at <= $latest group by provider)
-        """,
+            where status = 'success' and observed_at <= $latest group by provider
+            {served})
+        """.format(served=_SERVED if _has_current_offers(con) else ""),
         {"cutoff": cutoff, "latest": latest},
     )
     return int(deleted or 0)

@@ -296,7 +296,13 @@ def normalise(
             gpu_family=gpu_family,
             cloud_tier=o.cloud_tier,
             country=o.country,
+            listings=o.listings,
         )
+        if o.single_gpu_price is not None:  # one GPU, quoted like the price (unit, currency)
+            row.single_gpu_price = o.single_gpu_price
+            row.single_gpu_price_per_hour_usd = memo.price(o.single_gpu_price, o, unit, "gpu", day)[
+                4
+            ]
         if not _announce(row, o, memo, validation):
             continue
         previous = rows.get((sid, oid))

@@ -123,7 +123,12 @@ class OfferLike(Protocol):
     def available(self) -> bool | None: ...
     @property
     def available_until(self) -> datetime | None: ...
+    @property
     def gpu_form_factor(self) -> str | None: ...
+    @property
+    def listings(self) -> int: ...
+    @property
+    def single_gpu_price(self) -> Decimal | None: ...
 
 
 class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -157,6 +162,8 @@ class ScrapedOffer(msgspec.Struct, frozen=True, kw_only=True):
     announced_price: Decimal | None = None
     announced_from: datetime | None = None
     gpu_form_factor: str | None = None
+    listings: int = 1
+    single_gpu_price: Decimal | None = None
 
 
 class Observation(msgspec.Struct, kw_only=True):
@@ -212,6 +219,11 @@ class Observation(msgspec.Struct, kw_only=True):
     # (migration 0022); null: none
     cloud_tier: str | None = None
     country: str | None = None
+    # how many identical source rows this offer stands for (migration 0023), and a price for
+    # one GPU the source prints beside the instance price, as quoted and in USD per GPU-hour
+    listings: int = 1
+    single_gpu_price: Decimal | None = None
+    single_gpu_price_per_hour_usd: Decimal | None = None
 
 
 class HistoryObservation(msgspec.Struct, kw_only=True):

@@ -43,7 +43,13 @@ class ProviderStatus(Schema):
     data_observed_at: datetime | None
     last_failure_at: datetime | None
     last_error: str | None
-    last_status: str
+    last_status: Annotated[
+        str,
+        msgspec.Meta(
+            description="The last attempt's outcome: success, partial (a success whose fetch"
+            " skipped parts: skipped_parts), failed, skipped"
+        ),
+    ]
     last_attempt_at: datetime | None
     current_offer_count: int
     suspect_offer_count: Annotated[
@@ -98,6 +104,13 @@ class ProviderStatus(Schema):
     skipped_parts: Annotated[
         dict[str, str],
         msgspec.Meta(description="Those parts: part (e.g. 'region ap-east-2') -> its error"),
+    ]
+    kept_offer_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Current offers the served scrape did not list because it skipped parts:"
+            " each is served from the last scrape that listed it (its observed_at says when)"
+        ),
     ]
     stale: Annotated[
         bool,

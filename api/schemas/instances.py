@@ -138,7 +138,12 @@ class InstanceItem(Schema):
     bf16: Annotated[
         bool | None, msgspec.Meta(description="Native BF16 support; null when the GPU is unknown")
     ]
-    interconnect: str | None
+    interconnect: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The instance's GPU interconnect: none for one GPU (or a share of one); for several GPUs the GPU model's (nvlink, nvlink_bridge, nvlink_c2c, pcie, infinity_fabric, roce); null when the GPU is unknown"
+        ),
+    ]
     vcpus: Number | None
     ram_gb: Number | None
     storage_gb: Number | None
@@ -217,6 +222,22 @@ class InstanceItem(Schema):
     previous_price_per_gpu_hour_usd: Annotated[
         Number | None,
         msgspec.Meta(description="previous_price in USD per GPU-hour; null otherwise"),
+    ]
+    listings: Annotated[
+        int,
+        msgspec.Meta(
+            description="How many identical rows of the source this offer stands for: a marketplace host row repeated exactly (same GPU, count, price, region, specs) is one offer listed N times; 1 otherwise"
+        ),
+    ]
+    single_gpu_price: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="A price for one GPU of this instance's model that the source prints beside the instance price (e.g. CoreWeave's Inference Single GPU column), in `currency` per `price_unit`; a property of this offer, not an offer; null when the source prints none"
+        ),
+    ]
+    single_gpu_price_per_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="single_gpu_price in USD per GPU-hour; null otherwise"),
     ]
     price_status: Annotated[
         str,

@@ -8,7 +8,11 @@ part is published, the failed one is stored with the scrape, goes to ``fetch_com
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
+from collections import Counter
+from decimal import Decimal
 
 import dagster as dg
 import httpx
@@ -16,7 +20,7 @@ import pytest
 
 from pipelines.defs.providers import _check_results
 from pipelines.ingest import ensure_seeded, scrape_provider
-from scrapers import hetzner
+from scrapers import aws, hetzner, http
 from scrapers.base import RawResponse
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
@@ -84,3 +88,99 @@ def test_a_skipped_part_turns_fetch_complete_yellow_and_lists_it():
     assert PART in check.metadata["parts"].value
     assert all(r.passed for r in results.values() if r.check_name != "fetch_complete")
     assert {r.check_name: r for r in _check_results("aws", [])}["fetch_complete"].passed
+
+
+# --- a skipped region keeps its last good offers (issue 22, item 7) -------------------------
+
+AWS_CAPTURE = SNAPSHOTS / "aws" / "c2026-09_ec2-ondemand-pricing-page_json_gpu_7regions.json"
+OHIO = "US East (Ohio)"
+VIRGINIA = "US East (N. Virginia)"
+
+
+def _aws_transport(*, failing: str | None, p5_virginia: str) -> httpx.MockTransport:
+    """Each region's URL answered with that region's part of the real 7-region capture (a
+    region the capture lacks: an empty price file), Virginia's p5.48xlarge at ``p5_virginia``;
+    ``failing`` answers HTTP 503 every time."""
+    capture = json.loads(AWS_CAPTURE.read_bytes())
+    bodies: dict[str, bytes] = {}
+    for name in aws.REGIONS:
+        part = copy.deepcopy(capture.get(name, {"regions": {name: {}}}))
+        if name == VIRGINIA:
+            for entry in part["regions"][name].values():
+                if entry["Instance Type"] == "p5.48xlarge":
+                    entry["price"] = p5_virginia
+        bodies[aws.region_url(name)] = json.dumps({name: part}).encode()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if failing is not None and str(request.url) == aws.region_url(failing):
+            return httpx.Response(503, text="Service Unavailable")
+        return httpx.Response(
+            200, content=bodies[str(request.url)], headers={"content-type": "application/json"}
+        )
+
+    return httpx.MockTransport(handler)
+
+
+def test_aws_skipped_region_keeps_last_good_offers(tmp_path, monkeypatch) -> None:
+    """Issue 22: a live AWS scrape whose Ohio price file fails was a plain success, and the 8
+    Ohio offers of the capture silently left the served data. Now the scrape is partial (its
+    region named), Ohio's last good offers stay current, dated by their own scrape, and the
+    other regions update (Virginia's p5.48xlarge $55.04 -> $55.60)."""
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    paths = Paths(tmp_path / "home")
+    ensure_seeded(Warehouse(paths.warehouse))
+
+    def scrape(failing: str | None, p5_virginia: str):
+        [outcome] = scrape_provider(
+            aws.PROVIDER,
+            paths=paths,
+            replay_dir=None,
+            transport=_aws_transport(failing=failing, p5_virginia=p5_virginia),
+        )
+        with Warehouse(paths.warehouse).connect() as con:
+            rebuild(con)
+            offers = con.execute(
+                "select region, instance_type, price, scrape_id from current_offers"
+                " where provider = 'aws'"
+            ).fetchall()
+            status = con.execute(
+                "select last_status, skipped_parts, kept_offer_count, current_offer_count"
+                " from provider_status where provider = 'aws'"
+            ).fetchone()
+            open_ohio = con.execute(
+                "select count(*) from offer_history where provider = 'aws'"
+                " and region = 'us-east-2' and valid_to is null"
+            ).fetchone()
+            coverage = con.execute(
+                "select coverage, coverage_reason from scrapes where scrape_id = ?",
+                [outcome.scrape_id],
+            ).fetchone()
+        assert status is not None and coverage is not None
+        return outcome, offers, status, open_ohio, coverage
+
+    first, offers, status, _, coverage = scrape(None, "55.0400000000")
+    assert first.status == "success" and len(offers) == 51 and coverage == ("full", None)
+    assert sum(region == "us-east-2" for region, *_ in offers) == 8
+    assert status[0] == "success" and status[2] == 0
+
+    second, offers, status, open_ohio, coverage = scrape(OHIO, "55.6000000000")
+    assert second.status == "success" and second.offer_count == 43  # Ohio's 8 not fetched
+    assert list(second.skipped_parts) == ["region us-east-2"]
+    assert coverage == ("partial", "skipped parts: region us-east-2")
+    # all 51 served: Ohio's 8 from the first scrape, the other 43 from the second
+    assert len(offers) == 51
+    by_scrape = Counter((region == "us-east-2", sid) for region, _, _, sid in offers)
+    assert by_scrape == {(True, first.scrape_id): 8, (False, second.scrape_id): 43}
+    prices = {(region, it): Decimal(price) for region, it, price, _ in offers}
+    assert prices[("us-east-1", "p5.48xlarge")] == Decimal("55.60")
+    assert prices[("us-east-2", "p5.48xlarge")] == Decimal("55.04")  # Ohio, as last seen
+    last_status, parts, kept, current = status
+    assert (last_status, kept, current) == ("partial", 8, 51)
+    assert "region us-east-2" in parts and "HTTP 503" in parts
+    assert open_ohio == (8,)  # history keeps them open too
+
+    # every region answers again: all 51 from the newest scrape, nothing kept
+    third, offers, status, _, coverage = scrape(None, "55.6000000000")
+    assert coverage == ("full", None) and len(offers) == 51
+    assert {row[3] for row in offers} == {third.scrape_id}
+    assert status[0] == "success" and status[2] == 0

@@ -167,7 +167,7 @@ def test_replay_of_every_capture_parses() -> None:
             offers = coreweave.PROVIDER.parse(coreweave.fetch(client, None))
         assert offers and all(o.observed_at == capture.captured_at for o in offers)
         counts.append(len(offers))
-    assert counts == [12, 43]
+    assert counts == [12, 34]
 
 
 # --- Current instance tables (c2026-09 capture) ----------------------------------------------
@@ -202,8 +202,9 @@ def _by_key(offers: list[Offer]) -> dict[tuple[str, str, PricingModel], Offer]:
 def test_2026_instance_tables_prices_per_instance_hour_by_region() -> None:
     offers, excluded = coreweave.parse_with_exclusions([_raw_2026()])
     # North America: 12 rows x (On-Demand, Spot, Inference) = 36 cells; Europe: 12 x 2 = 24.
-    # 43 are prices, 9 say "Contact sales" and 8 "N/A".
-    assert len(offers) == 43
+    # 43 are prices, 9 say "Contact sales" and 8 "N/A"; the 9 Inference prices are properties
+    # of their row's on-demand offer, so 34 offers.
+    assert len(offers) == 34
     assert excluded == {"contact sales": 9, "n/a": 8}
     by = _by_key(offers)
     assert {o.region for o in offers} == {"north-america", "europe"}
@@ -250,32 +251,36 @@ def test_2026_gpu_count_column_with_footnote_marker() -> None:
     assert by[("NVIDIA A100", "europe", PricingModel.SPOT)].price == Decimal("9.51")
 
 
-def test_2026_inference_single_gpu_column_is_a_one_gpu_offer_priced_per_gpu() -> None:
+def test_coreweave_inference_column_is_a_property_not_offers() -> None:
+    """Issue 22: the "Inference Single GPU" column was 9 extra 1-GPU offers (8 beside 8- and
+    4-GPU instances); it is the North American on-demand offer's ``single_gpu_price``."""
     offers = coreweave.PROVIDER.parse([_raw_2026()])
     by = _by_key(offers)
-    inference = {o.instance_type: o for o in offers if "(Inference Single GPU)" in o.instance_type}
+    assert not [o for o in offers if "Inference" in o.instance_type]
+    priced = {o.instance_type: o for o in offers if o.single_gpu_price is not None}
     # North America only: Europe's table has no such column. GB300, HGX B300 and RTX PRO 6000
     # (Standard Memory) say "Contact sales" there.
-    assert {o.region for o in inference.values()} == {"north-america"}
-    assert len(inference) == 9
-    h100 = inference["NVIDIA HGX H100 (Inference Single GPU)"]
-    assert (h100.price, h100.price_per, h100.gpu_count, h100.pricing) == (
+    assert {(o.region, o.pricing) for o in priced.values()} == {
+        ("north-america", PricingModel.ON_DEMAND)
+    }
+    assert len(priced) == 9
+    h100 = by[("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND)]
+    assert (h100.price, h100.gpu_count, h100.single_gpu_price) == (
+        Decimal("49.24"),
+        8,
         Decimal("6.16"),
-        PricePer.GPU,
-        1,
-        PricingModel.ON_DEMAND,
     )
-    assert (h100.gpu_name, h100.vram_gb_reported) == ("NVIDIA HGX H100", 80)
-    # The row's vCPUs/RAM/storage are the whole instance's, not one GPU's share.
-    assert (h100.vcpus, h100.ram_gb, h100.storage_gb) == (None, None, None)
-    assert inference["NVIDIA GB200 NVL72 (Inference Single GPU)"].price == Decimal("10.50")
+    assert priced["NVIDIA GB200 NVL72"].single_gpu_price == Decimal("10.50")
+    assert priced["NVIDIA GH200"].single_gpu_price == Decimal("6.50")  # 1 GPU: the price itself
+    # spot and Europe carry none
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].single_gpu_price is None
+    assert by[("NVIDIA HGX H100", "europe", PricingModel.ON_DEMAND)].single_gpu_price is None
     # Evidence that On-Demand is per instance: on every row the single-GPU price is the
     # instance price divided by the GPU count, to the cent.
-    for offer in inference.values():
-        model = offer.instance_type.removesuffix(" (Inference Single GPU)")
-        instance = by[(model, "north-america", PricingModel.ON_DEMAND)]
+    for model, instance in priced.items():
+        assert instance.single_gpu_price is not None
         per_gpu = (instance.price / instance.gpu_count).quantize(Decimal("0.01"))
-        assert abs(per_gpu - offer.price) <= Decimal("0.01"), model
+        assert abs(per_gpu - instance.single_gpu_price) <= Decimal("0.01"), model
 
 
 def test_2026_contact_sales_and_na_cells_are_counted_not_offers() -> None:
@@ -382,7 +387,7 @@ def test_2026_row_missing_a_cell_is_an_unparsed_row_the_rest_published() -> None
         "49.24"
     )
     assert by[("NVIDIA HGX H200", "europe", PricingModel.SPOT)].price == Decimal("20.64")
-    assert len(offers) == 41
+    assert len(offers) == 32
 
 
 def test_2026_price_that_is_not_a_plain_amount_is_counted_the_row_spot_kept() -> None:
@@ -391,11 +396,18 @@ def test_2026_price_that_is_not_a_plain_amount_is_counted_the_row_spot_kept() ->
         _desktop_cells(row)[6].inner_html = "$35,000 / month"
 
     offers, excluded = coreweave.parse_with_exclusions([_raw_2026(per_month)])
-    assert excluded == {"contact sales": 9, "n/a": 8, "unparsed_price": 1}
+    # the row's single-GPU price ($6.16) has no on-demand offer left to belong to: counted
+    assert excluded == {
+        "contact sales": 9,
+        "n/a": 8,
+        "unparsed_price": 1,
+        "single_gpu_price_without_on_demand": 1,
+    }
     by = _by_key(offers)
     assert ("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND) not in by
     assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].price == Decimal("19.71")
-    assert len(offers) == 42
+    assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].single_gpu_price is None
+    assert len(offers) == 33
 
 
 def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> None:
@@ -412,7 +424,7 @@ def test_2026_unknown_gpu_row_is_reported_by_name_and_the_rest_published() -> No
         for o in known
         if not (o.instance_type == "NVIDIA L40" and o.region == "europe")
     )
-    assert len(offers) == 42
+    assert len(offers) == 33
 
 
 def test_2026_every_gpu_row_unknown_is_schema_drift() -> None:
@@ -452,7 +464,7 @@ def test_2026_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
     by = _by_key(offers)
     assert by[("NVIDIA HGX H100", "north-america", PricingModel.ON_DEMAND)].price == price
     assert by[("NVIDIA HGX H100", "north-america", PricingModel.SPOT)].price == Decimal("19.71")
-    assert len(offers) == 43
+    assert len(offers) == 34
 
 
 @pytest.mark.parametrize(
@@ -476,14 +488,14 @@ def test_2023_negative_zero_or_100x_price_is_read_as_printed_not_excluded(
 
 
 def test_coreweave_2026_a100_row_states_no_form_factor_so_it_is_not_guessed() -> None:
-    """The 2026 "NVIDIA A100" rows say 8 GPUs (and 1 for the inference column) of 80 GB, nothing
+    """The 2026 "NVIDIA A100" rows say 8 GPUs (and a single-GPU inference price) of 80 GB, nothing
     about the bus: the row's product (data-product "nvidia-a100") has an empty spec in the
     page's product modals, and the catalogue's "A100 80GB NVLINK" (SXM4) and "A100 80GB PCIe"
     are other products, not priced rows. 80 GB SXM and 80 GB PCIe both agree with the row, so
     it resolves to no model; the same row stating HGX would be the 80 GB SXM A100."""
     offers = coreweave.PROVIDER.parse([_raw_2026()])
     a100 = {(o.gpu_name, o.gpu_count, o.vram_gb_reported) for o in offers if "A100" in o.gpu_name}
-    assert a100 == {("NVIDIA A100", 8, 80), ("NVIDIA A100", 1, 80)}
+    assert a100 == {("NVIDIA A100", 8, 80)}
     assert resolve("NVIDIA A100", vram_gb=80) is None
     assert resolve("NVIDIA HGX A100", vram_gb=80) == "a100-80gb-sxm"
     assert resolve("NVIDIA A100 PCIe", vram_gb=80) == "a100-80gb-pcie"

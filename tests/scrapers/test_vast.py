@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -25,11 +26,15 @@ def _raw() -> RawResponse:
     return raw_from_capture(REDUCED, url=vast.BUNDLES_URL)
 
 
-def test_reduced_capture_every_row_is_an_offer() -> None:
+def test_reduced_capture_every_row_is_listed() -> None:
     offers = vast.PROVIDER.parse([_raw()])
-    assert len(offers) == 138
-    assert len({o.instance_type for o in offers}) == 138
-    assert Counter(o.gpu_name for o in offers) == {
+    # 138 rows, 119 distinct: identical rows are one offer listed N times
+    assert (len(offers), sum(o.listings for o in offers)) == (119, 138)
+    assert len({o.instance_type for o in offers}) == 119
+    listed: Counter[str] = Counter()
+    for offer in offers:
+        listed[offer.gpu_name] += offer.listings
+    assert listed == {
         "A100 SXM4": 41,
         "L40S": 32,
         "A100 PCIE": 18,
@@ -61,10 +66,31 @@ def test_reduced_capture_first_offers() -> None:
     assert sum(o.gpu_count == 4 for o in h100) == 2
 
 
-def test_reduced_identical_rows_are_numbered_and_names_do_not_depend_on_order() -> None:
+def test_vast_exact_duplicates_collapse_with_listings() -> None:
+    """Issue 22: identical host rows (same GPU, count, memory, price; region unknown) were one
+    offer each ("reduced-<hex>-1", "-2", ...), 19 offers too many; they are one offer with
+    ``listings`` N."""
     offers = vast.PROVIDER.parse([_raw()])
-    assert offers[0].instance_type.endswith("-1")
-    assert offers[1].instance_type == offers[0].instance_type[:-2] + "-2"  # identical second row
+    # the capture's first two rows: 1x B200, 183359 MiB, $6.252083333333333 per hour
+    assert (offers[0].gpu_name, offers[0].price, offers[0].listings) == (
+        "B200",
+        Decimal("6.252083333333333"),
+        2,
+    )
+    assert offers[1].price == Decimal("12.502083333333333")  # the third row: 2x B200, alone
+    assert offers[1].listings == 1
+    # three rows of 1x L40S at $0.8014814814814815 and of 4x L40S at $1.868148148148148
+    l40s = {(o.gpu_count, o.price): o.listings for o in offers if o.gpu_name == "L40S"}
+    assert l40s[(Decimal(1), Decimal("0.8014814814814815"))] == 3
+    assert l40s[(Decimal(4), Decimal("1.868148148148148"))] == 3
+    assert Counter(o.listings for o in offers) == {1: 103, 2: 13, 3: 3}
+    assert all(re.fullmatch(r"reduced-[0-9a-f]{12}", o.instance_type) for o in offers)
+    # a name stored before listings keys as the collapsed offer (its history continues)
+    assert vast.PROVIDER.product_key(offers[0].instance_type + "-1") == offers[0].product_key
+
+
+def test_reduced_names_do_not_depend_on_order() -> None:
+    offers = vast.PROVIDER.parse([_raw()])
     rows = json.loads(_raw().body)
     reversed_raw = dataclasses.replace(_raw(), body=json.dumps(rows[::-1]).encode())
     names = {o.instance_type: o.price for o in offers}
@@ -76,10 +102,10 @@ def test_reduced_row_without_price_is_counted_and_the_rest_published() -> None:
     body = raw.body.replace(b'"dph_total"', b'"price"', 1)
     offers, excluded = vast.parse_with_exclusions([dataclasses.replace(raw, body=body)])
     assert excluded == {"missing_dph_total": 1}
-    assert len(offers) == 137
+    assert sum(o.listings for o in offers) == 137
     # The capture's first two rows are the same 1x B200 at 6.252083333333333; one is left.
     twins = [o for o in offers if o.price == Decimal("6.252083333333333")]
-    assert [(o.gpu_name, o.gpu_count) for o in twins] == [("B200", 1)]
+    assert [(o.gpu_name, o.gpu_count, o.listings) for o in twins] == [("B200", 1, 1)]
     assert offers[0].price == Decimal("6.252083333333333")
     assert offers[1].price == Decimal("12.502083333333333")  # the third row: 2x B200
     assert min(o.price for o in offers if o.gpu_name == "H100 SXM") == Decimal("2.099644444444444")

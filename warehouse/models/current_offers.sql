@@ -1,10 +1,22 @@
 -- current_offers: the comparison the API serves.
--- Grain: one row per offer_id, from each provider's newest successful scrape, plus the curated
+-- Grain: one row per offer_id, from each provider's newest successful scrape (and, after one
+-- that skipped parts, the scrapes before it back to a complete one: below), plus the curated
 -- serverless tiers (seeds/serverless_tiers.csv) of platforms that are not scraped.
--- Depends on: scrapes, observations, price_screens, gpus, serverless_tiers, provider_facts,
--- serverless_platforms, shelf_lives, regions, countries; variables as_of (the snapshot instant) and
+-- Depends on: scrapes, scrape_skipped_parts, observations, price_screens, gpus,
+-- serverless_tiers, provider_facts, serverless_platforms, shelf_lives, regions, countries;
+-- variables as_of (the snapshot instant) and
 -- stale_after_days; macro price_kind (views/price_kind.sql).
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
+-- Skipped parts: a successful scrape with parts of its fetch that failed alone (an AWS region, a
+-- page; scrape_skipped_parts) saw a subset of its provider's list, so it does not take away the
+-- offers it does not list: each offer is served from its newest observation in the provider's
+-- newest scrape without skipped parts or any later successful one (the skipped region's last
+-- good offers stay current, dated by their own observation; the other regions update), as
+-- offer_history keeps them open (docs/history.md, "Coverage").
+-- Interconnect is the instance's: none for one GPU or a share of one (gpu_count <= 1), else the
+-- GPU model's (the part the source names: SXM -> nvlink, NVL -> nvlink_bridge, PCIe -> pcie).
+-- listings: how many identical source rows the offer stands for (1 but for marketplaces);
+-- single_gpu_price*: a price for one GPU the source prints beside the instance price.
 -- Billing facts come from provider_facts, else (serverless platforms) serverless_platforms;
 -- null = unknown.
 -- GPU: gpu_id is the canonical model; a row no model fits alone carries the family its facts
@@ -46,11 +58,34 @@
 -- SKU, community vs secure) is never confirmed. price_status_reasons (JSON {code, detail})
 -- says what the screen found and, last, the confirmation.
 create or replace table current_offers as
-with latest_scrape as (
-    select provider, arg_max(scrape_id, observed_at) as scrape_id
-    from scrapes
-    where status = 'success'
+with successes as (
+    select
+        s.provider,
+        s.scrape_id,
+        s.observed_at,
+        exists (
+            select 1 from scrape_skipped_parts as k where k.scrape_id = s.scrape_id
+        ) as skipped_parts
+    from scrapes as s
+    where s.status = 'success'
+),
+
+latest_scrape as (
+    select
+        provider,
+        arg_max(scrape_id, observed_at) as scrape_id,
+        max(observed_at) filter (where not skipped_parts) as complete_at
+    from successes
     group by provider
+),
+
+-- the newest scrape without skipped parts and every later one (only the newest, unless it or
+-- the ones before it skipped parts)
+serving_scrapes as (
+    select s.provider, s.scrape_id
+    from successes as s
+    inner join latest_scrape as l on s.provider = l.provider
+    where s.scrape_id = l.scrape_id or s.observed_at >= coalesce(l.complete_at, '-infinity')
 ),
 
 scraped as (
@@ -62,8 +97,11 @@ scraped as (
         case s.mode when 'live' then 'live' else 'recorded' end as data_origin,
         coalesce(s.observed_precision, 'second') as observed_precision
     from observations as o
-    inner join latest_scrape as l on o.scrape_id = l.scrape_id
+    inner join serving_scrapes as l on o.scrape_id = l.scrape_id
     inner join scrapes as s on o.scrape_id = s.scrape_id
+    qualify row_number() over (
+        partition by o.offer_id order by o.observed_at desc, o.scrape_id desc
+    ) = 1
 ),
 
 -- Announced prices (observations.announced_*, docs/history.md): from announced_from on (at
@@ -139,6 +177,7 @@ curated_serverless as (
         null::boolean as offered,
         null::boolean as available,
         null::timestamptz as available_until,
+        1 as listings,
         'curated' as scrape_id,
         'curated' as price_source,
         t.source_kind,
@@ -216,7 +255,7 @@ typed as (
         -- candidate GPU has it
         coalesce(c.fp8_all, g.fp8_support) as fp8,
         coalesce(c.bf16_all, g.bf16_support) as bf16,
-        g.interconnect,
+        case when o.gpu_count <= 1 then 'none' else g.interconnect end as interconnect,
         o.vcpus,
         o.ram_gb,
         o.storage_gb,
@@ -237,6 +276,9 @@ typed as (
         o.previous_price,
         o.previous_price_per_hour_usd,
         o.previous_price_per_gpu_hour_usd::double as previous_price_per_gpu_hour_usd,
+        coalesce(o.listings, 1) as listings,
+        o.single_gpu_price,
+        o.single_gpu_price_per_hour_usd,
         o.serverless,
         o.source_url,
         o.observed_at,

@@ -4,7 +4,9 @@
 -- stale_before.
 -- excluded_rows: what the parser of the scrape each provider is served from left out, per
 -- reason (JSON object). skipped_parts: the parts of that scrape's fetch that failed alone
--- (a region, a page), part -> error (JSON object); the served data lacks their offers.
+-- (a region, a page), part -> error (JSON object); last_status is then 'partial' (a success
+-- that skipped parts), and the offers it did not list are served from the last scrape that
+-- listed them (kept_offer_count; current_offers).
 -- expired_offer_count: current offers whose price is past the shelf life of its kind
 -- (current_offers.expired), which answers leave out unless asked (include_expired=true);
 -- expired_by_kind: those per price_kind (JSON object).
@@ -19,20 +21,33 @@ with per_provider as (
         -- the last live attempt's status when there was one (a recorded fallback loaded after a
         -- failed live fetch does not make the provider look healthy), else the last replay's
         coalesce(
-            arg_max(status, started_at) filter (where mode = 'live'),
-            arg_max(status, started_at)
+            arg_max(outcome, started_at) filter (where mode = 'live'),
+            arg_max(outcome, started_at)
         ) as last_status,
         max(started_at) as last_attempt_at
-    from scrapes
+    from (
+        select
+            *,
+            case
+                when status = 'success' and scrape_id in (
+                    select scrape_id from scrape_skipped_parts
+                ) then 'partial'
+                else status
+            end as outcome
+        from scrapes
+    )
     where status <> 'running'
     group by provider
 ),
 
--- the scrape each provider is served from (current_offers' rule: its newest success)
+-- the scrape each provider is served from (current_offers' rule: its newest success; offers a
+-- scrape with skipped parts did not list are served from older ones, whose exclusions and
+-- skipped parts are not this scrape's)
 served_scrape as (
-    select distinct provider, scrape_id
+    select provider, arg_max(scrape_id, observed_at) as scrape_id
     from current_offers
     where price_source = 'scrape'
+    group by provider
 ),
 
 exclusions as (
@@ -79,11 +94,14 @@ offer_counts as (
         count(*) filter (where stale) as stale_offer_count,
         count(*) filter (where expired) as expired_offer_count,
         count(*) filter (where vram_report_mismatch) as vram_mismatch_count,
+        -- offers served from an older scrape than the newest (which skipped parts)
+        count(*) filter (where o.scrape_id <> s.scrape_id) as kept_offer_count,
         max(observed_at) as newest_price_observed_at,
         min(age_days) as newest_price_age_days,
         -- live / recorded / curated; 'mixed' cannot happen (one scrape per provider is current)
         any_value(data_origin) as data_origin
-    from current_offers
+    from current_offers as o
+    left join served_scrape as s using (provider)
     group by provider
 )
 
@@ -95,6 +113,7 @@ select
     coalesce(c.expired_offer_count, 0) as expired_offer_count,
     coalesce(e.expired_by_kind, '{}') as expired_by_kind,
     coalesce(c.vram_mismatch_count, 0) as vram_mismatch_count,
+    coalesce(c.kept_offer_count, 0) as kept_offer_count,
     c.newest_price_observed_at,
     c.newest_price_age_days,
     c.data_origin,

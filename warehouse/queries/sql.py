@@ -24,7 +24,8 @@ INSTANCE_COLUMNS = """
     usd_per_unit, fx_rate_date, price_per_hour_usd, price_per_gpu_hour_usd,
     price_per_vram_gb_hour_usd, announced, announced_from, announced_price,
     announced_price_per_hour_usd, announced_price_per_gpu_hour_usd, previous_price,
-    previous_price_per_hour_usd, previous_price_per_gpu_hour_usd, price_status,
+    previous_price_per_hour_usd, previous_price_per_gpu_hour_usd, listings, single_gpu_price,
+    single_gpu_price_per_hour_usd, price_status,
     from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
         as price_status_reasons,
     serverless, observed_at, observed_precision, age_days, stale,
