@@ -14,10 +14,12 @@ from pipelines.defs.providers import GROUP, asset_key
 from pipelines.execution import EventCallback, JobRun, execute_ingest
 from pipelines.prefetch import DEFAULT_FETCH_CONCURRENCY
 from pipelines.run_retention import RunRetention, prune_runs
+from scrapers.base import unrecognised_rows
 from scrapers.registry import PROVIDERS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
 from warehouse.problems import disk_full
+from warehouse.queries import Liveness, liveness
 
 
 @dataclass
@@ -39,6 +41,8 @@ class IngestReport:
     live: bool = True
     # current offers by data_origin (live, recorded, curated)
     origins: dict[str, int] = field(default_factory=dict)
+    # how many providers are live after the run (prices from a live scrape, in shelf life)
+    liveness: Liveness | None = None
 
     @property
     def ok(self) -> bool:
@@ -54,10 +58,16 @@ class IngestReport:
             s: sum(p.status == s for p in self.providers) for s in ("ok", "FAILED", "skipped")
         }
         mode = "live" if self.live else "replay"
-        return (
+        line = (
             f"{len(self.providers)} providers: {counts['ok']} {mode} ok, {counts['FAILED']} failed,"
             f" {counts['skipped']} skipped"
         )
+        return line + (f"; {self.liveness.line}" if self.liveness else "")
+
+    @property
+    def banner(self) -> str | None:
+        """``no provider is live: serving recorded data observed ...`` when none is, else None."""
+        return self.liveness.banner if self.liveness else None
 
 
 def _run_config(
@@ -299,6 +309,17 @@ def _fill_provider_lines(
                 [report.run_id],
             ).fetchall()
         )
+        # rows the parsers of this run did not know (unknown SKUs), named
+        unknown: dict[str, set[str]] = {}
+        for provider, reason in con.execute(
+            "select distinct e.provider, e.reason from scrape_exclusions as e"
+            " inner join scrapes as s using (scrape_id) where s.run_id = ? order by 1, 2",
+            [report.run_id],
+        ).fetchall():
+            if unrecognised_rows({reason: 1}):
+                unknown.setdefault(provider, set()).add(reason)
+        if _has_table(con, "provider_status"):
+            report.liveness = liveness(con)
     by_provider = {r[0]: r for r in rows}
     live = "live" if report.live else "replay"
     for slug in slugs:
@@ -347,6 +368,8 @@ def _fill_provider_lines(
                 what += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
             if slug in skipped_parts:
                 what += f"; warning: not fetched: {skipped_parts[slug]}"
+            if slug in unknown:
+                what += f"; warning: rows not recognised: {', '.join(sorted(unknown[slug]))}"
             line = ProviderLine(slug, "ok", scrapes, offers, what)
         report.providers.append(line)
     report.offer_count = sum(report.origins.values())
