@@ -43,6 +43,8 @@ class IngestReport:
     origins: dict[str, int] = field(default_factory=dict)
     # how many providers are live after the run (prices from a live scrape, in shelf life)
     liveness: Liveness | None = None
+    # provider -> the rows its parser did not know in this run (unknown SKUs), named
+    unknown_rows: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -62,7 +64,12 @@ class IngestReport:
             f"{len(self.providers)} providers: {counts['ok']} {mode} ok, {counts['FAILED']} failed,"
             f" {counts['skipped']} skipped"
         )
-        return line + (f"; {self.liveness.line}" if self.liveness else "")
+        line += f"; {self.liveness.line}" if self.liveness else ""
+        named = [f"{r} ({slug})" for slug, rows in self.unknown_rows.items() for r in rows]
+        if named:
+            more = f", {len(named) - 5} more" if len(named) > 5 else ""
+            line += f"; rows not recognised: {', '.join(named[:5])}{more}"
+        return line
 
     @property
     def banner(self) -> str | None:
@@ -310,14 +317,13 @@ def _fill_provider_lines(
             ).fetchall()
         )
         # rows the parsers of this run did not know (unknown SKUs), named
-        unknown: dict[str, set[str]] = {}
         for provider, reason in con.execute(
             "select distinct e.provider, e.reason from scrape_exclusions as e"
             " inner join scrapes as s using (scrape_id) where s.run_id = ? order by 1, 2",
             [report.run_id],
         ).fetchall():
             if unrecognised_rows({reason: 1}):
-                unknown.setdefault(provider, set()).add(reason)
+                report.unknown_rows.setdefault(provider, []).append(reason)
         if _has_table(con, "provider_status"):
             report.liveness = liveness(con)
     by_provider = {r[0]: r for r in rows}
@@ -368,8 +374,8 @@ def _fill_provider_lines(
                 what += f"; warning: GPU not in the canonical table: {unknown_gpus[slug]}"
             if slug in skipped_parts:
                 what += f"; warning: not fetched: {skipped_parts[slug]}"
-            if slug in unknown:
-                what += f"; warning: rows not recognised: {', '.join(sorted(unknown[slug]))}"
+            if slug in report.unknown_rows:
+                what += f"; warning: rows not recognised: {', '.join(report.unknown_rows[slug])}"
             line = ProviderLine(slug, "ok", scrapes, offers, what)
         report.providers.append(line)
     report.offer_count = sum(report.origins.values())

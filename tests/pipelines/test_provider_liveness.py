@@ -169,6 +169,7 @@ def test_status_lists_exclusions_by_reason_with_unknown_skus_named(
     [line] = report.providers
     assert line.status == "ok"
     assert line.detail.endswith(f"; warning: rows not recognised: {reason}")
+    assert report.summary().endswith(f"; rows not recognised: {reason} (azure)")
     with TestClient(create_app(paths.published)) as client:
         [azure] = client.get("/providers").json()["items"]
     assert azure["benign_rows"] == AZURE_BENIGN and azure["benign_row_count"] == 40
