@@ -152,6 +152,8 @@ def _ingest(args: argparse.Namespace) -> int:
     for line in report.lines():
         print(line)
     print(report.summary())
+    if report.banner:
+        print(report.banner)
     if report.snapshot_id:
         origins = ", ".join(f"{n} {origin}" for origin, n in sorted(report.origins.items()))
         print(

@@ -40,11 +40,11 @@ def rebuild(
     """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
 
     Freshness is judged at ``now`` (default: the current time): the models read the snapshot
-    instant (``as_of``) and the staleness settings (``stale_after_hours`` for a provider,
-    ``stale_after_days`` for an offer: ``GPUPRICES_STALE_AFTER_*``) from session variables, and
-    each kind of price's shelf life (``shelf_life_days``, kind -> days over the defaults of
-    ``warehouse.shelf_life``: ``GPUPRICES_SHELF_LIFE_DAYS_*``) from the ``shelf_lives`` table,
-    written first.
+    instant (``as_of``) and the staleness settings (``stale_after_hours`` for a provider's
+    ``overdue``, ``stale_after_days`` for an offer's ``stale``: ``GPUPRICES_STALE_AFTER_*``) from
+    session variables, and each kind of price's shelf life (``shelf_life_days``, kind -> days
+    over the defaults of ``warehouse.shelf_life``: ``GPUPRICES_SHELF_LIFE_DAYS_*``; a provider is
+    stale past the longest of its prices') from the ``shelf_lives`` table, written first.
     After ``current_offers`` is built, the plausibility screen runs over the whole current
     market (``warehouse.plausibility``); its verdicts are stored in ``price_screens`` and
     ``current_offers`` is rebuilt once to carry them.

@@ -14,13 +14,16 @@ whose current price is suspect is not judged (the real price that follows a plac
 the same offer id is no misread, nor is the placeholder seen again), and a suspect price is in
 no GPU median.
 
-Staleness, two questions with two answers:
+Staleness, three questions with three answers:
 
 - an *offer* is stale when its price is older than ``GPUPRICES_STALE_AFTER_DAYS`` (default 30)
   days at the snapshot instant, measured from its ``observed_at`` (a capture's date, not the time
   it was loaded): a 2023 price replayed today is three years old, whatever the scrape did;
-- a *provider* is stale (``provider_status.stale``) when its newest successful scrape *finished*
-  more than ``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours ago: the pipeline has stopped
+- a *provider* is stale (``provider_status.stale``) when its newest price is older than its
+  shelf life (``warehouse.shelf_life``: the longest among its prices' kinds), whatever the scrape
+  did;
+- a provider is overdue (``provider_status.overdue``) when no *live* scrape of it succeeded in
+  the last ``GPUPRICES_STALE_AFTER_HOURS`` (default 24) hours: the pipeline has stopped
   refreshing it.
 
 Bounds on what one scrape may claim, checked before anything of it is stored (and by
@@ -101,8 +104,8 @@ def future_observation(observed_at: datetime, latest: datetime | None = None) ->
 
 
 def stale_before(now: datetime | None = None, hours: float = DEFAULT_STALE_AFTER_HOURS) -> datetime:
-    """The cut-off: a provider whose last success finished before this instant (``hours``,
-    ``GPUPRICES_STALE_AFTER_HOURS``, before ``now``) is stale."""
+    """The cut-off: a provider whose last live success finished before this instant
+    (``hours``, ``GPUPRICES_STALE_AFTER_HOURS``, before ``now``) is overdue."""
     now = now or datetime.now(UTC)
     return now - timedelta(hours=hours)
 

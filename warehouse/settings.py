@@ -209,7 +209,7 @@ class Settings(BaseSettings):
     )
     stale_after_hours: float = _setting(
         DEFAULT_STALE_AFTER_HOURS,
-        "A provider whose last successful scrape finished longer ago than this is stale, hours",
+        "A provider with no live scrape succeeding for longer than this is overdue, hours",
         "pipeline",
         ge=0,
         **_FINITE,

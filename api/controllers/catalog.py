@@ -12,6 +12,7 @@ from api.params import ListFormat
 from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
 from api.store import NoSnapshot, Store
+from warehouse.queries import LIVENESS_SQL, Liveness
 
 
 class GpusController(Controller):
@@ -94,6 +95,8 @@ class HealthController(Controller):
         "/",
         summary="Liveness and data presence",
         sync_to_thread=False,
+        description="The served snapshot, its offers by origin, how many providers are live "
+        "(prices from a live scrape, within their shelf life) and a banner when none is.",
         responses={
             200: ResponseSpec(data_container=Health, description="Serving a snapshot"),
             503: ResponseSpec(data_container=Health, description="No snapshot yet"),
@@ -121,6 +124,7 @@ class HealthController(Controller):
         counts = snapshot.query(HEALTH_SQL)[0]
         by_origin = {row.pop("data_origin"): row for row in snapshot.query(HEALTH_ORIGINS_SQL)}
         origin, notice = data_origin(by_origin)
+        live = Liveness.of(snapshot.query(LIVENESS_SQL)[0])
         # a newer snapshot or the pointer could not be read: still serving, the last good one
         problem = store.last_error
         return json_response(
@@ -135,6 +139,9 @@ class HealthController(Controller):
                     "data_origin": origin,
                     "notice": notice,
                     "by_origin": by_origin,
+                    "scraped_providers": live.scraped_providers,
+                    "live_providers": live.live_providers,
+                    "banner": live.banner,
                 },
             )
         )

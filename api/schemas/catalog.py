@@ -39,7 +39,20 @@ class GpuList(Schema):
 
 class ProviderStatus(Schema):
     provider: str
-    last_success_at: datetime | None
+    last_success_at: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="When a live scrape of the provider last succeeded; loading recorded "
+            "data never counts (last_recorded_load_at); null: never scraped live"
+        ),
+    ]
+    last_recorded_load_at: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="When recorded data was last loaded for it: a replayed capture, or the "
+            "recorded offers shipped with gpuprices after a live fetch failed; null: never"
+        ),
+    ]
     data_observed_at: datetime | None
     last_failure_at: datetime | None
     last_error: str | None
@@ -90,6 +103,31 @@ class ProviderStatus(Schema):
             " does not know is 'unknown_<kind> <name>' (e.g. 'unknown_family g9x')"
         ),
     ]
+    benign_row_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of those, rows of a known kind that is not an offer (Windows prices, "
+            "CPU-only servers, 'contact sales')"
+        ),
+    ]
+    benign_rows: Annotated[
+        dict[str, int],
+        msgspec.Meta(description="Those benign rows per reason, e.g. {'windows': 30}"),
+    ]
+    unknown_row_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of those, rows the parser does not know (a new SKU, GPU or family) or "
+            "whose cell did not read: a person should look at them"
+        ),
+    ]
+    unknown_rows: Annotated[
+        dict[str, int],
+        msgspec.Meta(
+            description="Those rows per reason, naming each: 'unknown_<kind> <name>' (e.g. "
+            "'unknown_sku Standard_ND96isr_Z100_v9'), 'unparsed_<cell> ...'"
+        ),
+    ]
     expired_by_kind: Annotated[
         dict[str, int],
         msgspec.Meta(description="Those expired offers per price_kind, e.g. {'spot': 16}"),
@@ -112,13 +150,40 @@ class ProviderStatus(Schema):
             " each is served from the last scrape that listed it (its observed_at says when)"
         ),
     ]
+    shelf_life_days: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="The provider's shelf life: the longest shelf life among the kinds of "
+            "its current prices (GPUPRICES_SHELF_LIFE_DAYS_*); null: no current offer"
+        ),
+    ]
+    fresh_until: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="The last instant one of its current prices is in force (its newest "
+            "price's observed_at plus the shelf life); stale from then"
+        ),
+    ]
     stale: Annotated[
         bool,
         msgspec.Meta(
-            description=(
-                "No successful scrape finished within GPUPRICES_STALE_AFTER_HOURS (default 24) hours "
-                "before the snapshot was published"
-            )
+            description="Its newest price is older than its shelf life (no current price is "
+            "in force at the snapshot's as_of), however recently it was scraped or replayed; "
+            "true with no current offer"
+        ),
+    ]
+    live: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Its prices come from a live scrape and are within their shelf life "
+            "(not stale); false for replayed or recorded data"
+        ),
+    ]
+    overdue: Annotated[
+        bool,
+        msgspec.Meta(
+            description="No live scrape succeeded within GPUPRICES_STALE_AFTER_HOURS (default "
+            "24) hours before the snapshot was published: the pipeline is not refreshing it"
         ),
     ]
 
@@ -178,6 +243,24 @@ class Health(Schema):
             " date) or curated (seed tiers); per provider: GET /providers"
         ),
     ] = msgspec.field(default_factory=dict)
+    scraped_providers: Annotated[
+        int, msgspec.Meta(description="Providers that have been scraped (GET /providers)")
+    ] = 0
+    live_providers: Annotated[
+        int,
+        msgspec.Meta(
+            description="Of those, providers whose prices come from a live scrape and are "
+            "within their shelf life (GET /providers: live)"
+        ),
+    ] = 0
+    banner: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="A plain sentence when no provider is live, saying what is served "
+            "instead (e.g. 'no provider is live: serving recorded data observed 2024-01-23 to "
+            "2026-10-01 ...'); null when one is"
+        ),
+    ] = None
     problem: Annotated[
         str | None,
         msgspec.Meta(description="Why the status is not ok (no server paths); null when ok"),

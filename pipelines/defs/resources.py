@@ -88,7 +88,7 @@ class GpupricesResource(dg.ConfigurableResource):
         "An offer observed longer ago than this is stale, days", "stale_after_days"
     )
     stale_after_hours: float | None = _field(
-        "A provider not refreshed for this long is stale, hours", "stale_after_hours"
+        "A provider not scraped live for this long is overdue, hours", "stale_after_hours"
     )
     # the shelf lives' descriptions are the settings' own (warehouse.shelf_life)
     shelf_life_days_dynamic: float | None = _setting_field("shelf_life_days_dynamic")

@@ -32,7 +32,15 @@ PINS = Path(__file__).with_name("pinned_responses.json")
 UPDATE = os.environ.get("GPUPRICES_UPDATE_PINS") == "1"
 # when the replay ran, not what it read
 _TIMELY = frozenset(
-    {"as_of", "snapshot_id", "last_success_at", "last_attempt_at", "last_failure_at", "since"}
+    {
+        "as_of",
+        "snapshot_id",
+        "last_success_at",
+        "last_recorded_load_at",
+        "last_attempt_at",
+        "last_failure_at",
+        "since",
+    }
 )
 # {offer} is replaced by the offer of the newest price change (GET /changes, since 2020)
 QUERIES = (

@@ -343,6 +343,18 @@ def _download(browser: Browser, page: Page, button: str, folder: Path) -> list[d
 # --- the page's answers, in Chromium ---------------------------------------------------------
 
 
+def test_page_header_says_no_provider_is_live(server, page):
+    """Issue 22 §4: on a replay no provider is live; the header says how many are and shows
+    /health's banner above the data notice."""
+    health = _get(server, "/health")
+    assert health["live_providers"] == 0 and health["banner"].startswith("no provider is live")
+    page.open(f"{server}/")
+    meta = page.js("document.getElementById('meta').textContent")
+    assert f"0 of {health['scraped_providers']} providers live" in meta
+    assert page.js("document.getElementById('live-banner').hidden") is False
+    assert page.js("document.getElementById('live-banner').textContent") == health["banner"]
+
+
 def test_page_renders_every_offer_and_serverless_tier(server, page, tmp_path):
     api = _get(server, "/instances", serverless="false", limit=1000)
     serverless = _get(server, "/instances", serverless="true", limit=1000)

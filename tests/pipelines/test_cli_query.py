@@ -109,7 +109,7 @@ def test_status_without_a_snapshot_fails_clearly(monkeypatch, tmp_path, capsys):
 # --- terminals and pipes (issue 12 point 5) -----------------------------------------------------
 
 QUERY_KEY_COLUMNS = ("provider", "instance", "GPUs", "VRAM", "$/GPU-h")
-STATUS_KEY_COLUMNS = ("provider", "last run", "data from", "origin", "offers", "stale")
+STATUS_KEY_COLUMNS = ("provider", "last run", "data from", "data", "last live", "offers")
 
 
 def _header_line(out: str, first: str) -> str:
@@ -245,7 +245,7 @@ def test_status_lists_long_errors_below_the_table_at_80_columns(
     con = duckdb.connect(str(published / info.path.name))
     con.execute(
         "update provider_status set last_status = 'failed', last_error = ?, "
-        "last_failure_at = last_success_at + interval 1 hour where provider = 'lambda'",
+        "last_failure_at = last_recorded_load_at + interval 1 hour where provider = 'lambda'",
         [error],
     )
     con.close()

@@ -85,7 +85,9 @@ def test_offline_first_run_serves_the_recorded_offers_labelled_with_their_dates(
     for slug in slugs:
         assert lines[slug].status == "FAILED"
         assert lines[slug].offers == sum(r["provider"] == slug for r in shipped_rows)
-    assert report.snapshot_id and report.summary() == "3 providers: 0 live ok, 3 failed, 0 skipped"
+    assert report.snapshot_id and report.summary() == (
+        "3 providers: 0 live ok, 3 failed, 0 skipped; 0 of 3 providers live"
+    )
     assert report.origins["recorded"] == sum(r["provider"] in slugs for r in shipped_rows)
 
     with TestClient(create_app(paths.published)) as client:
@@ -126,6 +128,54 @@ def test_first_offline_run_still_answers_and_says_recorded(tmp_path, no_network,
     assert {i["data_origin"] for i in page["items"]} == {"recorded", "curated"}
     assert {"aws", "gcp", "runpod", "nebius"} <= {i["provider"] for i in page["items"]}
     assert b200["items"][0]["provider"] == "runpod" and b200["items"][0]["age_days"] == 92
+
+
+def test_offline_run_status_says_no_provider_live(
+    tmp_path, no_network, shipped_rows, monkeypatch, capsys
+):
+    """Issue 25: after an offline run every provider failed live and serves its shipped recorded
+    offers; nothing may read as a success of the ingest minute ("last success 0 h ago", errors
+    "(resolved)", stale: false)."""
+    slugs = ["lambda", "runpod", "hetzner"]
+    monkeypatch.setenv("GPUPRICES_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home" / "dagster"))
+    monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
+    args = ["ingest", "--fallback-replay", str(tmp_path / "no-shared")]
+    assert cli.main([*args, *(a for s in slugs for a in ("--provider", s))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    dates = sorted(r["observed_at"][:10] for r in shipped_rows if r["provider"] in slugs)
+    banner = f"no provider is live: serving recorded data observed {dates[0]} to {dates[-1]}"
+    assert banner == (
+        "no provider is live: serving recorded data observed 2026-01-09 to 2026-09-01"
+    )
+    summary = out.index("3 providers: 0 live ok, 3 failed, 0 skipped; 0 of 3 providers live")
+    assert out[summary + 1] == banner
+
+    paths = Paths(tmp_path / "home")
+    with TestClient(create_app(paths.published)) as client:
+        health = client.get("/health").json()
+        statuses = {p["provider"]: p for p in client.get("/providers").json()["items"]}
+    assert (health["live_providers"], health["scraped_providers"]) == (0, 3)
+    assert health["banner"] == banner
+    for slug in slugs:
+        status = statuses[slug]
+        assert status["last_status"] == "failed" and status["last_success_at"] is None
+        assert status["last_recorded_load_at"] is not None  # the shipped offers, loaded
+        assert status["last_failure_at"] is not None and status["live"] is False
+    # Lambda's recorded prices (2026-01-09) are past 180 days by December 2026
+    as_of = datetime.fromisoformat(health["as_of"])
+    assert statuses["lambda"]["stale"] is (as_of >= datetime(2026, 7, 8, tzinfo=UTC))
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["status", "--format", "table"]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0] == banner
+    assert table.splitlines()[1].startswith("0 of 3 providers live")
+    assert "(resolved)" not in table
+    rows = {line.split()[0]: line.split() for line in table.splitlines() if line.strip()}
+    for slug in slugs:  # last run, last live: never "0 h ago"
+        assert rows[slug][1] == "failed" and rows[slug][4] == "never", rows[slug]
+    assert "lambda: fetch failed: GET https://lambda.ai/pricing" in " ".join(table.split())
 
 
 def test_a_second_offline_run_loads_nothing_new(tmp_path, no_network):

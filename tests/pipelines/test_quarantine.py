@@ -1,5 +1,5 @@
 """A 100x price jump through the Dagster jobs: quarantined, check red, nothing of it published,
-the other providers published; and the last good data is flagged stale after the threshold."""
+the other providers published; and a provider not refreshed live is overdue after the threshold."""
 
 from __future__ import annotations
 
@@ -99,18 +99,26 @@ def test_quarantined_offer_is_recorded_and_never_served(quarantined) -> None:
     assert 2.99 in prices and 299.0 not in prices
     assert providers["lambda"]["last_status"] == "failed"
     assert providers["lambda"]["last_error"].startswith("quarantined:")
-    assert providers["lambda"]["stale"] is False  # the pipeline is still scraping it
-    # the prices themselves are replayed captures: stale by their own age, not the scrape's
+    # replayed captures: never a live success, and stale by their own age, not the scrape's:
+    # the provider once its newest price (2026-01-09) is past 180 days, an offer after 30
+    assert providers["lambda"]["last_success_at"] is None
+    assert providers["lambda"]["stale"] is (items["items"][0]["age_days"] > 180)
     assert all(i["stale"] is (i["age_days"] > 30) for i in items["items"])
 
 
-def test_last_good_data_is_flagged_stale_after_the_threshold(
+def test_last_good_data_is_flagged_overdue_after_the_threshold(
     quarantined, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A provider no live scrape refreshed for GPUPRICES_STALE_AFTER_HOURS is overdue (the
+    replays here count as live scrapes, as if the captures had just been fetched)."""
     paths, _, _ = quarantined
+    home = tmp_path / "home"
+    shutil.copytree(paths.home, home)
+    with Warehouse(Paths(home).warehouse).connect() as con:
+        con.execute("update scrapes set mode = 'live'")
     published = tmp_path / "published"
     later = datetime.now(UTC) + timedelta(hours=25)  # default threshold: 24 h
-    with Warehouse(paths.warehouse).connect() as con:
+    with Warehouse(Paths(home).warehouse).connect() as con:
         rebuild(con, now=later)
         publish(con, published, now=later)
     with TestClient(create_app(published)) as client:
@@ -118,10 +126,10 @@ def test_last_good_data_is_flagged_stale_after_the_threshold(
         providers = {p["provider"]: p for p in client.get("/providers").json()["items"]}
     assert items["total"] > 0, "stale data is still served"
     assert all(i["stale"] for i in items["items"])
-    assert providers["lambda"]["stale"] is True and providers["aws"]["stale"] is True
+    assert providers["lambda"]["overdue"] is True and providers["aws"]["overdue"] is True
 
     monkeypatch.setenv(STALE_AFTER_ENV, "48")  # read at run time, not import time
-    with Warehouse(paths.warehouse).connect() as con:
+    with Warehouse(Paths(home).warehouse).connect() as con:
         rebuild(con, now=later, stale_after_hours=Settings.load().stale_after_hours)
-        stale = dict(con.execute("select provider, stale from provider_status").fetchall())
-    assert stale == {"lambda": False, "aws": False}
+        overdue = dict(con.execute("select provider, overdue from provider_status").fetchall())
+    assert overdue == {"lambda": False, "aws": False}

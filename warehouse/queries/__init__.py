@@ -4,6 +4,8 @@
   normalisation, bound SQL), and ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
 - ``sql``: the page and count queries over any connection holding ``current_offers`` (a
   snapshot file, the warehouse), and the provider status queries;
+- ``liveness``: ``Liveness``, how many providers are live (``LIVENESS_SQL`` over
+  ``provider_status``) and the banner shown when none is;
 - ``excluded``: ``Exclusions``, what a query's rules (expired, max_age_days, suspect) left
   out of its matches and why, by SQL (``exclusions_sql``) or from an ``OfferTable``;
 - ``table``: ``OfferTable``, ``current_offers`` of one snapshot as numpy columns with every
@@ -42,6 +44,7 @@ from warehouse.queries.filters import (
     hyphenated,
     split_values,
 )
+from warehouse.queries.liveness import LIVENESS_SQL, Liveness, liveness
 from warehouse.queries.sql import (
     INSTANCE_COLUMNS,
     PROVIDER_STATUS_SQL,
@@ -60,6 +63,7 @@ __all__ = [
     "INSTANCE_COLUMNS",
     "INSTANCE_SORTS",
     "INSTANCE_SORT_KEYS",
+    "LIVENESS_SQL",
     "MAX_LIMIT",
     "MAX_LIST_VALUES",
     "PRICING_MODELS",
@@ -70,6 +74,7 @@ __all__ = [
     "Exclusions",
     "FilterError",
     "FilterField",
+    "Liveness",
     "OfferFilter",
     "OfferQuery",
     "OfferTable",
@@ -85,6 +90,7 @@ __all__ = [
     "hyphenated",
     "instances_sql",
     "item_columns",
+    "liveness",
     "query_offers_sql",
     "rows",
     "shelf_lives",

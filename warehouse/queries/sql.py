@@ -109,10 +109,13 @@ def item_columns(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 # --- providers (GET /providers, `gpuprices status`) -------------------------------------------
 
-# excluded_rows, skipped_parts and expired_by_kind are stored as JSON text; served as objects
+# excluded_rows (and its benign_rows, unknown_rows), skipped_parts and expired_by_kind are
+# stored as JSON text; served as objects
 _PROVIDER_STATUS = (
     "select * replace ("
     "from_json(excluded_rows, '\"MAP(VARCHAR, INTEGER)\"') as excluded_rows,"
+    " from_json(benign_rows, '\"MAP(VARCHAR, INTEGER)\"') as benign_rows,"
+    " from_json(unknown_rows, '\"MAP(VARCHAR, INTEGER)\"') as unknown_rows,"
     " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts,"
     " from_json(expired_by_kind, '\"MAP(VARCHAR, INTEGER)\"') as expired_by_kind)"
     " from provider_status"
