@@ -62,8 +62,9 @@ HBM_BANDWIDTH_EFFICIENCY = 0.70
 # Decode attention reads every running sequence's paged KV cache once per step: long, contiguous
 # pages with no reuse, the access pattern of a STREAM copy (92% of HBM peak on GB200, Azure).
 # Paged-attention decode kernels (TensorRT-LLM XQA, FlashInfer, FlashAttention-3) run closer to
-# that than the weight GEMMs, whose tiles also wait on tensor cores and epilogues. Fitted on the
-# long-output calibration rows (docs/estimates.md): 0.85.
+# that than the weight GEMMs, whose tiles also wait on tensor cores and epilogues: 0.85, between
+# the two. Not fitted: the only public long-output sweep (TensorRT-LLM 0.16, TP8) runs slower
+# than this predicts (1.3-1.6x at 128/4096-8192), and no 2025-engine long-output run is in the set.
 ATTENTION_HBM_EFFICIENCY = 0.85
 # Large-batch decode GEMMs (M = batch of 256-1024 tokens) on Hopper reach ~60-70% of dense peak
 # in cuBLAS/CUTLASS; the step also runs norms, rotary, sampling at low utilisation: 0.60.
