@@ -587,3 +587,51 @@ def test_one_month_for_ingest_and_economics() -> None:
     assert economics.HOURS_PER_MONTH is units.HOURS_PER_MONTH == 730
     hourly = units.to_hourly(Decimal("730"), "month")
     assert economics.dedicated_monthly_usd(hourly, 1) == Decimal("730")
+
+
+# ---------------------------------------------------------------------------------------------
+# What an estimate assumes (issue 24)
+
+
+def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
+    b200, h100 = SEED_GPUS["b200"], SEED_GPUS["h100-sxm"]
+    llama70, llama8 = MODELS["llama-3.1-70b"], MODELS["llama-3.1-8b"]
+    # 70B fp8 on one B200, 1000/1000: 180 GB of HBM read as GiB, x 0.90 - 2 GB workspace - 70.6 GB
+    # of weights = 101.35 GB of KV; a sequence reserves 2000 x 163,840 B (80 layers x 8 KV heads
+    # x 128 x K,V x 1 B): 309 sequences. At that batch the step's math outlasts its HBM reads.
+    one = economics.assumption_fields(estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000))
+    budget_gb = 180 * 2**30 / 1e9 * 0.90 - 2.0 - weights_gb(llama70, "fp8")
+    assert one["kv_cache_gb_per_replica"] == pytest.approx(budget_gb, abs=1e-3)
+    assert int(budget_gb * 1e9 // (2000 * 80 * 8 * 128 * 2)) == 309
+    assert one == {
+        "engine_class": economics.ENGINE_CLASS,
+        "batch_cap_per_replica": 2048,
+        "batch_limited_by": "kv_cache",
+        "kv_cache_gb_per_replica": 101.346,
+        "hbm_bandwidth_fraction": one["hbm_bandwidth_fraction"],
+        "limiting_regime": "compute_bound",
+    }
+    assert 0.3 < one["hbm_bandwidth_fraction"] < 0.7
+    # short requests of the 8B model fill the engine's batch cap first
+    short = estimate_throughput(llama8, "fp8", b200, 1, 128, 128)
+    assert (short.batch, economics.assumption_fields(short)["batch_limited_by"]) == (
+        2048,
+        "batch_cap",
+    )
+    # one request at a time streams the weights for one token: bandwidth bound, below the
+    # kernels' 0.70 of HBM because of the fixed per-layer and per-step overheads
+    alone = economics.assumption_fields(
+        estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000, concurrency=1)
+    )
+    assert (alone["batch_limited_by"], alone["limiting_regime"]) == (
+        "concurrency",
+        "memory_bound_decode",
+    )
+    assert alone["hbm_bandwidth_fraction"] < economics.HBM_BANDWIDTH_EFFICIENCY
+    # the 8B model on an H100: the KV cache fills at 513 sequences while the step is still
+    # memory bound, so more memory would buy tokens/s
+    small = estimate_throughput(llama8, "fp8", h100, 1, 1000, 1000)
+    assert small.batch == 513 and economics.limiting_regime(small) == "kv_capacity_bound"
+    # no estimate, no assumptions
+    none = estimate_throughput(MODELS["llama-3.1-405b"], "fp8", h100, 1, 1000, 1000)
+    assert not none.fits and set(economics.assumption_fields(none).values()) == {None}

@@ -46,6 +46,13 @@ BYTES_PER_LISTED_GB_OTHER = 10**9
 # mostly guards memory-rich, compute-poor cases from absurd batches.
 DEFAULT_MAX_BATCH = 2048
 
+# The serving engine every estimate assumes, served as its assumptions' engine_class: in-flight
+# (continuous) batching with chunked prefill, a paged KV cache, CUDA graphs for decode and
+# no-evict admission (the throughput formula, docs/estimates.md section 2). The calibration set
+# is runs of these engines; an engine without in-flight batching (static batches, naive
+# HF transformers serving) runs well below the estimate.
+ENGINE_CLASS = "in-flight batching server (TensorRT-LLM / vLLM / SGLang class)"
+
 # Tensor-parallel degrees considered: powers of two up to one 8-GPU node (NVLink / xGMI domain).
 TP_DEGREES = (1, 2, 4, 8)
 

@@ -129,6 +129,7 @@ class ThroughputEstimate:
     data_parallel: int
     batch: int
     batch_limited_by: str  # memory | cap | concurrency | none
+    max_batch: int  # the engine's cap on the batch per replica
     kv_budget_gb_per_replica: float
     decode_step_s: float
     decode_bound: str  # memory | compute | none
@@ -303,6 +304,7 @@ def estimate_throughput(
         return ThroughputEstimate(
             model.model_id, gpu.gpu_id, gpu_count, resolved, input_tokens, output_tokens,
             fits=False, tensor_parallel=0, data_parallel=0, batch=0, batch_limited_by="none",
+            max_batch=max_batch,
             kv_budget_gb_per_replica=0.0, decode_step_s=0.0, decode_bound="none",
             tp_efficiency=0.0, hbm_bandwidth_fraction=0.0, prefill_s_per_request=0.0,
             decode_tokens_per_s_per_seq=0.0, decode_tokens_per_s=0.0, output_tokens_per_s=0.0,
@@ -323,6 +325,7 @@ def estimate_throughput(
         data_parallel=dp,
         batch=int(r["batch"]),
         batch_limited_by=str(r["limited_by"]),
+        max_batch=max_batch,
         kv_budget_gb_per_replica=float(r["kv_budget_gb"]),
         decode_step_s=float(r["step_s"]),
         decode_bound=str(r["bound"]),
