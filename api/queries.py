@@ -106,7 +106,9 @@ ESTIMATE_ITEM_COLUMNS = """
     e.precision_native, e.fallback_reason, e.gpus_used, e.tensor_parallel, e.data_parallel,
     e.batch_per_replica, e.output_tokens_per_s, e.total_tokens_per_s, e.price_per_hour_usd,
     e.usd_per_million_output_tokens, e.usd_per_million_total_tokens, e.observed_at, o.source_url,
-    o.price_kind, o.shelf_life_days, o.expires_at, o.expired
+    o.price_kind, o.shelf_life_days, o.expires_at, o.expired, e.engine_class,
+    e.batch_cap_per_replica, e.batch_limited_by, e.kv_cache_gb_per_replica,
+    e.hbm_bandwidth_fraction, e.limiting_regime
 """
 
 

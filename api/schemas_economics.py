@@ -14,6 +14,7 @@ from typing import Annotated, ClassVar
 import msgspec
 
 from api.schemas import Excluded, Number, ProviderStatus, Schema
+from api.schemas.assumptions import EstimateAssumptions
 from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
 
@@ -170,9 +171,16 @@ class _Estimated(_Precision):
     ]
     confidence_points: Annotated[int, _d("Published measurements in that regime")]
     output_tokens_per_s_low: Annotated[
-        Number, _d("Low end of the band: what the measured throughput was at least, tokens/s")
+        Number,
+        _d(
+            "Low end of the band, tokens/s: the estimate over the regime's high (90th "
+            "percentile) estimate/measured ratio on published max-throughput runs "
+            "(docs/estimates_calibration.csv), widened for a borrowed regime, at least 1.10x"
+        ),
     ]
-    output_tokens_per_s_high: Annotated[Number, _d("High end of the band, tokens/s")]
+    output_tokens_per_s_high: Annotated[
+        Number, _d("High end of the band, tokens/s: the estimate over the low (10th) ratio")
+    ]
 
 
 class EstimateItem(_Estimated):
@@ -191,6 +199,7 @@ class EstimateItem(_Estimated):
     tensor_parallel: int
     data_parallel: Annotated[int, _d("Independent replicas in the instance")]
     batch_per_replica: Annotated[int, _d("Sequences decoded together per replica")]
+    assumptions: Annotated[EstimateAssumptions, _d("What the estimate assumes")]
     output_tokens_per_s: Annotated[Number, _d("Generated tokens per second, whole instance")]
     total_tokens_per_s: Annotated[Number, _d("Prompt + generated tokens per second")]
     price_per_hour_usd: Annotated[Number, _d("USD per instance-hour")]
@@ -238,6 +247,9 @@ class HardwareEstimate(_Estimated):
     total_tokens_per_s: Number
     decode_tokens_per_s_per_sequence: Annotated[Number, _d("Decode speed one request sees")]
     prefill_s_per_request: Annotated[Number, _d("Replica seconds spent on one prompt")]
+    assumptions: Annotated[
+        EstimateAssumptions | None, _d("What the estimate assumes; null when it does not fit")
+    ]
     as_of: datetime
 
 

@@ -8,7 +8,8 @@ at the standard settings (:data:`STANDARD_PRECISION` resolved per GPU by
 :data:`STANDARD_OUTPUT_TOKENS` out per request, no concurrency limit). The API computes other
 settings with :func:`estimate_rows`, the same function, so both always agree. Every estimate
 served also carries a confidence band (:func:`confidence_fields`): how far the model was from
-published measurements in the nearest calibration regime (``economics.confidence_band``).
+published measurements in the nearest calibration regime (``economics.confidence_band``), and
+what it assumes (``economics.assumption_fields``: engine class, batch, KV cache, bandwidth).
 
 Offers with a fractional GPU count (a share of one GPU) are listed with ``fits`` false and a
 ``not_estimated_reason``: the throughput model knows whole GPUs only. A serverless tier that may
@@ -261,7 +262,7 @@ def _config_part(
         "fits": False, "not_estimated_reason": None, "gpus_used": 0, "tensor_parallel": 0,
         "data_parallel": 0, "batch_per_replica": 0, "output_tokens_per_s": 0.0,
         "total_tokens_per_s": 0.0, "usd_per_million_output_tokens": None,
-        "usd_per_million_total_tokens": None,
+        "usd_per_million_total_tokens": None, **dict.fromkeys(economics.ASSUMPTION_COLUMNS),
     }  # fmt: skip
     count = whole_gpus(gpu_count)
     if count is None:
@@ -284,6 +285,7 @@ def _config_part(
             batch_per_replica=estimate.batch,
             output_tokens_per_s=round(estimate.output_tokens_per_s, 3),
             total_tokens_per_s=round(estimate.total_tokens_per_s, 3),
+            **economics.assumption_fields(estimate),
         )  # fmt: skip
     return part
 

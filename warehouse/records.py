@@ -403,6 +403,13 @@ class TokenEstimate(msgspec.Struct, kw_only=True):
     usd_per_million_output_tokens: Decimal | None
     usd_per_million_total_tokens: Decimal | None
     observed_at: datetime
+    # what the estimate assumes (migration 0018, economics.assumption_fields); null without one
+    engine_class: str | None
+    batch_cap_per_replica: int | None
+    batch_limited_by: str | None  # kv_cache | batch_cap | concurrency
+    kv_cache_gb_per_replica: float | None
+    hbm_bandwidth_fraction: float | None
+    limiting_regime: str | None  # memory_bound_decode | compute_bound | kv_capacity_bound
 
 
 OBSERVATION_COLUMNS = columns(Observation)

@@ -191,7 +191,8 @@ class EconomicsService:
                 p.output_tokens,
             )  # fmt: skip
             items, total = ranked[: p.limit], len(ranked)
-        items = [_with_confidence(self.est, i, "usd_per_million_total_tokens") for i in items]
+        cost = "usd_per_million_total_tokens"
+        items = [economics.nest_assumptions(_with_confidence(self.est, i, cost)) for i in items]
         return EstimatesResult(
             items=items,
             total=total,

@@ -27,7 +27,7 @@ ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
     "fallback_reason", "gpus_used", "tensor_parallel", "data_parallel", "batch_per_replica",
     "output_tokens_per_s", "total_tokens_per_s", "price_per_hour_usd",
     "usd_per_million_output_tokens", "usd_per_million_total_tokens", "observed_at", "source_url",
-    *SHELF_LIFE_COLUMNS,
+    *SHELF_LIFE_COLUMNS, *economics.ASSUMPTION_COLUMNS,
 )  # fmt: skip
 # read off the offer, not the estimate
 _OFFER_KEYS = frozenset({"source_url", *SHELF_LIFE_COLUMNS})
@@ -108,6 +108,7 @@ def hardware_estimate(
         "fits": False, "not_estimated_reason": None, "tensor_parallel": 0, "data_parallel": 0,
         "batch_per_replica": 0, "output_tokens_per_s": 0.0, "total_tokens_per_s": 0.0,
         "decode_tokens_per_s_per_sequence": 0.0, "prefill_s_per_request": 0.0,
+        "assumptions": None,
     }  # fmt: skip
     if isinstance(result, str):
         body["not_estimated_reason"] = result
@@ -125,6 +126,7 @@ def hardware_estimate(
             decode_tokens_per_s_per_sequence=round(result.decode_tokens_per_s_per_seq, 3),
             prefill_s_per_request=round(result.prefill_s_per_request, 6),
         )  # fmt: skip
+        body = economics.nest_assumptions({**body, **economics.assumption_fields(result)})
     return body
 
 

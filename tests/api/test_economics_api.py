@@ -150,6 +150,58 @@ def test_hardware_estimate_matches_the_table_row_of_the_same_hardware(client, sn
     assert not one["fits"] and "does not fit" in one["not_estimated_reason"]
 
 
+def test_every_estimate_states_its_assumptions(client, snapshot):
+    body = _get(client, "/estimates", model="llama-3.1-70b", limit=1000, include_expired="true")
+    table = {
+        r["offer_id"]: r
+        for r in _rows(snapshot, "select * from token_estimates where model_id = 'llama-3.1-70b'")
+    }
+    regimes = set()
+    for item in body["items"]:
+        a, row = item["assumptions"], table[item["offer_id"]]
+        assert a["engine_class"] == economics.ENGINE_CLASS
+        assert (a["batch_per_replica"], a["kv_precision"]) == (
+            item["batch_per_replica"],
+            item["kv_precision"],
+        )
+        assert a["batch_cap_per_replica"] == economics.DEFAULT_MAX_BATCH
+        assert 0 < a["hbm_bandwidth_fraction"] < 1 and a["kv_cache_gb_per_replica"] > 0
+        # the table's columns, as served
+        assert {k: row[k] for k in economics.ASSUMPTION_COLUMNS} == {
+            k: a[k] for k in economics.ASSUMPTION_COLUMNS
+        }
+        regimes.add((a["limiting_regime"], a["batch_limited_by"]))
+        # and the band every item carries
+        assert item["output_tokens_per_s_low"] < item["output_tokens_per_s"]
+        assert item["output_tokens_per_s"] < item["output_tokens_per_s_high"]
+        low, high = (
+            item["usd_per_million_total_tokens_low"],
+            item["usd_per_million_total_tokens_high"],
+        )
+        assert low < item["usd_per_million_total_tokens"] < high
+    # 1000/1000 tokens fill the KV cache before the batch cap everywhere; Llama 3.1 70B is
+    # compute bound on the big-memory GPUs and KV-capacity bound on the rest
+    assert regimes == {("compute_bound", "kv_cache"), ("kv_capacity_bound", "kv_cache")}
+    # one B200 (RunPod's $5.98/h offer leads the ranking): 309 sequences of fp8 KV in 101.3 GB
+    first = _get(client, "/estimates", model="llama-3.1-70b", limit=1)["items"][0]
+    assert (first["gpu_id"], first["assumptions"]["batch_per_replica"]) == ("b200", 309)
+    assert first["assumptions"]["kv_cache_gb_per_replica"] == 101.346
+    # the hardware answer states them too (null when the model does not fit), and the computed
+    # path gives the same assumptions as the table for the same hardware
+    hardware = _get(client, "/estimates", model="llama-3.1-70b", gpu="b200", gpus=1)
+    assert hardware["assumptions"] == first["assumptions"]
+    alone = _get(client, "/estimates", model="llama-3.1-405b", gpu="h100-sxm", gpus=1)
+    assert not alone["fits"] and alone["assumptions"] is None
+    short = _get(client, "/estimates", model="llama-3.1-8b", gpu="b200", gpus=1,
+                 input_tokens=128, output_tokens=128)  # fmt: skip
+    assert short["assumptions"]["batch_limited_by"] == "batch_cap"
+    document = _get(client, "/schema/openapi.json")
+    schema = document["components"]["schemas"]["EstimateAssumptions"]
+    assert set(schema["properties"]) == set(economics.ASSUMPTION_KEYS)
+    assert all(p.get("description") for p in schema["properties"].values())
+    assert set(schema["properties"]["limiting_regime"]["enum"]) == set(economics.LIMITING_REGIMES)
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
@@ -184,7 +236,8 @@ def test_fit_405b_fp8_needs_eight_h100s(client):
     h100 = next(g for g in body["gpus"] if g["gpu_id"] == "h100-sxm")
     assert h100["min_gpus"] == 8 and h100["precision_native"]
     assert h100["weights_gb"] == pytest.approx(405.9)
-    assert h100["required_gb"] <= h100["capacity_gb"] == 640
+    # 8 x "80 GB": HBM is listed in GiB, 8 x 85.9 x 10^9 bytes (docs/estimates.md, section 1)
+    assert h100["required_gb"] <= h100["capacity_gb"] == pytest.approx(687.195, abs=1e-3)
     a100 = next(g for g in body["gpus"] if g["gpu_id"] == "a100-80gb-sxm")
     assert not a100["precision_native"] and "W8A16" in a100["fallback_reason"]
     h100_offers = [o for o in body["offers"] if o["gpu_id"] == "h100-sxm"]

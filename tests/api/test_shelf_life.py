@@ -155,6 +155,49 @@ def test_estimates_accepts_max_age_days(client):
     assert computed["source"] == "computed" and computed["excluded"] == answer["excluded"]
 
 
+def test_estimates_rank_only_offers_within_max_age_and_shelf_life(client):
+    """/estimates ranks by USD per million tokens among the prices in force only: DataCrunch's
+    481-day-old daily re-set B200 prices would lead it at a third of the cost of anything else
+    (~$0.049 per million tokens of Llama 3.1 70B), and max_age_days narrows the same ranking."""
+    query = {"model": "llama-3.1-70b", "limit": 1000}
+    every = _get(client, "/estimates", **query, **EVERY)
+    led = every["items"][:4]
+    assert {(i["provider"], i["gpu_id"], i["price_kind"], i["expired"]) for i in led} == {
+        ("datacrunch", "b200", "dynamic", True)
+    }
+    assert {i["observed_at"][:10] for i in led} == {"2025-08-08"}
+    assert max(i["usd_per_million_total_tokens"] for i in led) < 0.05
+    default = _get(client, "/estimates", **query)
+    assert default["source"] == "token_estimates" and default["items"]
+    first = default["items"][0]  # RunPod's 2026-09-01 page: 1x B200 at $5.98/h
+    assert (first["provider"], first["gpu_count"], first["price_per_hour_usd"]) == (
+        "runpod",
+        1.0,
+        5.98,
+    )
+    assert first["usd_per_million_total_tokens"] > 2 * led[0]["usd_per_million_total_tokens"]
+    # the default ranking is the full one with the expired prices taken out, in the same order
+    in_force = [i for i in every["items"] if not i["expired"]]
+    assert default["items"] == in_force and default["total"] == len(in_force)
+    assert default["excluded"]["expired"]["count"] > 0
+    assert every["total"] > default["total"]
+
+    young = _get(client, "/estimates", max_age_days=70, **query)
+    within = [
+        i
+        for i in default["items"]
+        if AT - datetime.fromisoformat(i["observed_at"]) <= timedelta(days=70)
+    ]
+    assert young["items"] == within and young["total"] == len(within) < default["total"]
+    assert young["items"][0]["provider"] == "gcp"  # RunPod's B200 page is 92 days old
+    # the computed path (other request lengths) ranks the same offers under the same rules
+    computed = _get(client, "/estimates", max_age_days=70, input_tokens=500, **query)
+    assert computed["source"] == "computed" and computed["excluded"] == young["excluded"]
+    assert {i["offer_id"] for i in computed["items"]} == {i["offer_id"] for i in within}
+    costs = [i["usd_per_million_total_tokens"] for i in computed["items"]]
+    assert costs == sorted(costs) and not any(i["expired"] for i in computed["items"])
+
+
 def test_fit_and_breakeven_take_max_age_days(client):
     fit = _get(client, "/fit", model="llama-3.1-70b", max_age_days=70, limit=1000)
     young = {i["id"] for i in _items(client, max_age_days=70)}

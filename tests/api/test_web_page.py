@@ -523,6 +523,15 @@ def test_model_picker_lists_only_offers_with_enough_memory(server, page, tmp_pat
     assert "Llama 3.1 70B" in summary and "8,192 tokens" in summary
     exported = _download(page.browser, page, "fit-csv", tmp_path / "downloads")
     assert [r["id"] for r in exported] == [r["id"] for r in rows]
+    # each estimate states what it assumes: in the tokens/s tooltip and in the CSV (issue 24)
+    first = next(e for e in estimates["items"] if e["offer_id"] == shown[0][0])["assumptions"]
+    tooltip = page.js("document.querySelector('#fit tbody tr').cells[5].title")
+    assert tooltip.startswith("assumes: in-flight batching server"), tooltip
+    assert f"batch {first['batch_per_replica']:,} per replica" in tooltip
+    assert first["limiting_regime"].replace("_", " ") in tooltip
+    assert f"{first['kv_precision']} KV cache" in tooltip
+    assert exported[0]["limiting_regime"] == first["limiting_regime"]
+    assert exported[0]["batch_per_replica"] == str(first["batch_per_replica"])
     page.screenshot("#fit-section", tmp_path / "web-model-fit.png")
 
     # a context longer than the model supports is the API's 400, shown as the answer

@@ -157,8 +157,9 @@ def _within(ratio: float, factor: float) -> bool:
 
 
 def summary_row(label: str, ratios: Sequence[float]) -> str:
-    """``label | n | share within 1.25x | 1.5x | 2x | median | geomean | min | max``."""
+    """``label | n | share within 1.25x | 1.5x | 2x | median | p25 | p75 | geomean | min | max``."""
     n = len(ratios)
+    quartiles = statistics.quantiles(ratios, n=4) if n > 1 else [ratios[0]] * 3
     shares = [sum(_within(r, f) for r in ratios) / n for f in WITHIN]
     geomean = math.exp(sum(math.log(r) for r in ratios) / n)
     cells = [
@@ -166,6 +167,8 @@ def summary_row(label: str, ratios: Sequence[float]) -> str:
         str(n),
         *(f"{s:.0%}" for s in shares),
         f"{statistics.median(ratios):.2f}",
+        f"{quartiles[0]:.2f}",
+        f"{quartiles[2]:.2f}",
         f"{geomean:.2f}",
         f"{min(ratios):.2f}",
         f"{max(ratios):.2f}",
@@ -174,12 +177,37 @@ def summary_row(label: str, ratios: Sequence[float]) -> str:
 
 
 SUMMARY_HEADER = (
-    "| regime | n | within 1.25x | within 1.5x | within 2x | median | geomean | min | max |\n"
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    "| regime | n | within 1.25x | within 1.5x | within 2x | median | p25 | p75 | geomean "
+    "| min | max |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 
+
+def model_size_class(result: Result) -> str:
+    """small (< 20B active parameters), large (> 200B) or medium, from the model seed."""
+    active = models()[result.point.model_id].params_active_b
+    return "small" if active < 20 else "large" if active > 200 else "medium"
+
+
+def shape_of(result: Result) -> str:
+    """Input/output shape: prompt short (< 1000 tokens) or long, then the output class."""
+    prompt = "long-prompt" if result.point.input_tokens >= 1000 else "short-prompt"
+    return f"{prompt}/{result.regime.output_length}-output"
+
+
+def per_gpu_medians(found: Sequence[Result]) -> dict[str, float]:
+    """Median estimate/measured ratio per canonical GPU."""
+    groups: dict[str, list[float]] = {}
+    for r in found:
+        groups.setdefault(r.point.gpu_id, []).append(r.ratio)
+    return {gpu: statistics.median(ratios) for gpu, ratios in sorted(groups.items())}
+
+
 SPLITS: tuple[tuple[str, Callable[[Result], str]], ...] = (
+    ("gpu", lambda r: r.point.gpu_id),
     ("generation", lambda r: r.regime.generation),
+    ("model size", model_size_class),
+    ("shape", shape_of),
     ("precision", lambda r: r.regime.precision),
     ("output", lambda r: r.regime.output_length),
     ("regime", lambda r: r.regime.label),

@@ -16,6 +16,7 @@ One module per concern, each importable on its own; every public name is re-expo
 - ``memory``: weights, KV cache, overhead and ``fit``;
 - ``throughput``: ``estimate_throughput``;
 - ``calibration``: regimes and ``confidence_band``;
+- ``assumptions``: what a served estimate assumes (engine class, batch, KV, bandwidth, regime);
 - ``money``: USD per million tokens;
 - ``serverless``: billed seconds, monthly costs and ``breakeven``.
 
@@ -30,6 +31,14 @@ an estimate's nearest regime (GPU generation, precision, output length) into a b
 
 from __future__ import annotations
 
+from warehouse.economics.assumptions import (
+    ASSUMPTION_COLUMNS,
+    ASSUMPTION_KEYS,
+    LIMITING_REGIMES,
+    assumption_fields,
+    limiting_regime,
+    nest_assumptions,
+)
 from warehouse.economics.calibration import (
     BAND_FLOOR,
     BAND_MIN_POINTS,
@@ -58,6 +67,7 @@ from warehouse.economics.constants import (
     DECODE_STEP_OVERHEAD_S,
     DEFAULT_IDLE_TIMEOUT_S,
     DEFAULT_MAX_BATCH,
+    ENGINE_CLASS,
     FP4_COMPUTE_EFFICIENCY_FACTOR,
     GPU_MEMORY_UTILIZATION,
     HBM_BANDWIDTH_EFFICIENCY,
@@ -130,6 +140,8 @@ __all__ = [
     "ALLREDUCE_EFFICIENCY",
     "ALLREDUCE_LATENCY_S",
     "AMD_COMPUTE_EFFICIENCY_FACTOR",
+    "ASSUMPTION_COLUMNS",
+    "ASSUMPTION_KEYS",
     "BAND_FLOOR",
     "BAND_MIN_POINTS",
     "BAND_PERCENTILE_MIN_POINTS",
@@ -140,6 +152,7 @@ __all__ = [
     "DECODE_STEP_OVERHEAD_S",
     "DEFAULT_IDLE_TIMEOUT_S",
     "DEFAULT_MAX_BATCH",
+    "ENGINE_CLASS",
     "FP4_COMPUTE_EFFICIENCY_FACTOR",
     "GPU_MEMORY_UTILIZATION",
     "HBM_BANDWIDTH_EFFICIENCY",
@@ -148,6 +161,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "KV_BYTES_PER_ELEMENT",
     "KV_RESERVED_OUTPUT_FRACTION",
+    "LIMITING_REGIMES",
     "LONG_OUTPUT_FROM_TOKENS",
     "MEDIUM_CONFIDENCE_WITHIN",
     "MODELS_CSV",
@@ -172,6 +186,7 @@ __all__ = [
     "ServerlessTier",
     "ThroughputEstimate",
     "TokenCost",
+    "assumption_fields",
     "band_summary",
     "breakeven",
     "breakeven_all",
@@ -189,8 +204,10 @@ __all__ = [
     "kv_cache_bytes_per_sequence",
     "kv_cache_bytes_per_token",
     "kv_share_per_gpu",
+    "limiting_regime",
     "load_models",
     "memory_breakdown",
+    "nest_assumptions",
     "output_length_class",
     "overhead_gb_per_gpu",
     "peak_tflops",

@@ -31,12 +31,27 @@ KV_BYTES_PER_ELEMENT = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
 # 2 GB. Whatever is left is KV cache.
 GPU_MEMORY_UTILIZATION = 0.90
 ACTIVATION_WORKSPACE_GB_PER_GPU = 2.0
+# Listed memory is binary on HBM parts: a "80 GB" H100 SXM shows 81,559 MiB in nvidia-smi
+# (85.5 x 10^9 bytes), an H200 "141 GB" 143,771 MiB (150.8 x 10^9), a B200 "180 GB" 183,359 MiB
+# (192.3 x 10^9): HBM stacks come in GiB. So the bytes behind a listed HBM "GB" are 2^30. GDDR
+# boards with ECC (L40S "48 GB": 46,068 MiB = 48.3 x 10^9) expose about the decimal figure, so
+# they keep 10^9 (the conservative reading).
+BYTES_PER_LISTED_GB_HBM = 2**30
+BYTES_PER_LISTED_GB_OTHER = 10**9
 
-# Serving engines cap the running batch (vLLM V1 max_num_seqs defaults to 1024 on 80 GB-class
-# GPUs; MLPerf Llama-2-70B submissions run batch 1024 per engine). Beyond ~1k sequences decode is
-# compute bound on every GPU in the table, so the cap mostly guards memory-rich, compute-poor
-# cases from absurd batches.
-DEFAULT_MAX_BATCH = 1024
+# Serving engines cap the running batch: TensorRT-LLM's trtllm-bench engines run max batch 2048
+# (every log of the 0.16 sweep in the calibration set), NVIDIA's MLPerf v5.0 Llama 2 70B engines
+# batch 2048 per GPU, Krai's B200 run 1572; vLLM V1 max_num_seqs defaults to 1024 on 80 GB-class
+# GPUs. Beyond ~1-2k sequences decode is compute bound on every GPU in the table, so the cap
+# mostly guards memory-rich, compute-poor cases from absurd batches.
+DEFAULT_MAX_BATCH = 2048
+
+# The serving engine every estimate assumes, served as its assumptions' engine_class: in-flight
+# (continuous) batching with chunked prefill, a paged KV cache, CUDA graphs for decode and
+# no-evict admission (the throughput formula, docs/estimates.md section 2). The calibration set
+# is runs of these engines; an engine without in-flight batching (static batches, naive
+# HF transformers serving) runs well below the estimate.
+ENGINE_CLASS = "in-flight batching server (TensorRT-LLM / vLLM / SGLang class)"
 
 # Tensor-parallel degrees considered: powers of two up to one 8-GPU node (NVLink / xGMI domain).
 TP_DEGREES = (1, 2, 4, 8)
@@ -51,12 +66,19 @@ TP_DEGREES = (1, 2, 4, 8)
 # GB200's 8 TB/s in a STREAM-like test, the share HBM3 reaches on H100; what lowers Blackwell's
 # end-to-end share is DECODE_LAYER_OVERHEAD_S, which does not shrink with bandwidth.
 HBM_BANDWIDTH_EFFICIENCY = 0.70
+# Decode attention reads every running sequence's paged KV cache once per step: long, contiguous
+# pages with no reuse, the access pattern of a STREAM copy (92% of HBM peak on GB200, Azure).
+# Paged-attention decode kernels (TensorRT-LLM XQA, FlashInfer, FlashAttention-3) run closer to
+# that than the weight GEMMs, whose tiles also wait on tensor cores and epilogues: 0.85, between
+# the two. Not fitted: the only public long-output sweep (TensorRT-LLM 0.16, TP8) runs slower
+# than this predicts (1.3-1.6x at 128/4096-8192), and no 2025-engine long-output run is in the set.
+ATTENTION_HBM_EFFICIENCY = 0.85
 # Large-batch decode GEMMs (M = batch of 256-1024 tokens) on Hopper reach ~60-70% of dense peak
 # in cuBLAS/CUTLASS; the step also runs norms, rotary, sampling at low utilisation: 0.60.
-DECODE_COMPUTE_EFFICIENCY = 0.60
+DECODE_COMPUTE_EFFICIENCY = 0.70
 # Prefill is one big GEMM per layer (thousands of tokens); published MFU for prefill on H100 is
 # 50-65% (FlashAttention-3 + FP8 GEMM); 0.55 leaves room for attention and chunking overhead.
-PREFILL_MFU = 0.55
+PREFILL_MFU = 0.70
 # Fused-MoE decode kernels move weights less efficiently than a dense GEMV: many small expert
 # GEMMs (a few tokens each), token permutation and routing. Fitted on the MLPerf Mixtral point
 # and the DeepSeek-R1 / gpt-oss SGLang points: 0.60 of the dense bandwidth efficiency.
@@ -64,7 +86,7 @@ MOE_DECODE_EFFICIENCY = 0.60
 # ROCm GEMMs reach a smaller share of MI300-series peak than CUDA on Hopper (public microbench
 # reports ~45-55% of MI300X dense BF16/FP8 peak vs ~65-75% on H100), so compute efficiencies are
 # scaled by this factor on AMD parts. Fitted on the MLPerf v4.1 MI300X Llama-2-70B result.
-AMD_COMPUTE_EFFICIENCY_FACTOR = 0.70
+AMD_COMPUTE_EFFICIENCY_FACTOR = 0.55
 # Per decode step fixed cost not hidden by CUDA graphs: scheduler, sampling, detokenisation
 # hand-off. vLLM V1 / SGLang report ~0.1-0.5 ms per step with async scheduling; 0.3 ms.
 DECODE_STEP_OVERHEAD_S = 0.0003
@@ -82,7 +104,7 @@ DECODE_LAYER_OVERHEAD_S = 20e-6
 # (B200 x1/x8 and GB200 x4 Llama 2 70B, B200 x8 Llama 3.1 8B, B200 x8 / GB200 x72 Llama 3.1
 # 405B) against Krai's FP8 Llama 3.1 70B on the same B200 x8 (MLPerf v5.1 Open): per GPU the
 # FP4 runs deliver ~1.6x the FP8 run on the same task, not 2x.
-FP4_COMPUTE_EFFICIENCY_FACTOR = 0.80
+FP4_COMPUTE_EFFICIENCY_FACTOR = 0.70
 # Tensor parallelism shards every decode GEMM's N (column-parallel) or K (row-parallel) by TP;
 # at decode batch sizes the per-GPU GEMMs get so small that they no longer fill the SMs (Llama
 # 70B at TP8: the QKV GEMM is 1,280 wide, 80 tiles of 128x128 at M = 1024 for 132 SMs). Decode

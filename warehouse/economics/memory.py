@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from warehouse.economics.constants import (
     ACTIVATION_WORKSPACE_GB_PER_GPU,
+    BYTES_PER_LISTED_GB_HBM,
+    BYTES_PER_LISTED_GB_OTHER,
     GPU_MEMORY_UTILIZATION,
     KV_BYTES_PER_ELEMENT,
     TP_DEGREES,
@@ -71,9 +73,17 @@ def kv_share_per_gpu(model: ModelSpec, tensor_parallel: int) -> float:
     return max(1.0 / tensor_parallel, 1.0 / model.kv_heads)
 
 
+def memory_capacity_gb(gpu: GpuSpec) -> float:
+    """Memory one GPU really has, in GB (10^9 bytes): the listed figure is GiB on HBM parts
+    (an "80 GB" H100 holds 85.9 x 10^9 bytes), decimal otherwise (see constants)."""
+    hbm = gpu.memory_type.upper().startswith("HBM")
+    per_listed_gb = BYTES_PER_LISTED_GB_HBM if hbm else BYTES_PER_LISTED_GB_OTHER
+    return gpu.vram_gb * per_listed_gb / 1e9
+
+
 def overhead_gb_per_gpu(gpu: GpuSpec) -> float:
     """Runtime memory per GPU that is neither weights nor KV cache (GB)."""
-    return gpu.vram_gb * (1 - GPU_MEMORY_UTILIZATION) + ACTIVATION_WORKSPACE_GB_PER_GPU
+    return memory_capacity_gb(gpu) * (1 - GPU_MEMORY_UTILIZATION) + ACTIVATION_WORKSPACE_GB_PER_GPU
 
 
 def tp_allowed(model: ModelSpec, tp: int) -> bool:
@@ -139,7 +149,7 @@ def memory_breakdown(
         kv_cache_gb=kv,
         overhead_gb=overhead,
         required_gb=weights + kv + overhead,
-        capacity_gb=gpu.vram_gb * gpus,
+        capacity_gb=memory_capacity_gb(gpu) * gpus,
     )
 
 

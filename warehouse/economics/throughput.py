@@ -13,6 +13,7 @@ from warehouse.economics.constants import (
     ALLREDUCE_EFFICIENCY,
     ALLREDUCE_LATENCY_S,
     AMD_COMPUTE_EFFICIENCY_FACTOR,
+    ATTENTION_HBM_EFFICIENCY,
     DECODE_COMPUTE_EFFICIENCY,
     DECODE_LAYER_OVERHEAD_S,
     DECODE_STEP_OVERHEAD_S,
@@ -31,6 +32,7 @@ from warehouse.economics.memory import (
     group_sizes,
     kv_cache_bytes_per_sequence,
     kv_share_per_gpu,
+    memory_capacity_gb,
     tp_allowed,
     weights_gb,
 )
@@ -43,7 +45,7 @@ from warehouse.economics.precision import (
 from warehouse.gpus import GpuSpec
 
 
-def expected_expert_fraction(model: ModelSpec, tokens: int) -> float:
+def expected_expert_fraction(model: ModelSpec, tokens: float) -> float:
     """Expected fraction of routed experts a step of ``tokens`` tokens touches, per layer.
 
     With k of E experts chosen per token and routing treated as uniform and independent (the
@@ -127,10 +129,12 @@ class ThroughputEstimate:
     data_parallel: int
     batch: int
     batch_limited_by: str  # memory | cap | concurrency | none
+    max_batch: int  # the engine's cap on the batch per replica
     kv_budget_gb_per_replica: float
     decode_step_s: float
     decode_bound: str  # memory | compute | none
     tp_efficiency: float
+    hbm_bandwidth_fraction: float  # weights + KV moved per step / (step x datasheet bandwidth)
     prefill_s_per_request: float
     decode_tokens_per_s_per_seq: float
     decode_tokens_per_s: float
@@ -149,7 +153,7 @@ def _replica_estimate(
     concurrency: int | None,
 ) -> dict[str, float | int | str] | None:
     weights_per_gpu_gb = weights_gb(model, resolved.weight_precision) / tp
-    usable_gb = gpu.vram_gb * GPU_MEMORY_UTILIZATION - ACTIVATION_WORKSPACE_GB_PER_GPU
+    usable_gb = memory_capacity_gb(gpu) * GPU_MEMORY_UTILIZATION - ACTIVATION_WORKSPACE_GB_PER_GPU
     kv_budget_per_gpu = (usable_gb - weights_per_gpu_gb) * 1e9
     if kv_budget_per_gpu <= 0:
         return None
@@ -174,57 +178,57 @@ def _replica_estimate(
     limited_by = min(limits, key=lambda name: limits[name])
     batch = max(1, limits[limited_by])
 
-    # Decode step: the weight GEMMs and the attention kernels run one after the other, so each
-    # gets its own roofline and the step is their sum (plus TP all-reduces and a fixed cost).
+    # One engine step (in-flight batching): every running sequence decodes one token and the
+    # prompts of the sequences that replace finished ones are prefilled in chunks in the same
+    # forward pass, batch x input/output prompt tokens per step on average. The weight GEMMs
+    # stream the weights once for all of them, so prompt tokens cost compute but no extra
+    # weight reads; the attention kernels run after the GEMMs with their own roofline.
+    prompt_tokens = batch * input_tokens / output_tokens
     bytes_per_weight = WEIGHT_BYTES_PER_PARAM[resolved.weight_precision]
     touched_params = model.shared_params_b + model.expert_params_b * expected_expert_fraction(
-        model, batch
+        model, batch + prompt_tokens
     )
     weight_bytes = touched_params * 1e9 * bytes_per_weight / tp
     kv_bytes = batch * seq_bytes(mean_context)
-    hbm = gpu.memory_bandwidth_gbps * 1e9 * HBM_BANDWIDTH_EFFICIENCY
-    weight_bandwidth = hbm * (MOE_DECODE_EFFICIENCY if model.is_moe else 1.0)
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9
+    weight_bandwidth = bandwidth * HBM_BANDWIDTH_EFFICIENCY
+    weight_bandwidth *= MOE_DECODE_EFFICIENCY if model.is_moe else 1.0
     peak = peak_tflops(gpu, resolved.compute_precision) * 1e12
     decode_peak = peak * _compute_efficiency(gpu, resolved, DECODE_COMPUTE_EFFICIENCY)
     decode_peak *= TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING ** math.log2(tp)
+    prefill_peak = peak * _compute_efficiency(gpu, resolved, PREFILL_MFU)
     attn_peak = _attention_peak_tflops(gpu, resolved) * 1e12
     attn_decode_peak = attn_peak * _compute_efficiency(gpu, resolved, DECODE_COMPUTE_EFFICIENCY)
+    attn_prefill_peak = attn_peak * _compute_efficiency(gpu, resolved, PREFILL_MFU)
+    flops_per_token = 2 * model.params_active_b * 1e9 / tp
     gemm_memory_s = weight_bytes / weight_bandwidth
-    gemm_compute_s = batch * 2 * model.params_active_b * 1e9 / tp / decode_peak
-    attn_memory_s = kv_bytes / hbm
-    attn_flops = _attention_flops_per_token(model, mean_context)
-    attn_compute_s = batch * attn_flops / tp / attn_decode_peak
+    gemm_compute_s = flops_per_token * (batch / decode_peak + prompt_tokens / prefill_peak)
+    attn_memory_s = kv_bytes / (bandwidth * ATTENTION_HBM_EFFICIENCY)
+    attn_compute_s = batch * _attention_flops_per_token(model, mean_context) / tp / attn_decode_peak
+    prompt_attn_s = (
+        prompt_tokens * _attention_flops_per_token(model, input_tokens / 2) / tp / attn_prefill_peak
+    )
     memory_s = gemm_memory_s + attn_memory_s
-    compute_s = gemm_compute_s + attn_compute_s
-    kernels_s = max(gemm_memory_s, gemm_compute_s) + max(attn_memory_s, attn_compute_s)
-    comm_s = _allreduce_s(gpu, tp, batch, model)
+    compute_s = gemm_compute_s + attn_compute_s + prompt_attn_s
+    kernels_s = (
+        max(gemm_memory_s, gemm_compute_s) + max(attn_memory_s, attn_compute_s) + prompt_attn_s
+    )
+    comm_s = _allreduce_s(gpu, tp, batch + prompt_tokens, model)
     overhead_s = DECODE_STEP_OVERHEAD_S + DECODE_LAYER_OVERHEAD_S * model.layers
     step_s = kernels_s + comm_s + overhead_s
     no_comm_step = kernels_s + overhead_s
 
-    # Prefill: compute bound; the weight GEMMs at the compute precision, causal attention over
-    # the prompt (mean context input/2) at the attention precision.
-    prefill_gemm_s = (
-        input_tokens
-        * 2
-        * model.params_active_b
-        * 1e9
-        / tp
-        / (peak * _compute_efficiency(gpu, resolved, PREFILL_MFU))
-    )
-    prefill_attn_s = (
-        input_tokens
+    # A request's prefill on its own (what its first token waits for on an idle replica):
+    # compute bound, the weight GEMMs and causal attention over the prompt.
+    prefill_s = (
+        input_tokens * flops_per_token / prefill_peak
+        + input_tokens
         * _attention_flops_per_token(model, input_tokens / 2)
         / tp
-        / (attn_peak * _compute_efficiency(gpu, resolved, PREFILL_MFU))
+        / attn_prefill_peak
+        + _allreduce_s(gpu, tp, input_tokens, model)
     )
-    prefill_s = prefill_gemm_s + prefill_attn_s + _allreduce_s(gpu, tp, input_tokens, model)
-
-    # One "generation" of the batch: every request is prefilled once and decoded output_tokens
-    # steps; prefill is not overlapped with decode (the calibration does not support counting
-    # chunked prefill as free: fitting an overlap share gave 0).
-    cycle_s = batch * prefill_s + output_tokens * step_s
-    output_rate = batch * output_tokens / cycle_s
+    output_rate = batch / step_s
     return {
         "batch": batch,
         "limited_by": limited_by,
@@ -232,6 +236,7 @@ def _replica_estimate(
         "step_s": step_s,
         "bound": "memory" if memory_s >= compute_s else "compute",
         "tp_efficiency": no_comm_step / step_s,
+        "bandwidth_fraction": (weight_bytes + kv_bytes) / (step_s * bandwidth),
         "prefill_s": prefill_s,
         "decode_rate": batch / step_s,
         "output_rate": output_rate,
@@ -299,9 +304,11 @@ def estimate_throughput(
         return ThroughputEstimate(
             model.model_id, gpu.gpu_id, gpu_count, resolved, input_tokens, output_tokens,
             fits=False, tensor_parallel=0, data_parallel=0, batch=0, batch_limited_by="none",
+            max_batch=max_batch,
             kv_budget_gb_per_replica=0.0, decode_step_s=0.0, decode_bound="none",
-            tp_efficiency=0.0, prefill_s_per_request=0.0, decode_tokens_per_s_per_seq=0.0,
-            decode_tokens_per_s=0.0, output_tokens_per_s=0.0, total_tokens_per_s=0.0,
+            tp_efficiency=0.0, hbm_bandwidth_fraction=0.0, prefill_s_per_request=0.0,
+            decode_tokens_per_s_per_seq=0.0, decode_tokens_per_s=0.0, output_tokens_per_s=0.0,
+            total_tokens_per_s=0.0,
         )  # fmt: skip
     tp, busy, r = best
     dp = gpu_count // tp
@@ -318,10 +325,12 @@ def estimate_throughput(
         data_parallel=dp,
         batch=int(r["batch"]),
         batch_limited_by=str(r["limited_by"]),
+        max_batch=max_batch,
         kv_budget_gb_per_replica=float(r["kv_budget_gb"]),
         decode_step_s=float(r["step_s"]),
         decode_bound=str(r["bound"]),
         tp_efficiency=float(r["tp_efficiency"]),
+        hbm_bandwidth_fraction=float(r["bandwidth_fraction"]),
         prefill_s_per_request=float(r["prefill_s"]),
         decode_tokens_per_s_per_seq=1.0 / float(r["step_s"]),
         decode_tokens_per_s=float(r["decode_rate"]) * busy,

@@ -1,0 +1,66 @@
+"""What a token estimate assumes (``assumptions`` of every GET /estimates item and of the hardware
+answer): ``warehouse.economics.assumption_fields``, docs/estimates.md section 6."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from api.schemas.base import Number, Schema
+
+
+def _d(text: str) -> msgspec.Meta:
+    return msgspec.Meta(description=text)
+
+
+class EstimateAssumptions(Schema):
+    engine_class: Annotated[
+        str,
+        _d(
+            "Serving engine the throughput is estimated for: in-flight (continuous) batching "
+            "with chunked prefill, a paged KV cache and no-evict admission (TensorRT-LLM, vLLM, "
+            "SGLang); an engine without in-flight batching runs well below it"
+        ),
+    ]
+    batch_per_replica: Annotated[
+        int,
+        _d(
+            "Batch reached: sequences decoding together per replica, the most the KV cache, "
+            "the batch cap and the concurrency allow for this model, GPU and request shape"
+        ),
+    ]
+    batch_cap_per_replica: Annotated[int, _d("The engine's maximum batch per replica")]
+    batch_limited_by: Annotated[
+        Literal["kv_cache", "batch_cap", "concurrency"],
+        _d(
+            "What stopped the batch growing: kv_cache (no room for one more sequence of "
+            "input + output tokens), batch_cap or concurrency"
+        ),
+    ]
+    kv_cache_gb_per_replica: Annotated[
+        Number,
+        _d(
+            "KV-cache budget of one replica, GB: 0.90 of GPU memory less 2 GB workspace per GPU, "
+            "less the weights"
+        ),
+    ]
+    kv_precision: Annotated[
+        str, _d("KV-cache element format: fp8 on GPUs with FP8 tensor cores, else 16-bit")
+    ]
+    hbm_bandwidth_fraction: Annotated[
+        Number,
+        _d(
+            "Share of the datasheet memory (HBM, or GDDR) bandwidth one decode step's weight and KV "
+            "reads reach, 0..1 (kernels assumed to stream weights at 0.70 of it, KV at 0.85)"
+        ),
+    ]
+    limiting_regime: Annotated[
+        Literal["memory_bound_decode", "compute_bound", "kv_capacity_bound"],
+        _d(
+            "What bounds the tokens/s: compute_bound (the step's math outlasts its memory "
+            "traffic), kv_capacity_bound (memory bound and the KV cache is full: more memory or "
+            "an fp8 KV cache would raise the batch), memory_bound_decode (memory bound at the "
+            "batch cap or the concurrency: HBM bandwidth limits)"
+        ),
+    ]
