@@ -105,9 +105,21 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
     validation = BatchValidation()
     shapes, _ = normalise(con, _shapes(con, [*names, "observed_at"]), validation=validation)
     validation.offer_count = int(con.execute(f"select count(*) from {offers}").fetchall()[0][0])
+    # an offer field the input table leaves out takes the record's default (listings 1, ...),
+    # as normalise gives it: carried with the derived columns
+    defaulted = [
+        c
+        for c in OBSERVATION_COLUMNS
+        if c not in present
+        and c not in _DERIVED
+        and c not in _RENAMED
+        and c != "scrape_id"
+        and c in ScrapedOffer.__struct_fields__
+    ]
+    carried = [*_DERIVED, *defaulted]
     con.execute(
         f"create or replace temp table {_NORMALISED} as"
-        f" select 0::bigint as shape_id, {', '.join(_DERIVED)} from observations limit 0"
+        f" select 0::bigint as shape_id, {', '.join(carried)} from observations limit 0"
     )
     insert_arrow(
         con,
@@ -115,12 +127,12 @@ def prepare_batch(con: duckdb.DuckDBPyConnection, offers: str) -> BatchValidatio
         pa.table(
             {
                 "shape_id": [int(r.scrape_id) for r in shapes],
-                **{c: [getattr(r, c) for r in shapes] for c in _DERIVED},
+                **{c: [getattr(r, c) for r in shapes] for c in carried},
             }
         ),
     )
-    derived = set(_DERIVED)
-    # an offer field the table leaves out is null, typed as its observations column
+    derived = set(carried)
+    # any other column the table leaves out is null, typed as its observations column
     types = dict(
         con.execute(
             "select column_name, data_type from information_schema.columns"

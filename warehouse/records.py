@@ -349,10 +349,10 @@ class ServerlessTier(msgspec.Struct, kw_only=True):
     notes: str | None
     always_on: bool
     price_per_gpu_hour_usd: Decimal | None
+    gpu_family: str | None = None  # a tier naming only a family ("A100"), gpu_id null
     source_kind: str  # provider | third_party (warehouse.facts.SOURCE_KINDS)
     observed_basis: str  # published | captured | retrieved | undated (facts.OBSERVED_BASES)
     capture_file: str | None  # the stored capture (../shared/snapshots path) when captured
-    gpu_family: str | None = None  # a tier naming only a family ("A100"), gpu_id null
 
 
 class EstimateOffer(msgspec.Struct, kw_only=True):

@@ -505,28 +505,30 @@ def test_coreweave_a100_80gb_hgx_resolves_to_sxm(tmp_path) -> None:
     """The 2026 "NVIDIA A100" rows (8 GPUs x 80 GB; spot $9.65 north-america, $9.51 europe per
     instance-hour) name no bus; CoreWeave documents its A100 nodes as HGX (``DOCUMENTED_FORM_
     FACTORS``), so the rows state SXM beside the name and load as the 80 GB SXM A100, at
-    $1.20625 and $1.18875 per GPU-hour, the inference price (one GPU of that node) too."""
+    $1.20625 and $1.18875 per GPU-hour."""
     from warehouse.db import Warehouse
     from warehouse.load import prepare
     from warehouse.seeding import load_seeds
 
     offers = [o for o in coreweave.PROVIDER.parse([_raw_2026()]) if o.gpu_name == "NVIDIA A100"]
+    # (the inference price of one GPU is a property of the 8-GPU offer: single_gpu_price)
     assert {(o.gpu_count, o.vram_gb_reported, o.gpu_form_factor) for o in offers} == {
         (8, 80, "SXM"),
-        (1, 80, "SXM"),
     }
     with Warehouse(tmp_path / "w.duckdb").connect() as con:
         load_seeds(con)
         rows, validation = prepare(con, offers)
     assert validation.unresolved_gpus == []
     by = {(r.instance_type, r.region, r.pricing): r for r in rows}
-    assert len(by) == 5
+    assert len(by) == 4
     assert {(r.gpu_id, r.gpu_family) for r in rows} == {("a100-80gb-sxm", None)}
     na_spot = by[("NVIDIA A100", "north-america", "spot")]
     eu_spot = by[("NVIDIA A100", "europe", "spot")]
     assert (na_spot.price, na_spot.price_per_gpu_hour_usd) == (Decimal("9.65"), Decimal("1.20625"))
     assert (eu_spot.price, eu_spot.price_per_gpu_hour_usd) == (Decimal("9.51"), Decimal("1.18875"))
-    inference = by[("NVIDIA A100 (Inference Single GPU)", "north-america", "on_demand")]
-    assert (inference.gpu_id, inference.price_per_gpu_hour_usd) == ("a100-80gb-sxm", Decimal("2.7"))
+    # the Inference Single GPU price ($2.70) is the NA on-demand offer's property
+    na_on_demand = by[("NVIDIA A100", "north-america", "on_demand")]
+    assert na_on_demand.gpu_id == "a100-80gb-sxm"
+    assert na_on_demand.single_gpu_price == Decimal("2.70")
     # Another shape of row (a 4-GPU node) is not covered by what CoreWeave documents.
     assert ("NVIDIA A100", 4, 80) not in coreweave.DOCUMENTED_FORM_FACTORS

@@ -191,13 +191,15 @@ _SCRAPES_DDL = """create or replace temp table _t_scrapes (scrape_id varchar, pr
     run_id varchar, mode varchar, source varchar, observed_at timestamptz, status varchar,
     error varchar, coverage varchar, coverage_reason varchar)"""
 _OFFERS_DDL = """create or replace temp table _t_offers (scrape_id varchar, provider varchar,
-    instance_type varchar, product_key varchar, region varchar, gpu_name varchar,
-    gpu_count decimal(10, 4),
+    instance_type varchar, product_key varchar, region varchar, cloud_tier varchar,
+    country varchar, gpu_name varchar, gpu_count decimal(10, 4),
     vram_gb_reported decimal(10, 2), vcpus decimal(10, 2), ram_gb decimal(12, 2),
     storage_gb decimal(14, 2), pricing varchar, reserved_term_months integer,
     price decimal(18, 9), currency varchar, price_unit varchar, price_per varchar,
-    serverless boolean, offered boolean, source_url varchar, observed_at timestamptz,
-    announced_price decimal(18, 9), announced_from timestamptz)"""
+    serverless boolean, offered boolean, available boolean, available_until timestamptz,
+    source_url varchar, observed_at timestamptz,
+    announced_price decimal(18, 9), announced_from timestamptz, gpu_form_factor varchar,
+    listings integer, single_gpu_price decimal(18, 9))"""
 
 
 def _batch(con, scrapes: list[tuple[str, datetime, list[dict], str]]) -> dict:

@@ -82,13 +82,14 @@ def scrape(
         " region varchar, pricing varchar, reserved_term_months integer, gpu_name_provider varchar,"
         " gpu_id varchar, gpu_count decimal(10, 4), price decimal(18, 9), currency varchar,"
         " price_per_hour_usd decimal(18, 6), serverless boolean, price_per_gpu_hour_usd"
-        " decimal(18, 6), price_unit varchar, price_per varchar, price_per_hour decimal(18, 6))"
+        " decimal(18, 6), price_unit varchar, price_per varchar, price_per_hour decimal(18, 6),"
+        " cloud_tier varchar)"
     )
     for instance_type, price in prices.items():
         con.execute(
             f"insert into {OBSERVED_TABLE} ({', '.join(OBSERVED_COLUMNS)})"
             " values (?, ?, ?, ?, 'global', ?, null, 'H100 SXM', ?, 1, ?, 'USD', ?, false, ?,"
-            " 'hour', 'gpu', ?)",
+            " 'hour', 'gpu', ?, null)",
             [
                 sid,
                 _offer_id(provider, instance_type),

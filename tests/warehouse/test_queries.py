@@ -205,12 +205,13 @@ def test_gpu_filter_finds_family_and_model_level_offers(con, table) -> None:
     }
     assert coreweave[("north-america", "spot", "NVIDIA A100")] == ("a100-80gb-sxm", 1.20625)
     assert coreweave[("europe", "spot", "NVIDIA A100")] == ("a100-80gb-sxm", 1.18875)
-    assert len(coreweave) == 5  # 2 regions x (on-demand, spot) + the NA inference price
+    # 2 regions x (on-demand, spot); the NA inference price is its on-demand offer's property
+    assert len(coreweave) == 4
     assert {o["gpu_id"] for o in family} - {None} >= {"a100-80gb-sxm", "a100-40gb-pcie"}
 
     model = _gpu_query(con, table, "a100-80gb-sxm")
     assert {o["gpu_id"] for o in model} == {"a100-80gb-sxm"}
     assert all(o["gpu_family"] is None for o in model)
-    assert sum(o["provider"] == "coreweave" for o in model) == 5
+    assert sum(o["provider"] == "coreweave" for o in model) == 4
     # 'a100' says nothing of the memory: not an a100-80gb row
     assert "koyeb" not in {o["provider"] for o in _gpu_query(con, table, "a100-80gb")}
