@@ -4,6 +4,11 @@
 ``offer_history`` is a horizontal segment at its USD-per-hour price, from ``valid_from`` to
 ``valid_to`` (or to the snapshot time while it is current). A gap between intervals (the offer
 was not seen) is left as a gap rather than bridged.
+
+Both charts take a ``width`` in CSS pixels: it is the SVG's viewBox width, so a page that asks
+for the width it will show the chart at renders the 12-unit text at 12 px (a 1000-wide chart
+squeezed onto a 390 px phone drew 4 px text). Below the width where the title and the
+legend fit on one line, the legend moves to a second line and long captions shorten.
 """
 
 from __future__ import annotations
@@ -16,30 +21,68 @@ from typing import Any
 
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 40
+MIN_WIDTH, MAX_WIDTH = 280, 2000  # px: the bounds of a chart's `width`
+LINE_HEIGHT = 16  # px: a second header line (legend or caption) when the width is narrow
+CHAR_WIDTH = 7.0  # px: a generous average glyph width of 12 px system-ui text
 LINE = "#2563eb"
 GRID = "#d4d4d8"
 TEXT = "#27272a"
 
 
-def _x(when: datetime, start: datetime, end: datetime) -> float:
+def _x(when: datetime, start: datetime, end: datetime, width: int = WIDTH) -> float:
     span = (end - start).total_seconds() or 1.0
-    return LEFT + (WIDTH - LEFT - RIGHT) * (when - start).total_seconds() / span
+    return LEFT + (width - LEFT - RIGHT) * (when - start).total_seconds() / span
 
 
-def _y(price: float, low: float, high: float) -> float:
+def _y(price: float, low: float, high: float, top: int = TOP) -> float:
     span = (high - low) or 1.0
-    return HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (price - low) / span
+    return HEIGHT - BOTTOM - (HEIGHT - top - BOTTOM) * (price - low) / span
+
+
+def text_width(text: str) -> float:
+    """Estimated width in px of ``text`` at the charts' 12 px (no font metrics server-side)."""
+    return CHAR_WIDTH * len(text)
+
+
+def _checked_width(width: int) -> int:
+    if not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise ValueError(f"chart width {width} px is outside {MIN_WIDTH}..{MAX_WIDTH}")
+    return width
+
+
+def _fitted(text: str, room: float) -> str:
+    """``text`` cut with an ellipsis to about ``room`` px (the full text stays in <title>)."""
+    keep = int(room // CHAR_WIDTH)
+    return text if len(text) <= keep else text[: max(keep - 1, 1)].rstrip() + "\u2026"
+
+
+def _header(title: str, right: list[str], right_width: float, width: int) -> tuple[str, int]:
+    """The bold title at the top left and ``right`` (SVG fragments ``right_width`` px wide,
+    drawn from x=0 at the top line's baseline 20) beside it, or on a second line under it
+    when both do not fit in ``width``. Returns the markup and the plot's top in px."""
+    room = width - LEFT - RIGHT
+    one_line = text_width(title) + 24 + right_width <= room
+    top, dy, title_x = (TOP, 0, LEFT) if one_line else (TOP + LINE_HEIGHT, LINE_HEIGHT, 8)
+    shown = _fitted(title, width - title_x - RIGHT)
+    parts = [f'<text x="{title_x}" y="20" fill="{TEXT}" font-weight="600">{escape(shown)}</text>']
+    shift = max(width - RIGHT - right_width, title_x)
+    parts.append(f'<g transform="translate({shift:.0f},{dy})">{"".join(right)}</g>')
+    return "".join(parts), top
 
 
 def _usd(value: float) -> str:
     return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}".rstrip("0").rstrip(".")
 
 
-def history_svg(title: str, intervals: Sequence[dict[str, Any]], as_of: datetime) -> str:
+def history_svg(
+    title: str, intervals: Sequence[dict[str, Any]], as_of: datetime, width: int = WIDTH
+) -> str:
     """SVG text for ``intervals`` (dicts with valid_from, valid_to, price_per_hour_usd; ordered
-    by valid_from). Prices in USD per instance-hour. Raises ValueError for no intervals."""
+    by valid_from), ``width`` px wide. Prices in USD per instance-hour. Raises ValueError for
+    no intervals or a width outside MIN_WIDTH..MAX_WIDTH."""
     if not intervals:
         raise ValueError("no price history to draw")
+    width = _checked_width(width)
     segments = [
         (row["valid_from"], row["valid_to"] or as_of, float(Decimal(row["price_per_hour_usd"])))
         for row in intervals
@@ -51,50 +94,52 @@ def history_svg(title: str, intervals: Sequence[dict[str, Any]], as_of: datetime
     pad = (high - low) * 0.1 or high * 0.1 or 1.0
     low, high = max(0.0, low - pad), high + pad
 
+    unit = f"USD per hour, {len(segments)} price interval{'s' if len(segments) != 1 else ''}"
+    header, top = _header(
+        title, [f'<text x="0" y="20" fill="{TEXT}">{unit}</text>'], text_width(unit), width
+    )
+
+    def x(when: datetime) -> float:
+        return _x(when, start, end, width)
+
+    def y(price: float) -> float:
+        return _y(price, low, high, top)
+
     parts: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" font-family="system-ui, sans-serif" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
+        f'width="{width}" height="{HEIGHT}" role="img" font-family="system-ui, sans-serif" '
         f'font-size="12">',
         f"<title>{escape(title)}: USD per hour</title>",
-        f'<text x="{LEFT}" y="20" fill="{TEXT}" font-weight="600">{escape(title)}</text>',
+        header,
     ]
     for price in (low, (low + high) / 2, high):
-        y = _y(price, low, high)
         parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>'
-        )
-        parts.append(
-            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" '
+            f'<line x1="{LEFT}" x2="{width - RIGHT}" y1="{y(price):.1f}" y2="{y(price):.1f}" '
+            f'stroke="{GRID}"/><text x="{LEFT - 6}" y="{y(price) + 4:.1f}" text-anchor="end" '
             f'fill="{TEXT}">{_usd(price)}</text>'
         )
     for when, anchor in ((start, "start"), (end, "end")):
         parts.append(
-            f'<text x="{_x(when, start, end):.1f}" y="{HEIGHT - BOTTOM + 18}" '
+            f'<text x="{x(when):.1f}" y="{HEIGHT - BOTTOM + 18}" '
             f'text-anchor="{anchor}" fill="{TEXT}">{when:%Y-%m-%d}</text>'
         )
     path: list[str] = []
     previous_end: datetime | None = None
     previous_y: float | None = None
     for seg_start, seg_end, price in segments:
-        x0, x1, y = _x(seg_start, start, end), _x(seg_end, start, end), _y(price, low, high)
+        x0, x1, at = x(seg_start), x(seg_end), y(price)
         if previous_end is not None and previous_y is not None and seg_start <= previous_end:
-            path.append(f"V{y:.1f}")  # price change: vertical step at the change time
+            path.append(f"V{at:.1f}")  # price change: vertical step at the change time
         else:
-            path.append(f"M{x0:.1f},{y:.1f}")  # first interval, or after a gap
+            path.append(f"M{x0:.1f},{at:.1f}")  # first interval, or after a gap
         path.append(f"H{x1:.1f}")
-        previous_end, previous_y = seg_end, y
+        previous_end, previous_y = seg_end, at
     parts.append(f'<path d="{" ".join(path)}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     for seg_start, _, price in segments:
         parts.append(
-            f'<circle cx="{_x(seg_start, start, end):.1f}" '
-            f'cy="{_y(price, low, high):.1f}" r="3" fill="{LINE}">'
+            f'<circle cx="{x(seg_start):.1f}" cy="{y(price):.1f}" r="3" fill="{LINE}">'
             f"<title>{seg_start:%Y-%m-%d}: {_usd(price)}/h</title></circle>"
         )
-    parts.append(
-        f'<text x="{WIDTH - RIGHT}" y="20" text-anchor="end" fill="{TEXT}">'
-        f"USD per hour, {len(segments)} price interval"
-        f"{'s' if len(segments) != 1 else ''}</text>"
-    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -117,17 +162,31 @@ def bucket_end(start: date, bucket: str) -> date:
 
 
 def market_history_svg(
-    title: str, buckets: Sequence[dict[str, Any]], bucket: str, until: date | None = None
+    title: str,
+    buckets: Sequence[dict[str, Any]],
+    bucket: str,
+    until: date | None = None,
+    width: int = MARKET_WIDTH,
 ) -> str:
     """SVG text of a GPU model's market price history: per bucket (``GET /history`` rows:
     start, min/median/max_usd_per_gpu_hour, provider_count, offer_count; ordered by start),
     the cheapest and the median provider price as step lines over the min-max band, in USD
     per GPU-hour. A bucket with no offers is left as a gap; the last one is cut at ``until``
-    (exclusive; e.g. the day after the snapshot) when given. Raises ValueError for no
-    buckets."""
+    (exclusive; e.g. the day after the snapshot) when given; ``width`` px wide. Raises
+    ValueError for no buckets or a width outside MIN_WIDTH..MAX_WIDTH."""
     if not buckets:
         raise ValueError("no price history to draw")
-    width, height = MARKET_WIDTH, MARKET_HEIGHT
+    width, height = _checked_width(width), MARKET_HEIGHT
+    legend = (("cheapest provider", CHEAPEST), ("median provider", MEDIAN), ("min-max", BAND))
+    keys: list[str] = []
+    lx = 0.0
+    for label, colour in legend:
+        keys.append(
+            f'<rect x="{lx:.0f}" y="10" width="14" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 18:.0f}" y="19" fill="{TEXT}">{label}</text>'
+        )
+        lx += 30 + text_width(label)
+    header, top = _header(title, keys, lx - 12, width)
     rows = [
         (
             row["start"],
@@ -150,7 +209,7 @@ def market_history_svg(
         return LEFT + (width - LEFT - RIGHT) * (day - first).days / span
 
     def y(price: float) -> float:
-        return height - BOTTOM - (height - TOP - BOTTOM) * (price - low) / ((high - low) or 1.0)
+        return height - BOTTOM - (height - top - BOTTOM) * (price - low) / ((high - low) or 1.0)
 
     # contiguous runs of buckets: a bucket that starts where the previous one ended
     runs: list[list[tuple]] = []
@@ -171,7 +230,7 @@ def market_history_svg(
         f'width="{width}" height="{height}" role="img" font-family="system-ui, sans-serif" '
         f'font-size="12">',
         f"<title>{escape(title)}: USD per GPU-hour</title>",
-        f'<text x="{LEFT}" y="20" fill="{TEXT}" font-weight="600">{escape(title)}</text>',
+        header,
     ]
     for price in (low, (low + high) / 2, high):
         parts.append(
@@ -186,10 +245,10 @@ def market_history_svg(
             f'fill="{TEXT}">{day:%Y-%m-%d}</text>'
         )
     for run in runs:
-        top = [f"{x(s):.1f},{y(p[2]):.1f} {x(e):.1f},{y(p[2]):.1f}" for s, e, *p in run]
-        bottom = [f"{x(e):.1f},{y(p[0]):.1f} {x(s):.1f},{y(p[0]):.1f}" for s, e, *p in run]
+        upper = [f"{x(s):.1f},{y(p[2]):.1f} {x(e):.1f},{y(p[2]):.1f}" for s, e, *p in run]
+        lower = [f"{x(e):.1f},{y(p[0]):.1f} {x(s):.1f},{y(p[0]):.1f}" for s, e, *p in run]
         parts.append(
-            f'<polygon class="range" points="{" ".join(top + bottom[::-1])}" fill="{BAND}" '
+            f'<polygon class="range" points="{" ".join(upper + lower[::-1])}" fill="{BAND}" '
             f'fill-opacity="0.7"/>'
         )
     for run in runs:
@@ -201,23 +260,18 @@ def market_history_svg(
     # one transparent column per bucket carries its numbers as a tooltip
     for start, end, cheapest, median, highest, row in rows:
         parts.append(
-            f'<rect x="{x(start):.1f}" y="{TOP}" width="{max(x(end) - x(start), 1):.1f}" '
-            f'height="{height - TOP - BOTTOM}" fill="transparent"><title>{start:%Y-%m-%d}: '
+            f'<rect x="{x(start):.1f}" y="{top}" width="{max(x(end) - x(start), 1):.1f}" '
+            f'height="{height - top - BOTTOM}" fill="transparent"><title>{start:%Y-%m-%d}: '
             f"cheapest {_usd(cheapest)}, median {_usd(median)}, highest {_usd(highest)} per "
             f"GPU-hour; {int(row['provider_count'])} providers, {int(row['offer_count'])} offers"
             "</title></rect>"
         )
-    legend = (("cheapest provider", CHEAPEST), ("median provider", MEDIAN), ("min-max", BAND))
-    lx = width - RIGHT - sum(30 + 7 * len(label) for label, _ in legend)
-    for label, colour in legend:
-        parts.append(
-            f'<rect x="{lx}" y="10" width="14" height="10" fill="{colour}"/>'
-            f'<text x="{lx + 18}" y="19" fill="{TEXT}">{label}</text>'
-        )
-        lx += 30 + 7 * len(label)
+    caption = f"USD per GPU-hour, each provider's cheapest offer, by {bucket}"
+    if text_width(caption) > width - 16:
+        caption = f"USD per GPU-hour, by {bucket}"
     parts.append(
         f'<text x="{width - RIGHT}" y="{height - 6}" text-anchor="end" fill="{TEXT}">'
-        f"USD per GPU-hour, each provider's cheapest offer, by {escape(bucket)}</text>"
+        f"{escape(caption)}</text>"
     )
     parts.append("</svg>")
     return "".join(parts)

@@ -5,7 +5,9 @@ The page is one self-contained HTML file (inline CSS and JavaScript, no CDN, no 
 external requests). Its Content-Security-Policy allows only same-origin requests and only the
 page's own inline script and style, by hash, so text that slipped into the DOM as markup still
 could not run. It reads the same JSON endpoints as any other client (/instances, /gpus,
-/models, /fit, /estimates); the charts are drawn server-side as SVG.
+/models, /fit, /estimates); the charts are drawn server-side as SVG, at the width the page
+asks for (its chart box's, so their text is 12 px on a phone too). GET /favicon.ico is the
+page's icon (api/favicon.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from api.charts import history_svg, market_history_svg
+from api.charts import MARKET_WIDTH, MAX_WIDTH, MIN_WIDTH, WIDTH, history_svg, market_history_svg
+from api.favicon import favicon_ico
 from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
 from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
@@ -34,6 +37,10 @@ MarketPricing = Literal["on_demand", "spot", "reserved"]
 MarketBucket = Literal["day", "week", "month"]
 # Longest range per bucket, in days (the same bounds as GET /history).
 MARKET_MAX_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
+WIDTH_DOC = (
+    "Drawing width in CSS pixels (the SVG's viewBox width): shown at this width, its text is "
+    "12 px; a page asks for the width of its container"
+)
 SVG_HEADERS = {"Cache-Control": "public, max-age=60", "X-Content-Type-Options": "nosniff"}
 
 
@@ -71,6 +78,15 @@ class WebController(Controller):
             headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff"},
         )
 
+    @get("/favicon.ico", sync_to_thread=False, media_type="image/x-icon")
+    def favicon(self) -> Response[bytes]:
+        """The page's icon (browsers ask for /favicon.ico whether or not a page links one)."""
+        return Response(
+            content=favicon_ico(),
+            media_type="image/x-icon",
+            headers={"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"},
+        )
+
 
 class ChartsController(Controller):
     path = "/charts"
@@ -91,6 +107,7 @@ class ChartsController(Controller):
         self,
         store: Store,
         offer_id: Annotated[str, Parameter(max_length=64, description="Offer id from /instances")],
+        width: Annotated[int, Parameter(ge=MIN_WIDTH, le=MAX_WIDTH, description=WIDTH_DOC)] = WIDTH,
     ) -> Response[bytes]:
         snapshot = store.get()
 
@@ -103,9 +120,9 @@ class ChartsController(Controller):
                 f"{first['provider']} {first['instance_type']} ({first['region']}, "
                 f"{first['pricing'].replace('_', '-')})"
             )
-            return history_svg(title, rows, snapshot.as_of).encode("utf-8")
+            return history_svg(title, rows, snapshot.as_of, width).encode("utf-8")
 
-        body = snapshot.cached(("history_svg", offer_id), build)
+        body = snapshot.cached(("history_svg", offer_id, width), build)
         if not body:
             raise NotFoundException(f"no price history for offer {offer_id!r}")
         return Response(content=body, media_type=SVG, headers=SVG_HEADERS)
@@ -145,6 +162,9 @@ class ChartsController(Controller):
                 "1827 by week, 3653 by month",
             ),
         ] = 730,
+        width: Annotated[
+            int, Parameter(ge=MIN_WIDTH, le=MAX_WIDTH, description=WIDTH_DOC)
+        ] = MARKET_WIDTH,
     ) -> Response[bytes]:
         if days > MARKET_MAX_DAYS[bucket]:
             raise ClientException(
@@ -168,9 +188,10 @@ class ChartsController(Controller):
             names = {g["gpu_id"]: g["name"] for g in snapshot.query(GPUS_SQL)}
             name = names.get(family) or f"{family} (every variant)"
             title = f"{name}, {pricing.replace('_', '-')}"
-            return market_history_svg(title, rows, bucket, last + timedelta(days=1)).encode()
+            until = last + timedelta(days=1)
+            return market_history_svg(title, rows, bucket, until, width).encode()
 
-        body = snapshot.cached(("market_svg", family, pricing, bucket, days), build)
+        body = snapshot.cached(("market_svg", family, pricing, bucket, days, width), build)
         if not body:
             raise NotFoundException(
                 f"no {pricing} price history for GPU {family!r} in the last {days} days"

@@ -17,10 +17,12 @@ import fcntl
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import select
 import shutil
+import struct
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -41,6 +43,21 @@ SCREENSHOTS = REPO / "docs" / "screenshots"
 UPDATE_SCREENSHOTS = os.environ.get("GPUPRICES_UPDATE_SCREENSHOT") == "1"
 LAMBDA_H100 = "8x NVIDIA H100 SXM (80 GB)"
 VIEWPORT = {"width": 1400, "height": 1000}
+PHONE = {"width": 390, "height": 844}  # CSS px: a 6.1-inch phone held upright
+# The smallest rendered size of every text of an SVG inside `el`, in CSS px: its font size in
+# SVG units times the scale the SVG is drawn at.
+SVG_TEXT_PX = (
+    "(el => Math.min(...[...el.querySelectorAll('svg text')].map(t => "
+    "parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)))"
+)
+# Texts of an SVG inside `el` that stick out of the SVG's box (cut off on screen).
+SVG_TEXT_OUTSIDE = (
+    "(el => { const box = el.querySelector('svg').getBoundingClientRect(); "
+    "return [...el.querySelectorAll('svg text')].filter(t => { "
+    "const r = t.getBoundingClientRect(); return r.left < box.left - 1 || "
+    "r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1; })"
+    ".map(t => t.textContent); })"
+)
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -372,9 +389,6 @@ def test_page_renders_every_offer_and_serverless_tier(server, page, tmp_path):
     assert page.js("document.getElementById('data-notice').hidden") is False
     assert "recorded, not live" in page.js("document.getElementById('data-notice').textContent")
     assert any(r[3].startswith("8x h100") for r in rows)
-    # default order: cheapest instance-hour first
-    prices = [float(r[6]) for r in rows]
-    assert prices == sorted(prices)
     # nothing the plausibility screen marks suspect is shown by default
     every = _get(server, "/instances", include_suspect="true", limit=1000)["items"]
     suspect = {i["id"] for i in every if i["price_status"] == "suspect"}
@@ -640,6 +654,217 @@ def test_offer_link_shows_its_price_history_chart(server, page):
     assert page.js("document.querySelector('#offers tr.selected').dataset.id") == offer_id
 
 
+def test_all_offers_sorted_by_price_per_gpu_hour(server, page):
+    """Issue 25: the table sorted by $/hour by default, so an 8-GPU node at $2/GPU-hour came
+    after a one-GPU offer at $5/GPU-hour; the comparison people make is per GPU-hour."""
+    api = _get(server, "/instances", serverless="false", sort="price_per_gpu", limit=1000)
+    page.open(f"{server}/")
+    header = page.js("document.querySelector('#offers th[aria-sort]').dataset.key")
+    assert header == "price_per_gpu_hour_usd"
+    ids = page.js("[...document.querySelectorAll('#offers tbody tr')].map(tr => tr.dataset.id)")
+    rows = page.rows("offers")
+    per_gpu = [float(r[7]) for r in rows if r[7]]
+    assert per_gpu == sorted(per_gpu) and len(per_gpu) > 100
+    assert [r[7] for r in rows if not r[7]] == [r[7] for r in rows[len(per_gpu) :]]  # blanks last
+    # the first rows are the API's cheapest offers per GPU-hour (ties in any order)
+    cheapest = api["items"][0]
+    assert rows[0][7] == _money(cheapest["price_per_gpu_hour_usd"])
+    assert cheapest["id"] in ids[: sum(r[7] == rows[0][7] for r in rows)]
+    # and not by $/hour: the replayed offers hold a cheaper instance-hour further down
+    per_hour = [float(r[6]) for r in rows]
+    assert per_hour != sorted(per_hour)
+
+
+def test_matrix_cells_show_price_age(server, page):
+    """Issue 25: the matrix's cheapest H100 SXM and MI300X cells were 508- and 513-day-old
+    recorded prices with no age shown. Every cell titles its price's age and origin; a price
+    that is not a fresh live one shows its age after the price, marked recorded, stale (amber)
+    or expired (red)."""
+    api = _get(
+        server,
+        "/instances",
+        serverless="false",
+        cheapest_per_gpu="true",
+        include_expired="true",
+        limit=1000,
+    )
+    assert api["total"] <= 1000
+    by_id = {i["id"]: i for i in api["items"]}
+    page.open(f"{server}/?include_expired=true")
+    page.section_ready("matrix-section")
+    cells = page.js(
+        "[...document.querySelectorAll('#matrix td[data-id]')].map(td => ({id: td.dataset.id, "
+        "text: td.textContent, title: td.title, age: td.dataset.age, classes: [...td.classList], "
+        "after: getComputedStyle(td, '::after').content}))"
+    )
+    assert len(cells) > 50
+    kinds = set()
+    for cell in cells:
+        item = by_id[cell["id"]]
+        age = math.floor(item["age_days"] + 0.5)
+        assert f"price {age} days old (recorded, a capture dated " in cell["title"], cell
+        assert item["data_origin"] == "recorded"  # a replay: nothing is live
+        # shown on screen after the price (CSS content), the cell's text stays the price
+        assert cell["age"] == f"{age}d" and cell["after"] == f'" {age}d"', cell
+        assert cell["text"] == _money(item["price_per_gpu_hour_usd"])
+        assert "recorded" in cell["classes"]
+        assert ("expired" in cell["classes"]) == item["expired"]
+        assert ("aged" in cell["classes"]) == (item["stale"] and not item["expired"])
+        if item["expired"]:
+            assert f"expired {item['expires_at'][:10]} (past its shelf life)" in cell["title"]
+        kinds.add("expired" if item["expired"] else "stale" if item["stale"] else "fresh")
+    assert {"expired", "stale"} <= kinds
+    # the cheapest H100 SXM with expired prices included: a price over 180 days old, said so
+    best = page.js(
+        "(td => ({age: td.dataset.age, title: td.title, classes: [...td.classList]}))"
+        "(document.querySelector('#matrix tr[data-gpu=h100-sxm]').cells[4])"
+    )
+    h100 = min(
+        (i for i in api["items"] if i["gpu_id"] == "h100-sxm" and i["pricing"] == "on_demand"),
+        key=lambda i: (i["price_per_gpu_hour_usd"], i["id"]),
+    )
+    assert best["age"] == f"{math.floor(h100['age_days'] + 0.5)}d"
+    assert ("expired" in best["classes"]) == h100["expired"]
+    assert "days old" in best["title"]
+
+
+def test_matrix_cell_of_a_fresh_live_price_shows_no_age_mark(browser, server):
+    """Only prices that are not fresh and live are marked: a live price a few hours old is
+    titled with its age and drawn as a plain price."""
+    page = browser.page()
+    fresh = {"data_origin": "live", "age_days": 0.2, "stale": False, "expired": False}
+
+    def fulfil(event: dict[str, Any]) -> None:
+        params = event["params"]
+        body = httpx.get(params["request"]["url"], timeout=30).json()
+        for item in body.get("items", []):
+            item.update(fresh)
+        browser.send(
+            "Fetch.fulfillRequest",
+            {
+                "requestId": params["requestId"],
+                "responseCode": 200,
+                "responseHeaders": [{"name": "Content-Type", "value": "application/json"}],
+                "body": base64.b64encode(json.dumps(body).encode()).decode(),
+            },
+            event["sessionId"],
+        )
+
+    browser.handlers["Fetch.requestPaused"] = fulfil
+    try:
+        page.send("Fetch.enable", {"patterns": [{"urlPattern": f"{server}/instances?*"}]})
+        page.open(f"{server}/")
+        cells = page.js(
+            "[...document.querySelectorAll('#matrix td[data-id]')].map(td => ({title: td.title, "
+            "age: td.dataset.age, classes: [...td.classList], "
+            "after: getComputedStyle(td, '::after').content}))"
+        )
+        assert cells
+        for cell in cells:
+            assert cell["title"].endswith("price 0 days old (live)"), cell
+            assert cell.get("age") is None and cell["after"] == "none", cell
+            assert not {"recorded", "aged", "expired"} & set(cell["classes"]), cell
+    finally:
+        browser.handlers.pop("Fetch.requestPaused", None)
+        page.close()
+
+
+def test_favicon_is_served(server, page):
+    """Issue 25: no favicon, so every visit logged a 404 for /favicon.ico. It is served from
+    this server (within the page's Content-Security-Policy: img-src 'self') and decodes."""
+    response = httpx.get(f"{server}/favicon.ico", timeout=30)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("image/x-icon")
+    assert "max-age" in response.headers["cache-control"]
+    reserved, kind, count = struct.unpack("<HHH", response.content[:6])
+    width, height = response.content[6], response.content[7]
+    assert (reserved, kind, count, width, height) == (0, 1, 1, 32, 32)
+    page.open(f"{server}/")
+    decoded = page.js(
+        "new Promise(done => { const icon = new Image(); "
+        "icon.onload = () => done([icon.naturalWidth, icon.naturalHeight]); "
+        "icon.onerror = () => done(null); icon.src = '/favicon.ico'; })"
+    )
+    assert decoded == [32, 32]
+    statuses = {
+        e["response"]["url"]: e["response"]["status"]
+        for e in page.events("Network.responseReceived")
+    }
+    assert statuses[f"{server}/favicon.ico"] == 200
+    assert [u for u, status in statuses.items() if status == 404] == []
+
+
+def test_page_fits_a_390px_phone(browser, server, tmp_path):
+    """Issue 25: at 390 px the page was 595 px wide (the GPU select) and the charts' text was
+    drawn at about 4 px (a 1000-unit-wide SVG scaled to the screen). On a phone nothing is
+    wider than the screen (tables scroll in their own box), the charts are drawn at the width
+    they are shown with their text at 12 px, and the model picker and the charts still work."""
+    page = browser.page()
+    try:
+        page.send(
+            "Emulation.setDeviceMetricsOverride",
+            {**PHONE, "deviceScaleFactor": 2, "mobile": True},
+        )
+        page.open(f"{server}/")
+        page.section_ready("market-section")
+        wide = page.js(
+            "[...document.querySelectorAll('body *')].filter(e => !e.closest('.wrap') && "
+            "e.getBoundingClientRect().right > 391).map(e => e.tagName + '.' + e.className + "
+            "'#' + (e.id || e.name || ''))"
+        )
+        assert wide == []
+        assert page.js("document.scrollingElement.scrollWidth") <= PHONE["width"]
+        assert page.js("innerWidth") == PHONE["width"]  # the page was not zoomed out to fit
+        # the tables scroll inside their own box
+        assert page.js("(w => w.scrollWidth > w.clientWidth)(document.querySelector('.wrap'))")
+        chart = "document.getElementById('market-chart')"
+        svg_width = page.js(f"{chart}.querySelector('svg').getBoundingClientRect().width")
+        assert 300 <= svg_width <= PHONE["width"]
+        assert page.js(f"{SVG_TEXT_PX}({chart})") >= 10
+        assert page.js(f"{SVG_TEXT_OUTSIDE}({chart})") == []
+        page.screenshot(None, tmp_path / "web-phone.png")
+        page.screenshot("#market-section", tmp_path / "web-phone-gpu-history.png")
+
+        # the history chart follows the GPU picked, still drawn for the phone
+        page.js(
+            """(() => { const select = document.querySelector('#market-form [name=chart_gpu]');
+            select.value = 'a100-80gb-sxm';
+            select.dispatchEvent(new Event('change', {bubbles: true})); })()"""
+        )
+        page.wait("document.getElementById('market-section').dataset.gpu === 'a100-80gb-sxm'")
+        page.section_ready("market-section")
+        assert "A100" in page.js(f"{chart}.querySelector('svg title').textContent")
+        assert page.js(f"{SVG_TEXT_PX}({chart})") >= 10
+        assert page.js(f"{SVG_TEXT_OUTSIDE}({chart})") == []
+
+        # the model picker still answers, with its offers table in its own scrolling box
+        page.js(
+            """(() => { const form = document.getElementById('fit-form');
+            form.elements.model.value = 'llama-3.1-70b';
+            form.querySelector('button[type=submit]').click(); })()"""
+        )
+        page.wait(
+            "(s => s.dataset.model === 'llama-3.1-70b' && s.dataset.state !== 'loading')"
+            "(document.getElementById('fit-section'))"
+        )
+        page.section_ready("fit-section")
+        fit = _get(server, "/fit", model="llama-3.1-70b", context=8192, limit=1000)
+        assert len(page.rows("fit")) == fit["offers_total"] > 0
+        assert page.js("document.scrollingElement.scrollWidth") <= PHONE["width"]
+
+        # an offer's own price history, drawn for the phone too
+        page.js("document.querySelector('#offers tbody tr').click()")
+        page.wait("document.querySelector('#chart svg') !== null")
+        offer_chart = "document.getElementById('chart')"
+        assert page.js(f"{offer_chart}.querySelector('svg').getBoundingClientRect().width") <= 390
+        assert page.js(f"{SVG_TEXT_PX}({offer_chart})") >= 10
+        assert page.js(f"{SVG_TEXT_OUTSIDE}({offer_chart})") == []
+        assert page.js("document.scrollingElement.scrollWidth") <= PHONE["width"]
+        assert page.events("Runtime.exceptionThrown") == []
+    finally:
+        page.close()
+
+
 def test_provider_text_is_never_markup(browser, server, tmp_path):
     """Hostile text in a provider's fields is shown as text in every table and chart tooltip,
     and kept as text (not a formula) in the CSV."""
@@ -794,3 +1019,50 @@ def test_chart_texts_are_escaped():
         root = ET.fromstring(svg)  # well-formed: the hostile text is character data
         title = root.findtext("{http://www.w3.org/2000/svg}title", "")
         assert "<img" not in svg and title.startswith(HOSTILE)
+
+
+def test_charts_draw_at_the_width_asked(replayed_home):
+    """The charts' `width` is their viewBox width (so a phone gets 12 px text, issue 25); out
+    of bounds is a 400, and a narrow chart moves its legend under the title."""
+    paths, _ = replayed_home
+    with TestClient(create_app(paths.published)) as client:
+        offer = client.get("/instances", params={"provider": "runpod", "limit": 1}).json()
+        offer_id = offer["items"][0]["id"]
+        narrow = client.get("/charts/gpus/h100-sxm/history.svg", params={"width": 366})
+        wide = client.get("/charts/gpus/h100-sxm/history.svg")
+        small_offer = client.get(f"/charts/{offer_id}/history.svg", params={"width": 366})
+        too_narrow = client.get("/charts/gpus/h100-sxm/history.svg", params={"width": 100})
+        too_wide = client.get(f"/charts/{offer_id}/history.svg", params={"width": 5000})
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    for response, width in ((narrow, 366), (wide, 1000), (small_offer, 366)):
+        assert response.status_code == 200
+        root = ET.fromstring(response.text)
+        assert root.attrib["viewBox"].split()[2] == root.attrib["width"] == str(width)
+    assert too_narrow.status_code == too_wide.status_code == 400
+    # the legend (cheapest/median/min-max) sits on the title's line when wide, under it when narrow
+    for response, shift in ((wide, 0), (narrow, 16)):
+        group = ET.fromstring(response.text).find("svg:g", ns)
+        assert group is not None and group.attrib["transform"].endswith(f",{shift})")
+        assert group.findtext("svg:text", "", ns) == "cheapest provider"
+
+
+def test_favicon_is_an_icon_without_a_browser(replayed_home):
+    with TestClient(create_app(replayed_home[0].published)) as client:
+        response = client.get("/favicon.ico")
+        head = client.head("/favicon.ico")
+    assert response.status_code == 200 and head.status_code in (200, 405)
+    assert response.headers["content-type"].startswith("image/x-icon")
+    # ICONDIR: reserved 0, type 1 (icon), 1 image; its entry: 32x32, 32 bits per pixel
+    assert struct.unpack("<HHHBBBBHHII", response.content[:22])[:9] == (
+        0,
+        1,
+        1,
+        32,
+        32,
+        0,
+        0,
+        1,
+        32,
+    )
+    size, offset = struct.unpack("<II", response.content[14:22])
+    assert offset + size == len(response.content)
