@@ -49,7 +49,6 @@ def test_descriptions_of_number_fields_name_their_unit_or_meaning(document) -> N
         path
         for name, s in components.items()
         for path, prop in _properties(name, s)
-        if prop.get("description", "").strip().lower().replace(" ", "_")
-        == path.rsplit(".", 1)[1]
+        if prop.get("description", "").strip().lower().replace(" ", "_") == path.rsplit(".", 1)[1]
     ]
     assert not echoes, echoes
