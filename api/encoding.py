@@ -3,6 +3,12 @@ answer to :func:`encode_as` with the answer's response schema (``api.schemas``, 
 Structs the OpenAPI document is generated from); the body is that Struct's encoding, so it has
 exactly the schema's fields, in its order, each of its type.
 
+Numbers are plain JSON numbers in their shortest exact decimal form (:func:`plain_number`): a
+warehouse DECIMAL's scale is storage, not meaning, so ``1.0000`` GPUs is written ``1``, a
+``0.047000000`` USD price ``0.047``, a float ``2.0`` ``2``, ``1E+1`` ``10``, ``1e-6``
+``0.000001``. Decimals are never turned into floats on the way (no 0.047000000000000003):
+the digits written are the digits stored, less trailing zeros. JSON bodies and CSV cells alike.
+
 Every data handler answers through :func:`json_response`. An answer that holds a list (``items``,
 or the list its schema names in ``CSV_LIST``) is served as CSV instead when the request asks for
 it (``format=csv``, or an Accept header that prefers ``text/csv``): one row per list item, one
@@ -16,10 +22,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import typing
 from datetime import datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
@@ -35,7 +42,7 @@ if TYPE_CHECKING:
     from litestar.response.base import ASGIResponse
 
 _ENCODER = msgspec.json.Encoder(decimal_format="number")
-# numbers keep their JSON text (1.0000 stays 1.0000 in the CSV)
+# numbers keep their JSON text (already plain) as Decimals in the CSV
 _DECODER = msgspec.json.Decoder(float_hook=Decimal)
 CSV_MEDIA_TYPE = "text/csv"  # Litestar adds "; charset=utf-8" to text/* types
 _NEGOTIATED = [MediaType.JSON.value, "text/csv"]
@@ -44,9 +51,54 @@ _NEGOTIATED = [MediaType.JSON.value, "text/csv"]
 S = TypeVar("S", bound=msgspec.Struct)
 
 
+def plain_decimal(value: Decimal) -> str:
+    """``value`` in its shortest exact positional form: no trailing zeros after the point, no
+    exponent, no sign on zero (``Decimal("1.0000")`` -> ``"1"``, ``Decimal("1E+2")`` ->
+    ``"100"``, ``Decimal("1E-6")`` -> ``"0.000001"``). Exact at any size (no rounding to a
+    context's precision). Raises ``ValueError`` for NaN and infinities, which JSON has no
+    number for."""
+    if not value.is_finite():
+        raise ValueError(f"{value} is not a JSON number")
+    if value.is_zero():
+        return "0"
+    text = format(value, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def plain_number(text: str) -> str:
+    """A JSON number's text (``1.0000``, ``1E+1``, ``-1e-6``) in its shortest exact positional
+    form (:func:`plain_decimal`)."""
+    return plain_decimal(Decimal(text))
+
+
+@lru_cache(maxsize=8192)  # answers repeat their numbers (1.0000 GPUs, the same prices)
+def _plain_raw(text: str) -> msgspec.Raw:
+    return msgspec.Raw(plain_number(text).encode())
+
+
+# Non-integer numbers (with a point or an exponent) as written by the encoder are read back as
+# their plain text; integers, strings (escapes included) and key order come back as they were,
+# so re-encoding changes the numbers' spelling and nothing else.
+_PLAIN_DECODER = msgspec.json.Decoder(float_hook=_plain_raw)
+# what a number that is not yet plain contains (also matches inside strings: then the body is
+# re-read for nothing, never changed wrongly)
+_NOT_PLAIN = re.compile(rb"[0-9][eE]|\.[0-9]*0(?![0-9])")
+
+
+def plain_numbers(body: bytes) -> bytes:
+    """A JSON ``body`` with every number in its shortest exact form (:func:`plain_number`);
+    everything else byte for byte as it was."""
+    if _NOT_PLAIN.search(body) is None:
+        return body
+    return _ENCODER.encode(_PLAIN_DECODER.decode(body))
+
+
 def encode(value: Any) -> bytes:
-    """JSON of a value already in its response shape (a schema Struct, or a part of one)."""
-    return _ENCODER.encode(value)
+    """JSON of a value already in its response shape (a schema Struct, or a part of one),
+    numbers plain (:func:`plain_numbers`)."""
+    return plain_numbers(_ENCODER.encode(value))
 
 
 def as_schema(schema: type[S], value: Any) -> S:
@@ -61,8 +113,8 @@ def as_schema(schema: type[S], value: Any) -> S:
 
 def encode_as(schema: type[msgspec.Struct], value: Any) -> bytes:
     """The body of an answer: ``value`` as the response schema ``schema`` (:func:`as_schema`),
-    encoded (Decimals as JSON numbers)."""
-    return _ENCODER.encode(as_schema(schema, value))
+    encoded (numbers as plain JSON numbers, :func:`plain_numbers`)."""
+    return encode(as_schema(schema, value))
 
 
 def page_body(
@@ -197,7 +249,9 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return value
-    if isinstance(value, Decimal | int):
+    if isinstance(value, Decimal):
+        return plain_decimal(value)
+    if isinstance(value, int):
         return str(value)
     return encode(value).decode()  # nested lists and objects: JSON
 

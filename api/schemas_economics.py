@@ -15,6 +15,25 @@ import msgspec
 
 from api.schemas import Excluded, Number, ProviderStatus, Schema
 from api.schemas.assumptions import EstimateAssumptions
+from api.schemas.fields import (
+    AsOf,
+    Currency,
+    GpuCount,
+    GpuId,
+    InputTokens,
+    InstanceType,
+    Limit,
+    ModelId,
+    OfferId,
+    OutputTokens,
+    PlatformSlug,
+    Pricing,
+    ProviderSlug,
+    Region,
+    RequestedPrecision,
+    SourceUrl,
+    TensorParallel,
+)
 from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
 
@@ -27,19 +46,19 @@ def _d(text: str) -> msgspec.Meta:
 
 
 class ProviderFacts(Schema):
-    provider: str
-    name: str
+    provider: ProviderSlug
+    name: Annotated[str, _d("The provider's display name")]
     kind: Annotated[str, _d("cloud, marketplace or serverless")]
     billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
     billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
     minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration per start, seconds")]
     egress_usd_per_gb: Annotated[Number | None, _d("Internet egress, first paid tier, USD per GB")]
     block_storage_usd_per_gb_month: Annotated[Number | None, _d("Block storage, USD per GB-month")]
-    spot_available: bool | None
+    spot_available: Annotated[bool | None, _d("Sells a spot / preemptible tier; null: unknown")]
     interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
     facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
     source_urls: Annotated[str, _d("Space-separated source URLs, one per fact where possible")]
-    notes: str | None
+    notes: Annotated[str | None, _d("Billing details beyond the fields above; null: none")]
     source_kind: SourceKind
     observed_basis: ObservedBasis
     capture_files: CaptureFiles
@@ -47,18 +66,18 @@ class ProviderFacts(Schema):
 
 class ServerlessTier(Schema):
     id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
-    platform: str
-    tier: str
+    platform: PlatformSlug
+    tier: Annotated[str, _d("The platform's name of the tier, e.g. flex H200 PRO 141 GB")]
     gpu_id: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
-    gpu_count: Number
+    gpu_count: GpuCount
     price: Annotated[Number, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
-    currency: str
+    currency: Currency
     price_unit: Annotated[str, _d("second or hour (the platform's own unit)")]
     price_per_hour_usd: Annotated[Number, _d("USD per hour for the whole tier")]
     always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
     price_source: Annotated[str, _d("curated (seed) or scrape")]
     observed_at: Annotated[datetime | None, _d("When the price was observed; null: undated")]
-    source_url: str
+    source_url: SourceUrl
     source_kind: SourceKind
     observed_basis: ObservedBasis
     price_kind: PriceKind
@@ -74,42 +93,44 @@ class ServerlessTier(Schema):
 
 
 class ServerlessPlatform(Schema):
-    platform: str
-    name: str
+    platform: PlatformSlug
+    name: Annotated[str, _d("The platform's display name")]
     deployment: Annotated[str, _d("container, managed_endpoint or function")]
     billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
     minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration, seconds")]
-    scale_to_zero: bool | None
+    scale_to_zero: Annotated[bool | None, _d("Idle workers stop and cost nothing; null: unknown")]
     idle_charged: Annotated[str | None, _d("true, false or partial (a bounded keep-warm window)")]
-    min_replicas_supported: bool | None
-    warm_pool: str | None
-    cold_start_mitigations: str | None
+    min_replicas_supported: Annotated[
+        bool | None, _d("Minimum warm workers can be set; null: unknown")
+    ]
+    warm_pool: Annotated[str | None, _d("How workers are kept warm; null: unknown")]
+    cold_start_mitigations: Annotated[str | None, _d("What shortens cold starts; null: unknown")]
     max_request_duration_s: Annotated[int | None, _d("Longest allowed execution, seconds")]
-    concurrency_controls: str | None
-    autoscaling_controls: str | None
-    persistent_volumes: str | None
+    concurrency_controls: Annotated[str | None, _d("Limits on concurrent work; null: unknown")]
+    autoscaling_controls: Annotated[str | None, _d("Settings that drive scaling; null: unknown")]
+    persistent_volumes: Annotated[str | None, _d("Storage that outlives a worker; null: unknown")]
     facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
-    source_urls: str
-    notes: str | None
+    source_urls: Annotated[str, _d("Space-separated source URLs of the facts")]
+    notes: Annotated[str | None, _d("Billing details the fields above do not hold; null: none")]
     source_kind: SourceKind
     observed_basis: ObservedBasis
     capture_files: CaptureFiles
-    tiers: list[ServerlessTier]
+    tiers: Annotated[list[ServerlessTier], _d("The platform's GPU tiers with their prices")]
 
 
 class ServerlessList(Schema):
-    items: list[ServerlessPlatform]
-    as_of: datetime
+    items: Annotated[list[ServerlessPlatform], _d("Every serverless platform, with its tiers")]
+    as_of: AsOf
 
 
 class ProviderDetail(Schema):
-    provider: str
+    provider: ProviderSlug
     status: Annotated[ProviderStatus | None, _d("Scrape freshness; null for a curated-only slug")]
     facts: Annotated[ProviderFacts | None, _d("Curated billing facts; null when none are seeded")]
     serverless_platform: Annotated[
         ServerlessPlatform | None, _d("Set when the slug is a serverless platform, with its tiers")
     ]
-    as_of: datetime
+    as_of: AsOf
 
 
 # --- GET /models ------------------------------------------------------------------------------
@@ -117,29 +138,29 @@ class ProviderDetail(Schema):
 
 class Model(Schema):
     model_id: Annotated[str, _d("Id to pass as `model` to /estimates, /fit and /breakeven")]
-    name: str
-    hf_repo: str
+    name: Annotated[str, _d("Display name, e.g. Llama 3.1 8B Instruct")]
+    hf_repo: Annotated[str, _d("Hugging Face repository of the checkpoint (owner/name)")]
     architecture: Annotated[str, _d("dense or moe")]
     params_total_b: Annotated[Number, _d("Total parameters, billions")]
     params_active_b: Annotated[Number, _d("Parameters active per token, billions")]
-    layers: int
-    hidden_size: int
-    attention_heads: int
-    kv_heads: int
-    head_dim: int
+    layers: Annotated[int, _d("Transformer layers")]
+    hidden_size: Annotated[int, _d("Width of the residual stream (model dimension)")]
+    attention_heads: Annotated[int, _d("Query heads per layer")]
+    kv_heads: Annotated[int, _d("Key/value heads per layer (fewer than attention_heads under GQA)")]
+    head_dim: Annotated[int, _d("Dimension of one attention head")]
     kv_latent_dim: Annotated[int | None, _d("MLA latent width per token per layer")]
-    max_context_tokens: int
-    sliding_window_tokens: int | None
-    sliding_window_layers: int
-    num_experts: int | None
-    experts_per_token: int | None
+    max_context_tokens: Annotated[int, _d("Longest context the model supports, tokens")]
+    sliding_window_tokens: Annotated[int | None, _d("Sliding-window size, tokens; null: none")]
+    sliding_window_layers: Annotated[int, _d("Layers that attend over the window only (0: none)")]
+    num_experts: Annotated[int | None, _d("Experts per MoE layer; null for a dense model")]
+    experts_per_token: Annotated[int | None, _d("Experts routed per token; null for a dense model")]
     checkpoint_precision: Annotated[str, _d("Precision the weights are published in")]
-    source_url: str
+    source_url: Annotated[str, _d("The config the figures are read from")]
 
 
 class ModelList(Schema):
-    items: list[Model]
-    as_of: datetime
+    items: Annotated[list[Model], _d("Every reference model (warehouse/seeds/models.csv)")]
+    as_of: AsOf
 
 
 # --- GET /estimates ---------------------------------------------------------------------------
@@ -184,19 +205,19 @@ class _Estimated(_Precision):
 
 
 class EstimateItem(_Estimated):
-    offer_id: str
-    provider: str
-    instance_type: str
-    region: str
-    pricing: str
-    serverless: bool
+    offer_id: OfferId
+    provider: ProviderSlug
+    instance_type: InstanceType
+    region: Region
+    pricing: Pricing
+    serverless: Annotated[bool, _d("A serverless tier, not an instance")]
     gpu_id: Annotated[str, _d("Canonical GPU id")]
-    gpu_count: Number
-    model_id: str
+    gpu_count: GpuCount
+    model_id: ModelId
     input_tokens: Annotated[int, _d("Prompt tokens per request")]
     output_tokens: Annotated[int, _d("Generated tokens per request")]
     gpus_used: Annotated[int, _d("GPUs of the instance the layout uses (TP x DP)")]
-    tensor_parallel: int
+    tensor_parallel: TensorParallel
     data_parallel: Annotated[int, _d("Independent replicas in the instance")]
     batch_per_replica: Annotated[int, _d("Sequences decoded together per replica")]
     assumptions: Annotated[EstimateAssumptions, _d("What the estimate assumes")]
@@ -211,8 +232,8 @@ class EstimateItem(_Estimated):
     usd_per_million_total_tokens_high: Annotated[
         Number, _d("Cost at the low end of the throughput band, USD per 10^6 tokens")
     ]
-    observed_at: datetime
-    source_url: str
+    observed_at: Annotated[datetime, _d("When the offer's price was observed, UTC")]
+    source_url: SourceUrl
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
@@ -220,70 +241,92 @@ class EstimateItem(_Estimated):
 
 
 class EstimatesPage(Schema):
-    items: list[EstimateItem]
+    items: Annotated[list[EstimateItem], _d("Fitting offers, cheapest per 10^6 tokens first")]
     total: Annotated[int, _d("Fitting offers before limit")]
     excluded: Annotated[Excluded, _d(EXCLUDED_DOC + " (before the fit)")]
-    limit: int
-    model_id: str
-    precision: str
-    input_tokens: int
-    output_tokens: int
+    limit: Limit
+    model_id: ModelId
+    precision: RequestedPrecision
+    input_tokens: InputTokens
+    output_tokens: OutputTokens
     source: Annotated[str, _d("token_estimates (standard settings, precomputed) or computed")]
-    as_of: datetime
+    as_of: AsOf
 
 
 class HardwareEstimate(_Estimated):
-    model_id: str
-    gpu_id: str
+    model_id: ModelId
+    gpu_id: GpuId
     gpus: Annotated[int, _d("GPUs of `gpu_id` asked about")]
-    input_tokens: int
-    output_tokens: int
-    fits: bool
-    not_estimated_reason: str | None
-    tensor_parallel: int
-    data_parallel: int
-    batch_per_replica: int
+    input_tokens: InputTokens
+    output_tokens: OutputTokens
+    fits: Annotated[bool, _d("The model fits these GPUs with one sequence")]
+    not_estimated_reason: Annotated[
+        str | None,
+        _d(
+            "Why no throughput is estimated (the model does not fit, or cannot run there);"
+            " null when it is"
+        ),
+    ]
+    tensor_parallel: Annotated[int, _d("GPUs one replica is sharded over (0 when not estimated)")]
+    data_parallel: Annotated[int, _d("Independent replicas on these GPUs (0 when not estimated)")]
+    batch_per_replica: Annotated[
+        int, _d("Sequences decoded together per replica (0: not estimated)")
+    ]
     output_tokens_per_s: Annotated[Number, _d("Generated tokens per second, all GPUs")]
-    total_tokens_per_s: Number
+    total_tokens_per_s: Annotated[
+        Number, _d("Prompt + generated tokens/s, all GPUs (0: not estimated)")
+    ]
     decode_tokens_per_s_per_sequence: Annotated[Number, _d("Decode speed one request sees")]
     prefill_s_per_request: Annotated[Number, _d("Replica seconds spent on one prompt")]
     assumptions: Annotated[
         EstimateAssumptions | None, _d("What the estimate assumes; null when it does not fit")
     ]
-    as_of: datetime
+    as_of: AsOf
 
 
 # --- GET /fit ---------------------------------------------------------------------------------
 
 
 class FitGpu(_Precision):
-    gpu_id: str
-    fits: bool
+    gpu_id: GpuId
+    fits: Annotated[
+        bool,
+        _d(
+            "A tensor-parallel group of these GPUs holds the model at this context and concurrency"
+            " (groups of 1, 2, 4, 8, or the largest offer's GPU count)"
+        ),
+    ]
     min_gpus: Annotated[int | None, _d("Smallest TP group that holds the model; null = none")]
     gpus_in_breakdown: Annotated[int, _d("Group size the memory figures are for")]
-    weights_gb: Number
+    weights_gb: Annotated[Number, _d("Weights at weight_precision, GB, summed over the group")]
     kv_cache_gb: Annotated[Number, _d("All `concurrency` sequences of `context` tokens")]
     overhead_gb: Annotated[Number, _d("Reserved 10% + 2 GB workspace per GPU")]
-    required_gb: Number
-    capacity_gb: Number
+    required_gb: Annotated[Number, _d("weights_gb + kv_cache_gb + overhead_gb, GB")]
+    capacity_gb: Annotated[
+        Number, _d("Memory the group really has, GB of 10^9 bytes (an 80 GB HBM GPU holds 85.9)")
+    ]
     offers: Annotated[int, _d("Current offers with this GPU")]
     offers_that_fit: Annotated[int, _d("Of those, with at least min_gpus GPUs")]
-    cheapest_offer_id: str | None
-    cheapest_price_per_hour_usd: Number | None
+    cheapest_offer_id: Annotated[
+        str | None, _d("The offer that fits at the lowest USD per instance-hour; null: none fits")
+    ]
+    cheapest_price_per_hour_usd: Annotated[
+        Number | None, _d("That offer's price, USD per instance-hour; null: none fits")
+    ]
 
 
 class FitOffer(Schema):
-    offer_id: str
-    provider: str
-    instance_type: str
-    region: str
-    pricing: str
-    serverless: bool
-    gpu_id: str
-    gpu_count: Number
-    min_gpus: int
-    price_per_hour_usd: Number
-    source_url: str
+    offer_id: OfferId
+    provider: ProviderSlug
+    instance_type: InstanceType
+    region: Region
+    pricing: Pricing
+    serverless: Annotated[bool, _d("A serverless tier, not an instance")]
+    gpu_id: GpuId
+    gpu_count: GpuCount
+    min_gpus: Annotated[int, _d("Fewest GPUs of this model that hold it (<= gpu_count)")]
+    price_per_hour_usd: Annotated[Number, _d("USD per instance-hour")]
+    source_url: SourceUrl
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
@@ -293,103 +336,12 @@ class FitOffer(Schema):
 class FitAnswer(Schema):
     CSV_LIST: ClassVar[str] = "offers"  # format=csv writes the offers (api.encoding)
 
-    model_id: str
-    precision: str
+    model_id: ModelId
+    precision: RequestedPrecision
     context_tokens: Annotated[int, _d("Tokens per sequence (prompt + generated)")]
     concurrency: Annotated[int, _d("Sequences resident at once")]
-    gpus: list[FitGpu]
+    gpus: Annotated[list[FitGpu], _d("Per GPU model: fit, memory breakdown, cheapest offer")]
     offers: Annotated[list[FitOffer], _d("Offers that can serve it, cheapest per hour first")]
-    offers_total: int
+    offers_total: Annotated[int, _d("Offers that can serve it, before limit")]
     excluded: Annotated[Excluded, _d(EXCLUDED_DOC + " (before the fit)")]
-    as_of: datetime
-
-
-# --- GET /breakeven ---------------------------------------------------------------------------
-
-
-class BreakevenItem(Schema):
-    offer_id: str
-    platform: str
-    tier: str
-    gpu_id: str
-    gpu_count: Number
-    price_per_hour_usd: Annotated[Number, _d("Serverless tier, USD per hour of runtime")]
-    billing_granularity_s: Number
-    minimum_charge_s: Number
-    idle_charged: bool
-    scale_to_zero: bool
-    assumptions: Annotated[list[str], _d("Defaults used for facts the seeds leave unknown")]
-    gpu_seconds_per_request: Annotated[Number, _d("Tier runtime seconds per request")]
-    billed_seconds_per_day: Annotated[Number, _d("Incl. rounding, cold starts, idle tail, warm")]
-    serverless_monthly_usd: Number
-    dedicated_offer_id: str | None
-    dedicated_provider: str | None
-    dedicated_instance_type: str | None
-    dedicated_gpu_id: str | None
-    dedicated_gpu_count: Number | None
-    dedicated_price_per_hour_usd: Number | None
-    dedicated_gpu_seconds_per_request: Number | None
-    dedicated_replicas: int | None
-    dedicated_monthly_usd: Annotated[Number | None, _d("Replicas x USD/hour x 730 h")]
-    dedicated_utilization: Annotated[Number | None, _d("Busy share of the dedicated replicas")]
-    cheaper: Annotated[str | None, _d("serverless or dedicated; null without a dedicated offer")]
-    breakeven_requests_per_day: Annotated[
-        Number | None, _d("Load at which this tier costs as much as one dedicated replica")
-    ]
-    breakeven_dedicated_utilization: Annotated[
-        Number | None,
-        _d(
-            "That load as a busy share of one dedicated replica: above it, "
-            "dedicated wins; null = serverless stays cheaper"
-        ),
-    ]
-    price_kind: PriceKind
-    shelf_life_days: ShelfLifeDays
-    expires_at: ExpiresAt
-    expired: Expired
-
-
-class CheapestDedicated(Schema):
-    offer_id: str
-    provider: str
-    instance_type: str
-    gpu_id: str
-    gpu_count: Number
-    pricing: str
-    price_per_hour_usd: Number
-    gpu_seconds_per_request: Number
-    replicas: int
-    monthly_usd: Number
-    source_url: str
-    price_kind: PriceKind
-    shelf_life_days: ShelfLifeDays
-    expires_at: ExpiresAt
-    expired: Expired
-
-
-class NotFitting(Schema):
-    offer_id: str
-    reason: str
-
-
-class BreakevenAnswer(Schema):
-    requests_per_day: Number
-    model_id: str | None
-    gpu_seconds_per_request: Number | None
-    input_tokens: int
-    output_tokens: int
-    precision: str
-    concurrency: int
-    cold_start_s: Number
-    min_warm_replicas: int
-    idle_timeout_s: Number
-    dedicated_pricing: str
-    hours_per_month: Annotated[Number, _d("Hours in the month used for monthly costs")]
-    cheapest_dedicated: CheapestDedicated | None
-    items: list[BreakevenItem]
-    total: int
-    excluded: Annotated[
-        Excluded, _d(EXCLUDED_DOC + " (serverless tiers and dedicated offers, before the fit)")
-    ]
-    not_fitting: list[NotFitting]
-    as_of: datetime
+    as_of: AsOf

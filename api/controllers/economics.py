@@ -19,8 +19,8 @@ from api.encoding import encode_as, json_response
 from api.params import ListFormat
 from api.params_economics import BreakevenParams, EstimatesParams, FitParams
 from api.schemas import ErrorBody
+from api.schemas_breakeven import BreakevenAnswer
 from api.schemas_economics import (
-    BreakevenAnswer,
     EstimatesPage,
     FitAnswer,
     HardwareEstimate,

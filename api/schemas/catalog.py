@@ -8,37 +8,89 @@ from typing import Annotated
 import msgspec
 
 from api.schemas.base import Number, Schema
+from api.schemas.fields import AsOf, GpuId, ProviderSlug
 
 
 class Gpu(Schema):
-    gpu_id: str
-    name: str
-    vendor: str
-    architecture: str | None
-    vram_gb: Number
-    memory_type: str | None
-    memory_bandwidth_gbps: Number | None
-    fp16_tflops_dense: Number | None
-    bf16_tflops_dense: Number | None
-    fp8_tflops_dense: Number | None
-    int8_tops_dense: Number | None
-    fp4_tflops_dense: Number | None
-    fp8_support: bool
-    bf16_support: bool
-    form_factor: str | None
-    interconnect: str | None
-    interconnect_bandwidth_gbps: Number | None
-    tdp_watts: int | None
-    source_url: str
+    gpu_id: GpuId
+    name: Annotated[str, msgspec.Meta(description="Display name, e.g. NVIDIA H100 SXM5 80GB")]
+    vendor: Annotated[str, msgspec.Meta(description="Maker of the GPU: NVIDIA, AMD or Intel")]
+    architecture: Annotated[
+        str | None,
+        msgspec.Meta(description="Micro-architecture, e.g. Hopper or CDNA 3; null: not stated"),
+    ]
+    vram_gb: Annotated[Number, msgspec.Meta(description="Datasheet memory per GPU, GB")]
+    memory_type: Annotated[
+        str | None,
+        msgspec.Meta(description="Memory technology, e.g. HBM3 or GDDR6; null: not stated"),
+    ]
+    memory_bandwidth_gbps: Annotated[
+        Number | None,
+        msgspec.Meta(description="Datasheet memory bandwidth per GPU, GB/s; null: not stated"),
+    ]
+    fp16_tflops_dense: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Dense FP16 tensor throughput (no sparsity), TFLOPS; null: not published"
+        ),
+    ]
+    bf16_tflops_dense: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Dense BF16 tensor throughput (no sparsity), TFLOPS; null: not published"
+        ),
+    ]
+    fp8_tflops_dense: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Dense FP8 tensor throughput (no sparsity), TFLOPS; null: not published or no FP8"
+        ),
+    ]
+    int8_tops_dense: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Dense INT8 tensor throughput (no sparsity), TOPS; null: not published"
+        ),
+    ]
+    fp4_tflops_dense: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Dense FP4 tensor throughput (no sparsity), TFLOPS; null: not published or no FP4"
+        ),
+    ]
+    fp8_support: Annotated[bool, msgspec.Meta(description="Native FP8 tensor cores")]
+    bf16_support: Annotated[bool, msgspec.Meta(description="Native BF16 support")]
+    form_factor: Annotated[
+        str | None, msgspec.Meta(description="SXM, PCIe, OAM or superchip; null: not stated")
+    ]
+    interconnect: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="GPU-to-GPU link of a multi-GPU system: nvlink, nvlink_bridge, nvlink_c2c, pcie, infinity_fabric or roce; null: not stated"
+        ),
+    ]
+    interconnect_bandwidth_gbps: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="GPU-to-GPU bandwidth per GPU over that link, GB/s; null: not stated"
+        ),
+    ]
+    tdp_watts: Annotated[
+        int | None, msgspec.Meta(description="Thermal design power, watts; null: not stated")
+    ]
+    source_url: Annotated[str, msgspec.Meta(description="The datasheet the figures are read from")]
 
 
 class GpuList(Schema):
-    items: list[Gpu]
-    as_of: datetime
+    items: Annotated[
+        list[Gpu],
+        msgspec.Meta(description="Every GPU of the canonical table (warehouse/seeds/gpus.csv)"),
+    ]
+    as_of: AsOf
 
 
 class ProviderStatus(Schema):
-    provider: str
+    provider: ProviderSlug
     last_success_at: Annotated[
         datetime | None,
         msgspec.Meta(
@@ -53,9 +105,22 @@ class ProviderStatus(Schema):
             "recorded offers shipped with gpuprices after a live fetch failed; null: never"
         ),
     ]
-    data_observed_at: datetime | None
-    last_failure_at: datetime | None
-    last_error: str | None
+    data_observed_at: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="When the data of its newest successful scrape or load was observed (a replayed capture's date, not when it was loaded); null: never"
+        ),
+    ]
+    last_failure_at: Annotated[
+        datetime | None,
+        msgspec.Meta(description="When an attempt last failed, UTC; null: none failed"),
+    ]
+    last_error: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The error of the last failed attempt, one line; null: none failed"
+        ),
+    ]
     last_status: Annotated[
         str,
         msgspec.Meta(
@@ -63,8 +128,13 @@ class ProviderStatus(Schema):
             " skipped parts: skipped_parts), failed, skipped"
         ),
     ]
-    last_attempt_at: datetime | None
-    current_offer_count: int
+    last_attempt_at: Annotated[
+        datetime | None,
+        msgspec.Meta(description="When a scrape or load was last started, UTC; null: never"),
+    ]
+    current_offer_count: Annotated[
+        int, msgspec.Meta(description="Its offers in the served snapshot, expired ones included")
+    ]
     suspect_offer_count: Annotated[
         int, msgspec.Meta(description="Current offers the plausibility screen marks suspect")
     ]
@@ -82,7 +152,10 @@ class ProviderStatus(Schema):
         int,
         msgspec.Meta(description="Current offers whose reported memory is >10% off the datasheet"),
     ]
-    newest_price_observed_at: datetime | None
+    newest_price_observed_at: Annotated[
+        datetime | None,
+        msgspec.Meta(description="observed_at of its newest current price; null: no current offer"),
+    ]
     newest_price_age_days: Annotated[
         Number | None, msgspec.Meta(description="Age in days of the provider's newest served price")
     ]
@@ -189,13 +262,22 @@ class ProviderStatus(Schema):
 
 
 class ProviderList(Schema):
-    items: list[ProviderStatus]
-    as_of: datetime
+    items: Annotated[
+        list[ProviderStatus],
+        msgspec.Meta(
+            description="One status per provider that has ever been scraped or loaded, by slug"
+        ),
+    ]
+    as_of: AsOf
 
 
 class OriginCounts(Schema):
-    offers: int
-    providers: int
+    offers: Annotated[
+        int, msgspec.Meta(description="Current offers of this origin, expired ones included")
+    ]
+    providers: Annotated[
+        int, msgspec.Meta(description="Providers with a current offer of this origin")
+    ]
     newest_age_days: Annotated[
         Number | None, msgspec.Meta(description="Age in days of the newest price of this origin")
     ]
@@ -212,10 +294,22 @@ class Health(Schema):
             "snapshot pointer cannot be read (see problem); or no_snapshot"
         ),
     ]
-    snapshot_id: str | None
-    as_of: datetime | None
-    offers: int
-    providers: int
+    snapshot_id: Annotated[
+        str | None, msgspec.Meta(description="Id of the served snapshot; null: none is served yet")
+    ]
+    as_of: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="When the served snapshot was published (UTC); null: none is served yet"
+        ),
+    ]
+    offers: Annotated[
+        int,
+        msgspec.Meta(description="Current offers in the served snapshot, expired ones included"),
+    ]
+    providers: Annotated[
+        int, msgspec.Meta(description="Providers with a current offer in the served snapshot")
+    ]
     expired_offers: Annotated[
         int,
         msgspec.Meta(
@@ -295,5 +389,7 @@ class ErrorBody(Schema, omit_defaults=True):  # extra only when there is any
 
 class RefreshResult(Schema):
     swapped: Annotated[bool, msgspec.Meta(description="A newer snapshot was loaded by this call")]
-    snapshot_id: str
+    snapshot_id: Annotated[
+        str, msgspec.Meta(description="Id of the snapshot served after this call")
+    ]
     as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]

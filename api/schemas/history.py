@@ -8,6 +8,18 @@ from typing import Annotated, Literal
 import msgspec
 
 from api.schemas.base import Number, Schema
+from api.schemas.fields import (
+    AsOf,
+    Currency,
+    GpuCount,
+    InstanceType,
+    Limit,
+    OfferId,
+    Offset,
+    Pricing,
+    ProviderSlug,
+    Region,
+)
 
 
 class OfferInterval(Schema):
@@ -54,7 +66,7 @@ class OfferInterval(Schema):
     price: Annotated[
         Number, msgspec.Meta(description="The provider's price in `currency` per `price_unit`")
     ]
-    currency: str
+    currency: Currency
     price_unit: Annotated[
         str | None,
         msgspec.Meta(
@@ -72,7 +84,7 @@ class OfferInterval(Schema):
     price_per_hour_usd: Annotated[Number, msgspec.Meta(description="USD per instance-hour")]
     price_per_gpu_hour_usd: Annotated[Number | None, msgspec.Meta(description="USD per GPU-hour")]
     gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
-    gpu_count: Number
+    gpu_count: GpuCount
     source: Annotated[
         str,
         msgspec.Meta(
@@ -93,14 +105,19 @@ class OfferInterval(Schema):
 
 
 class OfferHistory(Schema):
-    id: str
-    provider: str
-    instance_type: str
-    region: str
-    pricing: str
-    reserved_term_months: int | None
+    id: OfferId
+    provider: ProviderSlug
+    instance_type: InstanceType
+    region: Region
+    pricing: Pricing
+    reserved_term_months: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Commitment of a reserved price, months; null for other pricing models"
+        ),
+    ]
     items: Annotated[list[OfferInterval], msgspec.Meta(description="Oldest first")]
-    as_of: datetime
+    as_of: AsOf
 
 
 class MarketBucket(Schema):
@@ -167,14 +184,22 @@ class MarketHistory(Schema):
             "family-level offers it covers (counted per bucket in family_level_*)"
         ),
     ]
-    pricing: str
+    pricing: Annotated[
+        str,
+        msgspec.Meta(
+            description="The pricing model the series is of (the request's pricing, default on_demand)"
+        ),
+    ]
     bucket: Annotated[str, msgspec.Meta(description="day, week or month")]
     from_: Annotated[date, msgspec.Meta(description="First day (inclusive)")] = msgspec.field(
         name="from"
     )
-    to: date
-    items: list[MarketBucket]
-    as_of: datetime
+    to: Annotated[date, msgspec.Meta(description="Last day (inclusive)")]
+    items: Annotated[
+        list[MarketBucket],
+        msgspec.Meta(description="One bucket per day, week or month with a price, oldest first"),
+    ]
+    as_of: AsOf
 
 
 class CatalogDay(Schema):
@@ -201,7 +226,9 @@ class CatalogDay(Schema):
         Number,
         msgspec.Meta(description="Dearest provider's cheapest catalog row, USD per instance-hour"),
     ]
-    provider_count: int
+    provider_count: Annotated[
+        int, msgspec.Meta(description="Providers with a catalog row that day")
+    ]
     offer_count: Annotated[
         int, msgspec.Meta(description="Catalog rows behind the figures (all of them, per provider)")
     ]
@@ -225,7 +252,7 @@ class CatalogHistory(Schema):
         list[CatalogDay],
         msgspec.Meta(description="Oldest first; per day, model-level rows before family-level"),
     ]
-    as_of: datetime
+    as_of: AsOf
 
 
 class PriceChange(Schema):
@@ -237,16 +264,18 @@ class PriceChange(Schema):
         ),
     ]
     id: Annotated[str, msgspec.Meta(description="Offer id (see /instances/{id}/history)")]
-    provider: str
-    instance_type: str
-    region: str
-    pricing: str
+    provider: ProviderSlug
+    instance_type: InstanceType
+    region: Region
+    pricing: Pricing
     gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
-    gpu_count: Number
+    gpu_count: GpuCount
     old_price: Annotated[Number, msgspec.Meta(description="In `old_currency` per `old_price_unit`")]
     new_price: Annotated[Number, msgspec.Meta(description="In `currency` per `new_price_unit`")]
-    old_currency: str
-    currency: str
+    old_currency: Annotated[
+        str, msgspec.Meta(description="ISO 4217 code of the old price's currency")
+    ]
+    currency: Annotated[str, msgspec.Meta(description="ISO 4217 code of the new price's currency")]
     old_price_unit: Annotated[
         str | None, msgspec.Meta(description="hour, month, minute or second (null: unknown)")
     ]
@@ -255,8 +284,12 @@ class PriceChange(Schema):
         str | None, msgspec.Meta(description="gpu or instance: the old price's basis")
     ]
     new_price_per: Annotated[str | None, msgspec.Meta(description="As old_price_per")]
-    old_price_per_hour_usd: Number
-    new_price_per_hour_usd: Number
+    old_price_per_hour_usd: Annotated[
+        Number, msgspec.Meta(description="The old price, USD per instance-hour")
+    ]
+    new_price_per_hour_usd: Annotated[
+        Number, msgspec.Meta(description="The new price, USD per instance-hour")
+    ]
     old_price_per_gpu_hour: Annotated[
         Number | None,
         msgspec.Meta(description="One GPU per hour in `old_currency` (null: unit unknown)"),
@@ -264,8 +297,14 @@ class PriceChange(Schema):
     new_price_per_gpu_hour: Annotated[
         Number | None, msgspec.Meta(description="One GPU per hour in `currency`")
     ]
-    old_price_per_gpu_hour_usd: Number | None
-    new_price_per_gpu_hour_usd: Number | None
+    old_price_per_gpu_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="The old price, USD per GPU-hour; null: unit unknown"),
+    ]
+    new_price_per_gpu_hour_usd: Annotated[
+        Number | None,
+        msgspec.Meta(description="The new price, USD per GPU-hour; null: unit unknown"),
+    ]
     pct_change: Annotated[
         Number,
         msgspec.Meta(
@@ -302,13 +341,18 @@ class PriceChange(Schema):
             "effective date) and no scrape on or after that date has seen it in force yet"
         ),
     ]
-    source: str
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="'scrape' (this project's scrapers) or 'import:<dataset>' (backfilled history)"
+        ),
+    ]
 
 
 class PriceChangesPage(Schema):
     items: Annotated[list[PriceChange], msgspec.Meta(description="Newest first")]
-    total: int
-    limit: int
-    offset: int
+    total: Annotated[int, msgspec.Meta(description="Changes matching before limit/offset")]
+    limit: Limit
+    offset: Offset
     since: Annotated[datetime, msgspec.Meta(description="Changes at or after this instant")]
-    as_of: datetime
+    as_of: AsOf

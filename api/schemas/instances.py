@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import msgspec
 
 from api.schemas.base import Number, Schema
+from api.schemas.fields import Currency, InstanceType, Limit, Offset, ProviderSlug, SourceUrl
 from api.schemas.provenance import ObservedBasis, SourceKind
 from api.schemas.shelf_life import (
     EXCLUDED_DOC,
@@ -29,7 +30,12 @@ class PriceStatusReason(Schema):
             description="below_market, above_market, repeated_price, spot_not_below_on_demand, community_above_secure or not_offered"
         ),
     ]
-    detail: str
+    detail: Annotated[
+        str,
+        msgspec.Meta(
+            description="What the screen found, in a sentence (e.g. the market median it compared with)"
+        ),
+    ]
 
 
 class InstanceItem(Schema):
@@ -39,8 +45,8 @@ class InstanceItem(Schema):
             description="Stable offer id: same provider, instance type, region, cloud tier and pricing model keep it across runs"
         ),
     ]
-    provider: str
-    instance_type: str
+    provider: ProviderSlug
+    instance_type: InstanceType
     region: Annotated[
         str,
         msgspec.Meta(
@@ -88,7 +94,12 @@ class InstanceItem(Schema):
         str | None, msgspec.Meta(description="Display name of the canonical GPU (GET /gpus name)")
     ]
     gpu_name_provider: Annotated[str, msgspec.Meta(description="The provider's own spelling")]
-    gpu_vendor: str | None
+    gpu_vendor: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Maker of the canonical GPU (NVIDIA, AMD or Intel); null if the GPU is unknown"
+        ),
+    ]
     gpu_count: Annotated[
         Number, msgspec.Meta(description="GPUs per instance (fractional for shared GPUs)")
     ]
@@ -130,7 +141,12 @@ class InstanceItem(Schema):
         bool,
         msgspec.Meta(description="vram_gb_reported is more than 10% away from the datasheet"),
     ]
-    memory_type: str | None
+    memory_type: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Memory technology of the canonical GPU, e.g. HBM3; null if unknown"
+        ),
+    ]
     memory_bandwidth_gbps: Annotated[Number | None, msgspec.Meta(description="GB/s per GPU")]
     fp8: Annotated[
         bool | None, msgspec.Meta(description="Native FP8 support; null when the GPU is unknown")
@@ -144,23 +160,37 @@ class InstanceItem(Schema):
             description="The instance's GPU interconnect: none for one GPU (or a share of one); for several GPUs the GPU model's (nvlink, nvlink_bridge, nvlink_c2c, pcie, infinity_fabric, roce); null when the GPU is unknown"
         ),
     ]
-    vcpus: Number | None
-    ram_gb: Number | None
-    storage_gb: Number | None
+    vcpus: Annotated[
+        Number | None,
+        msgspec.Meta(
+            description="Virtual CPUs per instance, as the provider states them; null: not stated"
+        ),
+    ]
+    ram_gb: Annotated[
+        Number | None, msgspec.Meta(description="System memory per instance, GB; null: not stated")
+    ]
+    storage_gb: Annotated[
+        Number | None, msgspec.Meta(description="Local disk per instance, GB; null: not stated")
+    ]
     pricing: Annotated[
         str,
         msgspec.Meta(
             description="on_demand, spot, reserved, or dynamic (a price the provider re-sets daily)"
         ),
     ]
-    reserved_term_months: int | None
+    reserved_term_months: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Commitment of a reserved price, months; null for other pricing models"
+        ),
+    ]
     price: Annotated[
         Number,
         msgspec.Meta(
             description="Price as the provider quotes it, in `currency` per `price_unit` per `price_per`"
         ),
     ]
-    currency: str
+    currency: Currency
     price_unit: Annotated[str, msgspec.Meta(description="second, minute, hour or month")]
     price_per: Annotated[str, msgspec.Meta(description="instance or gpu")]
     price_per_hour: Annotated[
@@ -293,7 +323,12 @@ class InstanceItem(Schema):
             )
         ),
     ]
-    serverless: bool
+    serverless: Annotated[
+        bool,
+        msgspec.Meta(
+            description="A serverless tier (billed per use, scales to zero), not an instance"
+        ),
+    ]
     observed_at: Annotated[
         datetime | None,
         msgspec.Meta(
@@ -330,17 +365,20 @@ class InstanceItem(Schema):
             description="live (fetched from the provider), recorded (replayed from a dated capture) or curated (a seed row dated by its source)"
         ),
     ]
-    source_url: str
+    source_url: SourceUrl
     source_kind: SourceKind
     observed_basis: ObservedBasis
 
 
 class InstancesPage(Schema):
-    items: list[InstanceItem]
+    items: Annotated[
+        list[InstanceItem],
+        msgspec.Meta(description="The matching offers of this page, in the requested sort order"),
+    ]
     total: Annotated[int, msgspec.Meta(description="Matching offers before limit/offset")]
     excluded: Annotated[Excluded, msgspec.Meta(description=EXCLUDED_DOC)]
-    limit: int
-    offset: int
+    limit: Limit
+    offset: Offset
     as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
@@ -162,3 +163,47 @@ def test_every_pinned_query_is_asked() -> None:
 def test_answer_is_unchanged(answers, query: str) -> None:
     pinned = json.loads(PINS.read_text(encoding="utf-8"))[query]
     assert answers[query] == pinned
+
+
+# a plain JSON number: no exponent, no trailing zero after the point, no "-0"
+_PLAIN_NUMBER = re.compile(r"0|-?[1-9][0-9]*(\.[0-9]*[1-9])?|-?0\.[0-9]*[1-9]")
+_NUMBER_CELL = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def _json_numbers(body: bytes) -> list[str]:
+    """The non-integer numbers of a JSON body as written (strings aside): every number with a
+    point or an exponent; integers are plain as JSON writes them."""
+    seen: list[str] = []
+
+    def keep(text: str) -> float:
+        seen.append(text)
+        return 0.0
+
+    msgspec.json.Decoder(float_hook=keep).decode(body)
+    return seen
+
+
+def test_json_numbers_carry_no_decimal_noise(client) -> None:
+    # issue 25: "gpu_count":1.0000 and "price":0.047000000 (DECIMAL scales) on the wire
+    offer = client.get("/changes?since=2020-01-01T00:00:00Z&limit=1").json()["items"][0]["id"]
+    noisy: dict[str, list[str]] = {}
+    numbers = 0
+    for query in QUERIES:
+        url = query.replace("{offer}", offer)
+        # /instances without compression is answered by the fast route, with it by Litestar
+        for headers in ({}, {"accept-encoding": "identity"}):
+            response = client.get(url, headers=headers)
+            if response.headers["content-type"].startswith("text/csv"):
+                cells = [c for row in csv.reader(io.StringIO(response.text)) for c in row]
+                found = [c for c in cells if _NUMBER_CELL.fullmatch(c)]
+                bad = [c for c in found if not _PLAIN_NUMBER.fullmatch(c)]
+            else:
+                found = _json_numbers(response.content)
+                bad = [t for t in found if not _PLAIN_NUMBER.fullmatch(t)]
+            numbers += len(found)
+            if bad:
+                noisy[url] = bad[:5]
+    assert not noisy, noisy
+    assert numbers > 500  # the answers do carry fractional numbers: prices, shares, TFLOPS
+    gpu_count = client.get("/instances?limit=50").content
+    assert b'"gpu_count":1,' in gpu_count and b'"gpu_count":1.0' not in gpu_count
