@@ -160,7 +160,7 @@ def unknown_values_error(
     named = ", ".join(
         repr(v) + (f" (did you mean {hints[v][0]!r}?)" if hints[v] else "") for v in unknown
     )
-    shown = ", ".join(choices) if len(choices) <= 20 else f"{len(choices)} values (extra[].valid)"
+    shown = ", ".join(choices) if len(choices) <= 20 else f"one of {len(choices)} known values"
     return FilterError(
         f"{key}: unknown {what}{'s' if len(unknown) > 1 else ''} {named}; valid: {shown}",
         [
