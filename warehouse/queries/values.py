@@ -162,7 +162,7 @@ def unknown_values_error(
     )
     shown = ", ".join(choices) if len(choices) <= 20 else f"one of {len(choices)} known values"
     return FilterError(
-        f"{key}: unknown {what}{'s' if len(unknown) > 1 else ''} {named}; valid: {shown}",
+        f"{key}: unknown {what}{'s' if len(unknown) > 1 else ''} {named}; valid values: {shown}",
         [
             {
                 "key": key,
