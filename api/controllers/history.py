@@ -24,7 +24,7 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 
-from api.controllers.instances import GPU_DOC, LINK_HEADER, PROVIDER_DOC
+from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
 from api.paging import link_header, next_offset
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
@@ -290,7 +290,6 @@ class HistoryController(Controller):
         responses={
             200: ResponseSpec(data_container=PriceChangesPage, description="A page of changes")
         },
-        response_headers=[LINK_HEADER],
     )
     def changes(
         self,

@@ -27,7 +27,6 @@ from typing import Annotated, Literal, NamedTuple
 
 import anyio.to_thread
 from litestar import Controller, Request, Response, get
-from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
@@ -37,7 +36,7 @@ from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
 from api.controllers.instances_query import MAX_OFFSET, parse_query
 from api.encoding import encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
-from api.paging import LINK_DOC, link_header, next_offset
+from api.paging import link_header, next_offset
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
@@ -53,7 +52,6 @@ from warehouse.queries import (
 )
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
-LINK_HEADER = ResponseHeader(name="Link", description=LINK_DOC, documentation_only=True)
 
 Sort = Literal[
     "price",
@@ -226,7 +224,6 @@ class InstancesController(Controller):
         "other filters each rule left out "
         "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
-        response_headers=[LINK_HEADER],
     )
     async def list_instances(
         self,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 import random
-from decimal import Decimal
 from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
