@@ -151,7 +151,7 @@ def _walk(client, url: str, headers: dict[str, str]) -> tuple[list[str], list[st
             assert int(query["offset"]) == body["next_offset"] == body["offset"] + body["limit"]
         if link is not None:
             links.append(link)
-        url = following
+        url = following or ""
     return ids, links
 
 

@@ -8,6 +8,7 @@ import random
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -172,7 +173,7 @@ def test_min_vcpus_and_min_ram_filters(con, table) -> None:
     p6-b300.48xlarge (4398 GB, 192 vCPUs), GCP's a4-highgpu-8g (4260.6 GB, 224 vCPUs) and
     CoreWeave's HGX B300 node (4096 GB, 192 vCPUs), with expired prices listed."""
 
-    def found(**bounds: float) -> list[dict]:
+    def found(**bounds: Any) -> list[dict]:
         query = OfferQuery(OfferFilter.build(**bounds), sort="-price", limit=1000)
         items, total = table.query(query)
         assert (items, total) == query_offers_sql(con, query)  # the two paths agree
