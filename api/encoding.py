@@ -35,6 +35,7 @@ from litestar.datastructures import Accept
 from litestar.enums import MediaType
 from litestar.exceptions import ClientException
 
+from api.paging import next_offset
 from api.schemas import InstancesPage
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def page_body(
             "excluded": excluded,
             "limit": limit,
             "offset": offset,
+            "next_offset": next_offset(offset, limit, total),
             "as_of": as_of,
         },
     )

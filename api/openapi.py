@@ -9,7 +9,9 @@ they apply to (so a new endpoint is documented without listing them again):
 - 400 for an unknown query parameter (api.params), 404 for a path parameter that names nothing,
   410 for an ``as_of`` the server no longer holds (api.store), 414 for a query string over the
   limit (api.limits), 500 for an unexpected error (api.errors), 503 while no snapshot is loaded;
-- ``text/csv`` beside JSON for the list answers that take ``format`` (api.encoding).
+- ``text/csv`` beside JSON for the list answers that take ``format`` (api.encoding);
+- the ``Link`` header (RFC 8288: next, first, prev) of the paged answers, those that take
+  ``limit`` and ``offset`` (api.paging).
 
 ``CompleteJsonRenderPlugin`` serves the completed document at /schema/openapi.json."""
 
@@ -20,6 +22,7 @@ from typing import Any
 from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
+from api.paging import LINK_DOC
 from api.problems import PROBLEM_MEDIA_TYPE
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
@@ -86,6 +89,11 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
             ok = responses.get("200")
             if method == "get" and ok is not None and "application/json" in ok.get("content", {}):
                 responses.setdefault("304", {"description": _NOT_MODIFIED})
+                if {"limit", "offset"} <= names:
+                    ok.setdefault("headers", {})["Link"] = {
+                        "description": LINK_DOC,
+                        "schema": {"type": "string"},
+                    }
                 if _takes_csv(operation):
                     ok["content"]["text/csv"] = {
                         "schema": {"type": "string", "description": "The list, one row per item"}

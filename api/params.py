@@ -76,6 +76,16 @@ def gpu_filters(values: Iterable[str] | None) -> list[str] | None:
     return sorted({gpu_filter(v) for v in found}) if found else None
 
 
+def refuse_unknown_values(vocabulary: queries.FilterVocabulary, f: queries.OfferFilter) -> None:
+    """400 (``ClientException``, each unknown value with the closest known one in ``extra``)
+    for a GPU, provider, region or country value the served snapshot does not know
+    (``vocabulary``: ``api.store.Snapshot.vocabulary``)."""
+    try:
+        vocabulary.check(f)
+    except queries.FilterError as exc:
+        raise ClientException(str(exc), extra=exc.extra) from None
+
+
 def filter_parameter(name: str, **extra: Any) -> Any:
     """The Litestar ``Parameter`` of offer filter ``name``: description and bounds from
     ``warehouse.queries.FILTER_FIELDS``, the one definition of every offer filter."""

@@ -57,9 +57,7 @@ GpuFilter = Annotated[list[str] | None, Parameter(description=GPU_DOC, max_items
 ProviderFilter = Annotated[
     list[str] | None, Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES)
 ]
-PricingFilter = Annotated[
-    list[PricingModel] | None, Parameter(description="Pricing model (repeatable)")
-]
+PricingFilter = Annotated[list[str] | None, filter_parameter("pricing", max_items=MAX_LIST_VALUES)]
 ServerlessFilter = Annotated[
     bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")
 ]

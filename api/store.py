@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,7 +34,7 @@ from litestar.params import QueryParameter
 from api.cache import ResponseCache
 from api.offers import EncodedOffers
 from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
-from warehouse.queries import OfferFilter, OfferTable, exclusions_sql
+from warehouse.queries import FilterVocabulary, OfferFilter, OfferTable, exclusions_sql
 from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
 # Snapshots kept in memory for requests pinned with as_of: the current one and the one before
@@ -84,6 +85,13 @@ class Snapshot:
         if self.offers is not None:
             return self.offers.table.exclusions(f).as_dict()
         return exclusions_sql(self.cursor(), f).as_dict()
+
+    @cached_property
+    def vocabulary(self) -> FilterVocabulary:
+        """The GPUs, providers, regions and countries this snapshot knows: a filter value none
+        of them is answers 400 with the closest known one (``warehouse.queries.vocabulary``).
+        Built at load (``SnapshotStore.refresh``); built twice at worst, never wrong."""
+        return FilterVocabulary.load(self.cursor())
 
     def __post_init__(self) -> None:
         self.responses = ResponseCache(self.cache_bytes)  # one per snapshot: a swap drops it
@@ -247,6 +255,7 @@ class SnapshotStore:
                 log.warning("could not load snapshot %s: %s", info.snapshot_id, exc)
                 return self._failed(f"could not load snapshot {info.snapshot_id}")
             fresh = Snapshot(info, con, tables, offers, self.cache_bytes)
+            fresh.vocabulary  # noqa: B018 - built here, off the request path
             history = [s for s in self._history if s.as_of != fresh.as_of] + [fresh]
             for older in history[:-1]:
                 # pinned pages are rare: only the current snapshot keeps a response cache; one

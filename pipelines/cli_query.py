@@ -25,6 +25,7 @@ from warehouse.queries import (
     INSTANCE_SORTS,
     PRICING_MODELS,
     FilterError,
+    FilterVocabulary,
     OfferFilter,
     OfferQuery,
     exclusions_sql,
@@ -93,6 +94,8 @@ def filter_from_args(args: argparse.Namespace) -> OfferFilter:
         max_price=args.max_price,
         max_price_per_gpu=args.max_price_per_gpu,
         min_gpus=args.min_gpus,
+        min_vcpus=args.min_vcpus,
+        min_ram_gb=args.min_ram_gb,
         region=args.region,
         country=args.country,
         continent=args.continent,
@@ -183,6 +186,12 @@ def run_query(args: argparse.Namespace) -> int:
         return 1
     info, con = opened
     try:
+        FilterVocabulary.load(con).check(query.filter)  # a typo: the closest known value
+    except FilterError as exc:
+        con.close()
+        cli_output.error(str(exc))
+        return 2
+    try:
         items, total = query_offers_sql(con, query)
         excluded = exclusions_sql(con, query.filter)
         fields = item_columns(con)
@@ -197,6 +206,9 @@ def run_query(args: argparse.Namespace) -> int:
                 "excluded": excluded.as_dict(),
                 "limit": args.limit,
                 "offset": args.offset,
+                "next_offset": args.offset + args.limit
+                if args.offset + args.limit < total
+                else None,
                 "as_of": info.as_of,
             }
         )
@@ -279,8 +291,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     query.add_argument(
         "--pricing",
         action="append",
-        choices=PRICING,
-        help="only this pricing model (repeatable)",
+        metavar="MODEL",
+        help="only this pricing model, any case, comma lists too: "
+        + ", ".join(PRICING)
+        + " (repeatable)",
     )
     query.add_argument(
         "--serverless",
@@ -295,6 +309,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-price-per-gpu", type=float, metavar="USD", help="maximum USD per GPU-hour"
     )
     query.add_argument("--min-gpus", type=float, metavar="N", help="minimum GPUs per instance")
+    query.add_argument(
+        "--min-vcpus",
+        type=float,
+        metavar="N",
+        help="minimum vCPUs per instance (offers whose vCPUs the source does not state are "
+        "left out)",
+    )
+    query.add_argument(
+        "--min-ram-gb",
+        type=float,
+        metavar="GB",
+        help="minimum GB of system RAM per instance (offers whose RAM is not stated are left out)",
+    )
     query.add_argument(
         "--max-age-days",
         type=float,

@@ -16,7 +16,7 @@ from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
-from api.params import ListFormat
+from api.params import ListFormat, refuse_unknown_values
 from api.params_economics import BreakevenParams, EstimatesParams, FitParams
 from api.schemas import ErrorBody
 from api.schemas_breakeven import BreakevenAnswer
@@ -86,6 +86,7 @@ class EconomicsController(Controller):
         self, store: Store, params: NamedDependency[EstimatesParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
+        refuse_unknown_values(service.snapshot.vocabulary, params.offers())
         service.check_model(params.model, params.input_tokens + params.output_tokens)
         if params.gpus is not None:
             if format_ == "csv":
@@ -125,6 +126,7 @@ class EconomicsController(Controller):
         self, store: Store, params: NamedDependency[FitParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
+        refuse_unknown_values(service.snapshot.vocabulary, params.offers())
         body = service.snapshot.cached(
             params.key(), lambda: encode_as(FitAnswer, service.fit(params))
         )
@@ -157,6 +159,7 @@ class EconomicsController(Controller):
         self, store: Store, params: NamedDependency[BreakevenParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
+        refuse_unknown_values(service.snapshot.vocabulary, params.offers())
         body = service.snapshot.cached(
             params.key(), lambda: encode_as(BreakevenAnswer, service.breakeven(params))
         )

@@ -18,13 +18,15 @@ from __future__ import annotations
 from datetime import UTC, date, timedelta
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, Response, get
+import msgspec
+from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
+from api.paging import link_header, next_offset
 from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
 from api.params_time import DATE_OR_TIMESTAMP_PATTERN, FORMS, parse_day, parse_instant
 from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
@@ -44,6 +46,7 @@ from warehouse.history_queries import (
     changes_sql,
     market_history_params,
 )
+from warehouse.queries import FilterError, OfferFilter
 
 Bucket = Literal["day", "week", "month"]
 PricingModel = Literal["on_demand", "spot", "reserved"]
@@ -290,6 +293,7 @@ class HistoryController(Controller):
     )
     def changes(
         self,
+        request: Request,
         store: Store,
         since: Annotated[
             str | None,
@@ -322,6 +326,12 @@ class HistoryController(Controller):
                 f"since: {start.isoformat()} is not between {FIRST_DAY} and {LAST_DAY}"
             )
         filters = {"since": start, "provider": slugs(provider), "gpu": gpu_filters(gpu)}
+        try:  # a GPU or provider no snapshot knows: 400 with the closest known one
+            snapshot.vocabulary.check(
+                OfferFilter.build(provider=filters["provider"], gpu=filters["gpu"])
+            )
+        except FilterError as exc:
+            raise ClientException(str(exc), extra=exc.extra) from None
         key = (
             "changes",
             start.isoformat(),
@@ -344,12 +354,24 @@ class HistoryController(Controller):
                     "total": total,
                     "limit": limit,
                     "offset": offset,
+                    "next_offset": next_offset(offset, limit, total),
                     "since": start,
                     "as_of": snapshot.as_of,
                 },
             )
 
-        return json_response(snapshot.cached(key, build), list_format=format_)
+        body = snapshot.cached(key, build)
+        response = json_response(body, list_format=format_)
+        total = msgspec.json.decode(body, type=_Total).total  # the cached page's own count
+        scope = request.scope
+        link = link_header(scope["path"], scope.get("query_string", b""), offset, limit, total)
+        if link is not None:
+            response.headers["Link"] = link
+        return response
+
+
+class _Total(msgspec.Struct):
+    total: int
 
 
 assert set(HISTORY_BUCKETS) == set(Bucket.__args__)  # the Literal and the allow-list agree

@@ -23,9 +23,7 @@ every query would.
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any, Literal
-from urllib.parse import parse_qsl
+from typing import Annotated, Literal, NamedTuple
 
 import anyio.to_thread
 from litestar import Controller, Request, Response, get
@@ -35,27 +33,25 @@ from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
+from api.controllers.instances_query import MAX_OFFSET, parse_query
 from api.encoding import encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
+from api.paging import link_header, next_offset
 from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
-    FILTER_FIELDS,
     GPU_DOC,
     INSTANCE_SORT_KEYS,
     MAX_LIMIT,
-    PRICING_MODELS,
     PROVIDER_DOC,
     FilterError,
     OfferFilter,
     OfferQuery,
-    PricingModel,
     query_offers_sql,
 )
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
-MAX_OFFSET = 1_000_000
 
 Sort = Literal[
     "price",
@@ -67,38 +63,55 @@ Sort = Literal[
     "vram",
     "-vram",
 ]
-__all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body"]  # shared with the history controller
+# shared with the history controller and the fast route's tests
+__all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body", "parse_query"]
 
 
-def instances_body(snapshot: Snapshot, query: OfferQuery) -> bytes:
+class Answer(NamedTuple):
+    body: bytes  # the JSON page
+    total: int  # the offers that matched (for the Link header)
+
+
+def _null_or(value: int | None) -> bytes:
+    return b"null" if value is None else b"%d" % value
+
+
+def instances_body(snapshot: Snapshot, query: OfferQuery) -> Answer:
     """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
     (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
     offers = snapshot.offers
     if offers is None:
         items, total = query_offers_sql(snapshot.cursor(), query)
-        return page_body(
-            items,
-            total=total,
-            excluded=snapshot.excluded(query.filter),
-            limit=query.limit,
-            offset=query.offset,
-            as_of=snapshot.as_of,
+        return Answer(
+            page_body(
+                items,
+                total=total,
+                excluded=snapshot.excluded(query.filter),
+                limit=query.limit,
+                offset=query.offset,
+                as_of=snapshot.as_of,
+            ),
+            total,
         )
     found = offers.table.page(query)
-    return b"".join(
+    following = next_offset(query.offset, query.limit, found.total)
+    body = b"".join(
         [
             b'{"items":',
             *offers.item_parts(found.rows, found.groups),
             b',"total":%d,"excluded":' % found.total,
             offers.excluded_json(query.filter),
-            b',"limit":%d,"offset":%d,"as_of":' % (query.limit, query.offset),
+            b',"limit":%d,"offset":%d,"next_offset":' % (query.limit, query.offset),
+            _null_or(following),
+            b',"as_of":',
             encode(snapshot.as_of),
             b"}",
         ]
     )
+    return Answer(body, found.total)
 
 
-async def answer(snapshot: Snapshot, query: OfferQuery) -> bytes:
+async def answer(snapshot: Snapshot, query: OfferQuery) -> Answer:
     """:func:`instances_body`, in a worker thread when the table is large (see module doc)."""
     offers = snapshot.offers
     if offers is not None and len(offers.table) <= INLINE_ROWS:
@@ -107,86 +120,6 @@ async def answer(snapshot: Snapshot, query: OfferQuery) -> bytes:
 
 
 # --- the fast route -----------------------------------------------------------------------------
-
-_NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
-_INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
-_FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
-_FLOATS += ("max_age_days",)
-_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
-_FLAGS += ("include_unavailable",)
-_LISTS = ("gpu", "provider", "region", "country", "continent", "pricing")
-_PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
-_JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
-
-
-def parse_query(query_string: bytes) -> OfferQuery | None:
-    """The OfferQuery of ``query_string`` when it is read here exactly as Litestar's validation
-    reads it; None for anything else (an error, ``format=csv``, an unusual spelling): the
-    handler then answers, with its own 400s. Never raises."""
-    if not _PLAIN.fullmatch(query_string):
-        return None
-    text = query_string.decode("ascii")
-    if "%" in text or "+" in text:
-        try:
-            pairs = parse_qsl(text, keep_blank_values=True, errors="strict")
-        except ValueError:
-            return None
-    else:
-        pairs = [part.partition("=")[::2] for part in text.split("&")] if text else []
-    scalars: dict[str, Any] = {}
-    lists: dict[str, list[str]] = {}
-    page: dict[str, Any] = {}
-    for name, value in pairs:
-        if not name or not value or "=" in value:
-            return None
-        if name in _LISTS:
-            values = lists.setdefault(name, [])
-            values.append(value)
-            if len(values) > MAX_LIST_VALUES or (name == "pricing" and value not in PRICING_MODELS):
-                return None
-            continue
-        if name in scalars or name in page:
-            return None  # a repeat of a single-valued parameter: Litestar's answer
-        if name in _FLOATS:
-            if not _NUMBER.fullmatch(value):
-                return None
-            number, spec = float(value), FILTER_FIELDS[name]
-            if (spec.ge is not None and number < spec.ge) or (
-                spec.le is not None and number > spec.le
-            ):
-                return None
-            scalars[name] = number
-        elif name in _FLAGS:
-            if value not in ("true", "false"):
-                return None
-            (page if name == "cheapest_per_gpu" else scalars)[name] = value == "true"
-        elif name in ("limit", "offset"):
-            if not _INTEGER.fullmatch(value):
-                return None
-            page[name] = int(value)
-        elif name == "sort":
-            if value not in INSTANCE_SORT_KEYS:
-                return None
-            page[name] = value
-        elif name == "format":
-            if value != "json":
-                return None
-            page[name] = value
-        else:
-            return None
-    limit, offset = page.get("limit", 100), page.get("offset", 0)
-    if not 1 <= limit <= MAX_LIMIT or offset > MAX_OFFSET:
-        return None
-    try:
-        return OfferQuery(
-            OfferFilter.build(**lists, **scalars),
-            sort=page.get("sort", "price"),
-            limit=limit,
-            offset=offset,
-            cheapest_per_gpu=page.get("cheapest_per_gpu", False),
-        )
-    except FilterError:
-        return None
 
 
 def _plain_request(scope: Scope, explicit_json: bool) -> bool:
@@ -207,6 +140,7 @@ def _plain_request(scope: Scope, explicit_json: bool) -> bool:
     return not wants_csv(accept.decode("latin-1"))
 
 
+_JSON_ACCEPTS = frozenset({b"", b"*/*", b"application/json"})
 _HANDLED_ELSEWHERE = frozenset({b"if-none-match", b"if-modified-since", b"origin"})
 
 
@@ -231,14 +165,15 @@ def instances_fast_route(store: SnapshotStore):
                 return
             try:
                 snapshot = store.get()
-            except NoSnapshot:
+                snapshot.vocabulary.check(query.filter)  # an unknown value: Litestar's 400
+            except (NoSnapshot, FilterError):
                 await app(scope, receive, send)
                 return
             if snapshot.offers is None:
                 await app(scope, receive, send)
                 return
             try:
-                body = await answer(snapshot, query)
+                body, total = await answer(snapshot, query)
             except Exception:  # unexpected: Litestar answers (and logs) it
                 await app(scope, receive, send)
                 return
@@ -249,6 +184,9 @@ def instances_fast_route(store: SnapshotStore):
                 (b"cache-control", CACHE_CONTROL),
                 _VARY,
             ]
+            link = link_header(scope.get("path", ""), raw, query.offset, query.limit, total)
+            if link is not None:
+                headers.append((b"link", link.encode("latin-1")))
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body, "more_body": False})
 
@@ -299,11 +237,15 @@ class InstancesController(Controller):
         provider: Annotated[
             list[str] | None, filter_parameter("provider", max_items=MAX_LIST_VALUES)
         ] = None,
-        pricing: Annotated[list[PricingModel] | None, filter_parameter("pricing")] = None,
+        pricing: Annotated[
+            list[str] | None, filter_parameter("pricing", max_items=MAX_LIST_VALUES)
+        ] = None,
         serverless: Annotated[bool | None, filter_parameter("serverless")] = None,
         max_price: Annotated[float | None, filter_parameter("max_price")] = None,
         max_price_per_gpu: Annotated[float | None, filter_parameter("max_price_per_gpu")] = None,
         min_gpus: Annotated[float | None, filter_parameter("min_gpus")] = None,
+        min_vcpus: Annotated[float | None, filter_parameter("min_vcpus")] = None,
+        min_ram_gb: Annotated[float | None, filter_parameter("min_ram_gb")] = None,
         region: Annotated[
             list[str] | None, filter_parameter("region", max_items=MAX_LIST_VALUES)
         ] = None,
@@ -359,6 +301,8 @@ class InstancesController(Controller):
                     max_price=max_price,
                     max_price_per_gpu=max_price_per_gpu,
                     min_gpus=min_gpus,
+                    min_vcpus=min_vcpus,
+                    min_ram_gb=min_ram_gb,
                     region=region,
                     country=country,
                     continent=continent,
@@ -372,9 +316,16 @@ class InstancesController(Controller):
                 offset=offset,
                 cheapest_per_gpu=cheapest_per_gpu,
             )
+            snapshot.vocabulary.check(query.filter)
         except FilterError as exc:
-            raise ClientException(str(exc)) from None
-        return json_response(await answer(snapshot, query), list_format=format_)
+            raise ClientException(str(exc), extra=exc.extra) from None
+        body, total = await answer(snapshot, query)
+        response = json_response(body, list_format=format_)
+        scope = request.scope
+        link = link_header(scope["path"], scope.get("query_string", b""), offset, limit, total)
+        if link is not None:
+            response.headers["Link"] = link
+        return response
 
 
 assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree

@@ -379,6 +379,13 @@ class InstancesPage(Schema):
     excluded: Annotated[Excluded, msgspec.Meta(description=EXCLUDED_DOC)]
     limit: Limit
     offset: Offset
+    next_offset: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="The offset of the next page (offset + limit), null on the last page; "
+            'the Link header carries its URL (rel="next")'
+        ),
+    ]
     as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
 
 

@@ -47,6 +47,12 @@ def store(replayed_home, tmp_path_factory) -> SnapshotStore:  # replayed_home: t
             b"pricing=spot&pricing=reserved&include_suspect=false",
             OfferQuery(OfferFilter.build(pricing=["spot", "reserved"])),
         ),
+        (  # pricing in any case and comma lists, as OfferFilter.build reads them
+            b"pricing=spot,ON_DEMAND&min_vcpus=64&min_ram_gb=512.5",
+            OfferQuery(
+                OfferFilter.build(pricing=["on_demand", "spot"], min_vcpus=64, min_ram_gb=512.5)
+            ),
+        ),
         (
             b"gpu=b200&include_expired=true&max_age_days=400.5&sort=price_per_gpu",
             OfferQuery(
@@ -74,7 +80,6 @@ def test_plain_queries_parse_as_the_handler_builds_them(query: bytes, expected) 
         b"fp8=1",
         b"sort=cheap",
         b"pricing=hourly",
-        b"pricing=spot,reserved",
         b"limit=0",
         b"limit=1001",
         b"limit=010",
@@ -121,7 +126,7 @@ def test_the_fast_route_answers_plain_json_requests_itself(store: SnapshotStore)
 
     app = instances_fast_route(store)(handler)
     sent = _call(app, b"min_vram=80&fp8=true", [(b"accept", b"*/*")])
-    body = instances_body(store.get(), OfferQuery(OfferFilter.build(min_vram=80, fp8=True)))
+    body = instances_body(store.get(), OfferQuery(OfferFilter.build(min_vram=80, fp8=True))).body
     assert sent[0]["status"] == 200 and sent[1]["body"] == body
     names = [name for name, _ in sent[0]["headers"]]
     assert names == [
@@ -131,6 +136,7 @@ def test_the_fast_route_answers_plain_json_requests_itself(store: SnapshotStore)
         b"last-modified",
         b"cache-control",
         b"vary",
+        b"link",  # rel="next": 100 of more offers
     ]  # the handler's and api.conditional's, in their order (values: test_instances_pinned)
     assert sent[0]["headers"][1] == (b"content-length", str(len(body)).encode())
     assert inner == []

@@ -39,6 +39,7 @@ HEADERS = (
     "last-modified",
     "x-total-count",
     "x-csv-list",
+    "link",
 )
 # (query string, extra request headers)
 QUERIES: list[tuple[str, dict[str, str]]] = [
@@ -92,6 +93,11 @@ QUERIES: list[tuple[str, dict[str, str]]] = [
     ("gpu=" + ",".join(f"g{i}" for i in range(51)), {}),
     ("provider=" + "x" * 5000, {}),
     ("min_vram=80&min_vram=90", {}),
+    # issue 25: pricing spellings, vCPU/RAM minimums, unknown values
+    ("pricing=ON_DEMAND,spot&limit=20", {}),
+    ("min_vcpus=64&min_ram_gb=512&sort=price_per_gpu", {}),
+    ("provider=lamda", {}),
+    ("gpu=h100-sxn&region=us-east-l", {}),
 ]
 
 

@@ -162,4 +162,4 @@ def test_instances_answer_from_memory_exactly_as_by_sql(published: Path) -> None
             offset=query.offset,
             as_of=snapshot.as_of,
         )
-        assert instances_body(snapshot, query) == expected
+        assert instances_body(snapshot, query).body == expected

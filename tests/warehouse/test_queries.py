@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import random
 from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,6 +64,9 @@ FIXED = [
     OfferQuery(OfferFilter.build(continent=["europe"], gpu=["h100"]), sort="price_per_gpu"),
     OfferQuery(OfferFilter.build(country=["de,FI"], include_expired=True), cheapest_per_gpu=True),
     OfferQuery(OfferFilter.build(continent=["Asia", "middle-east"], country=["jp", "ae"])),
+    OfferQuery(OfferFilter.build(min_vcpus=64, min_ram_gb=512), sort="-price_per_gpu"),
+    OfferQuery(OfferFilter.build(min_ram_gb=0, include_expired=True), cheapest_per_gpu=True),
+    OfferQuery(OfferFilter.build(pricing=["SPOT,on-demand"], min_vcpus=1), limit=50, offset=10),
 ]
 
 
@@ -89,6 +94,8 @@ def _random_query(rng: random.Random) -> OfferQuery:
         max_price=maybe(0.1, rng.choice([1, 2.99, 10, 40])),
         max_price_per_gpu=maybe(0.2, rng.choice([0.5, 1, 2.99, 3])),
         min_gpus=maybe(0.2, rng.choice([0.5, 1, 2, 8])),
+        min_vcpus=maybe(0.15, rng.choice([0, 8, 32, 96, 208])),
+        min_ram_gb=maybe(0.15, rng.choice([0, 64, 256, 1000, 2000])),
         max_age_days=maybe(0.2, rng.choice([1, 30, 62, 92, 100, 400])),
         include_suspect=rng.random() < 0.3,
         include_expired=rng.random() < 0.3,
@@ -156,6 +163,60 @@ def test_bad_values_are_filter_errors() -> None:
         OfferFilter.build(provider=[",".join(f"p{i}" for i in range(51))])
     with pytest.raises(FilterError, match="sort"):
         OfferQuery(sort="cheapest")
+
+
+def test_min_vcpus_and_min_ram_filters(con, table) -> None:
+    """min_vcpus / min_ram_gb bound the instance's vCPUs and system RAM, by SQL and in memory
+    alike; an offer whose source states no vCPUs or RAM never passes a minimum, not even 0.
+    Off GCP's 2026-10 capture: g4-standard-384 (8 x RTX PRO 6000) is the one machine with
+    over 300 vCPUs (384, 1546.2 GB, $35.99944/h on demand); over 4000 GB of RAM: AWS's
+    p6-b300.48xlarge (4398 GB, 192 vCPUs), GCP's a4-highgpu-8g (4260.6 GB, 224 vCPUs) and
+    CoreWeave's HGX B300 node (4096 GB, 192 vCPUs), with expired prices listed."""
+
+    def found(**bounds: Any) -> list[dict]:
+        query = OfferQuery(OfferFilter.build(**bounds), sort="-price", limit=1000)
+        items, total = table.query(query)
+        assert (items, total) == query_offers_sql(con, query)  # the two paths agree
+        assert total == len(items)
+        return items
+
+    many_cpus = found(min_vcpus=300)
+    assert {(i["provider"], i["instance_type"], i["vcpus"], i["ram_gb"]) for i in many_cpus} == {
+        ("gcp", "g4-standard-384", 384, Decimal("1546.2"))
+    }
+    on_demand = [i for i in many_cpus if i["pricing"] == "on_demand"]
+    assert [(i["gpu_id"], i["gpu_count"], i["price_per_hour_usd"]) for i in on_demand] == [
+        ("rtx-pro-6000", 8, Decimal("35.99944"))
+    ]
+    big = found(min_ram_gb=4000, include_expired=True)
+    assert {(i["provider"], i["instance_type"], i["vcpus"], i["ram_gb"]) for i in big} == {
+        ("aws", "p6-b300.48xlarge", 192, 4398),
+        ("gcp", "a4-highgpu-8g", 224, Decimal("4260.6")),
+        ("coreweave", "NVIDIA HGX B300", 192, 4096),
+    }
+    # the one over 4000 GB with over 200 vCPUs
+    assert {i["instance_type"] for i in found(min_vcpus=200, min_ram_gb=4000)} == {"a4-highgpu-8g"}
+    assert found(min_vcpus=300, min_ram_gb=4000) == []  # 384 vCPUs have 1546.2 GB
+    everything = found()
+    stated = [i for i in everything if i["vcpus"] is not None]
+    assert len(stated) < len(everything)  # some sources state no vCPUs
+    assert [i["id"] for i in found(min_vcpus=0)] == [i["id"] for i in stated]
+    with_ram = [i["id"] for i in everything if i["ram_gb"] is not None]
+    assert [i["id"] for i in found(min_ram_gb=0)] == with_ram
+
+
+def test_pricing_is_case_insensitive_and_takes_lists() -> None:
+    """pricing=ON_DEMAND, on-demand and comma lists read as provider, region and GPU values do;
+    a value that is no pricing model is refused with the closest one."""
+    want = OfferFilter.build(pricing=["on_demand", "spot"])
+    assert want.pricing == ("on_demand", "spot")
+    for spelling in (["ON_DEMAND,spot"], ["Spot", "on-demand"], ["spot, On_Demand", "SPOT"]):
+        assert OfferFilter.build(pricing=spelling) == want
+    with pytest.raises(FilterError, match="did you mean 'on_demand'") as caught:
+        OfferFilter.build(pricing=["ondemand"])
+    (entry,) = caught.value.extra or []
+    assert entry["key"] == "pricing" and entry["did_you_mean"] == "on_demand"
+    assert entry["valid"] == ["dynamic", "on_demand", "reserved", "spot"]
 
 
 def test_sql_binds_every_value() -> None:

@@ -8,6 +8,9 @@
   ``provider_status``) and the banner shown when none is;
 - ``excluded``: ``Exclusions``, what a query's rules (expired, max_age_days, suspect) left
   out of its matches and why, by SQL (``exclusions_sql``) or from an ``OfferTable``;
+- ``values``: list values, GPU filter terms, pricing models, the unknown-value error;
+- ``vocabulary``: ``FilterVocabulary``, the GPUs, providers, regions and countries a snapshot
+  knows, refusing a filter value none of them is (with the closest one);
 - ``table``: ``OfferTable``, ``current_offers`` of one snapshot as numpy columns with every
   sort order precomputed, answering an ``OfferQuery`` exactly as the SQL does, in microseconds.
 
@@ -56,6 +59,8 @@ from warehouse.queries.sql import (
     rows,
 )
 from warehouse.queries.table import OfferTable, Page
+from warehouse.queries.values import check_values, pricing_models, unknown_values_error
+from warehouse.queries.vocabulary import FilterVocabulary
 
 __all__ = [
     "FILTER_FIELDS",
@@ -74,6 +79,7 @@ __all__ = [
     "Exclusions",
     "FilterError",
     "FilterField",
+    "FilterVocabulary",
     "Liveness",
     "OfferFilter",
     "OfferQuery",
@@ -82,6 +88,7 @@ __all__ = [
     "PricingModel",
     "Where",
     "cheapest_per_gpu_sql",
+    "check_values",
     "exclusions_sql",
     "gpu_clause",
     "gpu_filter",
@@ -91,8 +98,10 @@ __all__ = [
     "instances_sql",
     "item_columns",
     "liveness",
+    "pricing_models",
     "query_offers_sql",
     "rows",
     "shelf_lives",
     "split_values",
+    "unknown_values_error",
 ]

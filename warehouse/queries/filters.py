@@ -1,30 +1,44 @@
 """The offer filters: the one definition of every filter of ``GET /instances`` (and
 ``gpuprices query``, and the economics endpoints' offer filters): its name, unit, bounds and
-normalisation (:data:`FILTER_FIELDS`, :meth:`OfferFilter.build`) and its SQL over
-``current_offers`` with bound parameters only (:meth:`OfferFilter.where`). ``OfferQuery`` adds
-sort, page and ``cheapest_per_gpu``.
+normalisation (:data:`FILTER_FIELDS`, :meth:`OfferFilter.build`, values normalised by
+``warehouse.queries.values``) and its SQL over ``current_offers`` with bound parameters only
+(:meth:`OfferFilter.where`). ``OfferQuery`` adds sort, page and ``cheapest_per_gpu``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import cache
-from typing import Any, Literal, get_args
+from typing import Any
 
-from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
 from warehouse.places import CONTINENTS
+from warehouse.queries.values import (
+    MAX_LIMIT,
+    MAX_LIST_VALUES,
+    PRICING_MODELS,
+    FilterError,
+    PricingModel,
+    check_values,
+    gpu_filter,
+    gpu_prefix_pattern,
+    gpu_terms,
+    hyphenated,
+    pricing_models,
+    split_values,
+    unknown_values_error,
+)
 
-MAX_LIST_VALUES = 50
-MAX_LIMIT = 1000
-PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
-PRICING_MODELS: tuple[str, ...] = get_args(PricingModel)
-
-
-class FilterError(ValueError):
-    """A filter value that cannot be used (the API answers 400 with the message)."""
-
+__all__ = [  # the values' names stay importable from here
+    "MAX_LIMIT",
+    "MAX_LIST_VALUES",
+    "PRICING_MODELS",
+    "FilterError",
+    "PricingModel",
+    "gpu_filter",
+    "gpu_terms",
+    "hyphenated",
+    "unknown_values_error",
+]
 
 # --- the filters: names, units, bounds --------------------------------------------------------
 
@@ -63,11 +77,28 @@ FILTER_FIELDS: dict[str, FilterField] = {
         FilterField("bf16", "Only GPUs with (true) / without (false) native BF16"),
         FilterField("gpu", GPU_DOC),
         FilterField("provider", PROVIDER_DOC),
-        FilterField("pricing", "Pricing model (repeatable)"),
+        FilterField(
+            "pricing",
+            "Pricing model: " + ", ".join(PRICING_MODELS) + ", any case, '-' for '_' "
+            "(repeatable or comma-separated: spot,on_demand)",
+        ),
         FilterField("serverless", "Only serverless tiers (true) or only instances (false)"),
         FilterField("max_price", "Maximum USD per instance-hour", ge=0),
         FilterField("max_price_per_gpu", "Maximum USD per GPU-hour", ge=0),
         FilterField("min_gpus", "Minimum GPUs per instance", ge=0, le=10_000),
+        FilterField(
+            "min_vcpus",
+            "Minimum vCPUs per instance; offers whose vCPUs the source does not state are left out",
+            ge=0,
+            le=100_000,
+        ),
+        FilterField(
+            "min_ram_gb",
+            "Minimum GB of system RAM per instance (not VRAM); offers whose RAM the source does "
+            "not state are left out",
+            ge=0,
+            le=1_000_000,
+        ),
         FilterField("region", "Region code, any case (repeatable or comma-separated)"),
         FilterField(
             "country",
@@ -118,104 +149,6 @@ INSTANCE_SORTS: dict[str, str] = {
 INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(
     key for name in INSTANCE_SORTS for key in (name, f"-{name}")
 )
-
-
-# --- value normalisation ----------------------------------------------------------------------
-
-
-def split_values(
-    values: Iterable[str] | None, name: str, *, lower: bool = False
-) -> tuple[str, ...] | None:
-    """Repeated and comma-separated values of one list filter, stripped, deduplicated and
-    sorted; ``None`` when none is given. ``lower`` folds case.
-
-    Raises ``FilterError`` for more than ``MAX_LIST_VALUES`` values."""
-    if not values:
-        return None
-    found = {
-        part.strip().lower() if lower else part.strip() for v in values for part in v.split(",")
-    }
-    found.discard("")
-    if len(found) > MAX_LIST_VALUES:
-        raise FilterError(f"{name}: at most {MAX_LIST_VALUES} values, got {len(found)}")
-    return tuple(sorted(found)) or None
-
-
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
-
-
-def hyphenated(value: str) -> str:
-    """``"H100 SXM"`` / ``"h100_sxm"`` / ``"H100--SXM"`` -> ``"h100-sxm"``."""
-    return "-".join(_NON_ALNUM.sub(" ", value.lower()).split())
-
-
-def _unambiguous(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """{key: value} without the keys that pair with two different values."""
-    found: dict[str, str | None] = {}
-    for key, value in pairs:
-        found[key] = value if found.get(key, value) == value else None
-    return {k: v for k, v in found.items() if v is not None}
-
-
-@cache
-def _gpu_vocabulary() -> tuple[frozenset[str], frozenset[str], dict[str, str], dict[str, str]]:
-    """(canonical ids, family terms, {compact term: term}, {compact alias: gpu_id}).
-
-    A family term is a run of an id's leading segments (``a100``, ``a100-80gb`` of
-    ``a100-80gb-sxm``): the filter matches the id itself and every id starting with it plus '-'.
-    Compact = without separators, the way gpuhunt and SkyPilot write names (``rtx4090``)."""
-    ids = frozenset(load_gpus())
-    terms = frozenset(
-        "-".join(parts[:n])
-        for gpu_id in ids
-        for parts in [gpu_id.split("-")]
-        for n in range(1, len(parts) + 1)
-    )
-    compact_terms = _unambiguous((t.replace("-", ""), t) for t in terms)
-    compact_aliases = _unambiguous(
-        (spelling.replace(" ", ""), gpu_id)
-        for key, gpu_id in alias_table().items()
-        for spelling in {key, strip_vendor_words(key)}
-    )
-    return ids, terms, compact_terms, compact_aliases
-
-
-@cache
-def gpu_filter(value: str) -> str:
-    """A GPU value as a filter term: a canonical id (``rtx-4090``) or a family (``h100``,
-    ``a100-80gb``), matched as that id or any id starting with it plus '-'.
-
-    Tried in order: the value as an id, then as a family, in any case and punctuation
-    (``H100_SXM`` -> ``h100-sxm``, ``A100-80GB`` -> ``a100-80gb``); any spelling of the alias
-    table (``NVIDIA GeForce RTX 4090``, ``H200-SXM``); an id or family written without
-    separators (``RTX4090``, ``RTX6000Ada``, ``H100NVL``); an alias written without separators
-    (``RTXPRO6000S``, ``GTX1660S``). A value that is none of these is returned hyphenated and
-    matches no offer. Never raises."""
-    ids, terms, compact_terms, compact_aliases = _gpu_vocabulary()
-    term = hyphenated(value)
-    if term in ids or term in terms:
-        return term
-    if (gpu_id := resolve(value)) is not None:
-        return gpu_id
-    compact = term.replace("-", "")
-    for table in (compact_terms, compact_aliases):
-        if compact in table:
-            return table[compact]
-    return term
-
-
-def gpu_terms(values: Iterable[str] | None) -> tuple[str, ...] | None:
-    """GPU values (comma lists and repeats) as sorted filter terms (:func:`gpu_filter`)."""
-    found = split_values(values, "gpu")
-    return tuple(sorted({gpu_filter(v) for v in found})) if found else None
-
-
-def gpu_prefix_pattern(term: str) -> str | None:
-    """The LIKE pattern of a family term's members (``h100`` -> ``h100-%``), or None for a
-    canonical id, which matches itself only (``rtx-3090`` is not ``rtx-3090-ti``)."""
-    if term in load_gpus():
-        return None
-    return term.replace("_", "\\_").replace("%", "\\%") + "-%"
 
 
 # --- bound where clauses ----------------------------------------------------------------------
@@ -285,6 +218,8 @@ class OfferFilter:
     max_price: float | None = None  # USD per instance-hour
     max_price_per_gpu: float | None = None  # USD per GPU-hour
     min_gpus: float | None = None
+    min_vcpus: float | None = None  # vCPUs per instance; unknown vCPUs never pass
+    min_ram_gb: float | None = None  # GB of system RAM per instance; unknown RAM never pass
     region: tuple[str, ...] | None = None  # lowercase
     country: tuple[str, ...] | None = None  # lowercase ISO alpha-2
     continent: tuple[str, ...] | None = None  # of warehouse.places.CONTINENTS
@@ -314,16 +249,10 @@ class OfferFilter:
         parse them); raises ``FilterError`` for an unknown pricing model or continent or a
         list with more than ``MAX_LIST_VALUES`` values, ``TypeError`` for an unknown filter
         name."""
-        prices = split_values(pricing, "pricing")
-        if prices and (bad := sorted(set(prices) - set(PRICING_MODELS))):
-            raise FilterError(
-                f"pricing: unknown value {bad[0]!r}; valid values: {', '.join(PRICING_MODELS)}"
-            )
+        prices = pricing_models(pricing)
         continents = split_values(continent, "continent", lower=True)
-        if continents and (bad := sorted(set(continents) - set(CONTINENTS))):
-            raise FilterError(
-                f"continent: unknown value {bad[0]!r}; valid values: {', '.join(CONTINENTS)}"
-            )
+        if continents:
+            check_values("continent", continents, CONTINENTS)
         return cls(
             gpu=gpu_terms(gpu),
             provider=split_values(provider, "provider", lower=True),
@@ -379,6 +308,10 @@ class OfferFilter:
             w.add("price_per_gpu_hour_usd <= ?", self.max_price_per_gpu)
         if self.min_gpus is not None:
             w.add("gpu_count >= ?", self.min_gpus)
+        if self.min_vcpus is not None:
+            w.add("vcpus >= ?", self.min_vcpus)  # null vCPUs: not known to be enough
+        if self.min_ram_gb is not None:
+            w.add("ram_gb >= ?", self.min_ram_gb)
         if self.region:
             w.add(_in("lower(region)", self.region), *self.region)
         if self.country:

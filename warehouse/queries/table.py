@@ -35,7 +35,8 @@ _FILTER_SQL = """
         gpu_family, provider, pricing,
         lower(region) as region, lower(country) as country, continent, gpu_name_provider,
         age_days, vram_gb_usable, vram_gb_total,
-        price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count
+        price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count,
+        vcpus, ram_gb
     from current_offers order by offer_id
 """
 _RANGES = (
@@ -45,6 +46,8 @@ _RANGES = (
     "price_per_hour_usd",
     "price_per_gpu_hour_usd",
     "gpu_count",
+    "vcpus",
+    "ram_gb",
 )
 
 
@@ -207,6 +210,8 @@ class OfferTable:
             ("price_per_hour_usd", f.max_price, False),
             ("price_per_gpu_hour_usd", f.max_price_per_gpu, False),
             ("gpu_count", f.min_gpus, True),
+            ("vcpus", f.min_vcpus, True),  # NaN (not stated) never passes, as SQL's null
+            ("ram_gb", f.min_ram_gb, True),
         ):
             if bound is not None:
                 values = self.ranges[column]

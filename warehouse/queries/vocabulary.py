@@ -1,0 +1,144 @@
+"""The values a snapshot knows, for the filters whose values are a closed set: a GPU, a
+provider, a region, a country. A value none of them knows answers 400 with the closest known
+one (``gpu=h100-sxn``: did you mean 'h100-sxm'?) instead of an empty list that reads as "no
+offers".
+
+Known is generous, so no spelling that could match is refused: a provider is any slug the
+snapshot names (its offers, ``provider_status``, ``provider_facts``, ``offer_history``); a
+region any id any provider's offers have carried (current or past) or the region seed lists;
+a country any ISO 3166-1 alpha-2 code (``seeds/countries.csv``) or one an offer carries; a
+GPU value any canonical id or family of the snapshot's ``gpus`` table, of its offers or of
+the GPU seed, after :func:`warehouse.queries.values.gpu_filter` resolved gpuhunt's and
+SkyPilot's spellings. Continents and pricing models are checked by ``OfferFilter.build``
+(their sets are fixed).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import duckdb
+
+from warehouse.gpus import SEEDS_DIR
+from warehouse.queries.filters import OfferFilter
+from warehouse.queries.values import (
+    FilterError,
+    family_terms,
+    known_gpu_terms,
+    unknown_values_error,
+)
+
+# (table, column) pairs read when the snapshot has them (identifiers from this allow-list only)
+_PROVIDERS = (
+    ("current_offers", "provider"),
+    ("provider_status", "provider"),
+    ("provider_facts", "provider"),
+    ("offer_history", "provider"),
+)
+_REGIONS = (("current_offers", "region"), ("offer_history", "region"))
+_COUNTRIES = (("current_offers", "country"),)
+_GPUS = (("gpus", "gpu_id"), ("current_offers", "gpu_id"), ("current_offers", "gpu_family"))
+
+
+@cache
+def _seed_rows(name: str) -> tuple[dict[str, str], ...]:
+    """The rows of a seed file (none when the file is absent)."""
+    path: Path = SEEDS_DIR / name
+    if not path.is_file():
+        return ()
+    with path.open(newline="", encoding="utf-8") as handle:
+        return tuple(csv.DictReader(handle))
+
+
+def _seed_column(name: str, column: str) -> frozenset[str]:
+    """Lowercase values of one column of a seed file."""
+    return frozenset(v.strip().lower() for row in _seed_rows(name) if (v := row.get(column)))
+
+
+@cache
+def _country_names() -> dict[str, str]:
+    """{lowercase country name: lowercase code}: ``country=germany`` suggests 'de'."""
+    return {
+        row["name"].strip().lower(): row["country"].strip().lower()
+        for row in _seed_rows("countries.csv")
+        if row.get("name") and row.get("country")
+    }
+
+
+def _distinct(
+    con: duckdb.DuckDBPyConnection, tables: frozenset[str], pairs: Iterable[tuple[str, str]]
+) -> frozenset[str]:
+    found: set[str] = set()
+    for table, column in pairs:
+        if table in tables:
+            sql = f"select distinct lower({column}) from {table} where {column} is not null"
+            found.update(r[0] for r in con.execute(sql).fetchall())
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class FilterVocabulary:
+    """The provider slugs, region ids, countries (lowercase) and GPU ids and filter terms one
+    snapshot knows; :meth:`check` refuses a filter value none of them is."""
+
+    providers: frozenset[str]
+    regions: frozenset[str]
+    countries: frozenset[str]
+    gpu_ids: frozenset[str]
+    gpu_terms: frozenset[str]
+
+    @classmethod
+    def load(cls, con: duckdb.DuckDBPyConnection) -> FilterVocabulary:
+        """From ``con`` (a snapshot, or the warehouse) and the seeds. A table the connection
+        lacks adds nothing; a connection without ``current_offers`` knows the seeds only."""
+        tables = frozenset(
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'main'"
+            ).fetchall()
+        )
+        gpu_ids = _distinct(con, tables, _GPUS)
+        return cls(
+            providers=_distinct(con, tables, _PROVIDERS),
+            regions=_distinct(con, tables, _REGIONS) | _seed_column("regions.csv", "region"),
+            countries=_distinct(con, tables, _COUNTRIES) | _seed_column("countries.csv", "country"),
+            gpu_ids=gpu_ids,
+            gpu_terms=family_terms(gpu_ids) | known_gpu_terms(),
+        )
+
+    def _known_region(self, region: str) -> bool:
+        """An id some offer carried or the seed lists; the seed's ``FSN1-DC*`` covers every
+        id starting ``fsn1-dc``."""
+        return region in self.regions or any(
+            k.endswith("*") and region.startswith(k[:-1]) for k in self.regions
+        )
+
+    def check(self, f: OfferFilter) -> None:
+        """Raise ``FilterError`` (each unknown value with the closest known one, ``extra``
+        for the 400's body) for a GPU, provider, region or country value this snapshot does
+        not know; every unknown value of every such filter is named at once."""
+        errors: list[FilterError] = []
+        regions = {r for r in f.region or () if not self._known_region(r)}
+        for key, unknown, known, what, valid in (
+            ("gpu", set(f.gpu or ()) - self.gpu_terms, self.gpu_terms, "GPU", self.gpu_ids),
+            ("provider", set(f.provider or ()) - self.providers, self.providers, "provider", None),
+            ("region", regions, self.regions, "region", None),
+            ("country", set(f.country or ()) - self.countries, self.countries, "country", None),
+        ):
+            if unknown:
+                names = _country_names() if key == "country" else None
+                error = unknown_values_error(
+                    key, sorted(unknown), valid or known, what, known, names
+                )
+                errors.append(error)
+        if not errors:
+            return
+        if len(errors) == 1:
+            raise errors[0]
+        raise FilterError(
+            "; ".join(str(e) for e in errors), [x for e in errors for x in e.extra or []]
+        )
