@@ -10,18 +10,14 @@ buyable, ranking #1-2 for min_vram=200 and #2 for the cheapest 8x H100).
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from warehouse.db import Warehouse
-from warehouse.derive import rebuild
+from tests.support.published import get_json, republished_at
 from warehouse.paths import Paths
-from warehouse.publish import publish
 
 AT = datetime(2026, 12, 2, 0, 0, tzinfo=UTC)
 EXPIRED = {"include_expired": "true"}
@@ -33,13 +29,7 @@ ALL = {**EVERYTHING, "include_suspect": "true"}
 
 @pytest.fixture(scope="module")
 def home(replayed_home, tmp_path_factory) -> Paths:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    at = Paths(tmp_path_factory.mktemp("availability-home"))
-    shutil.copyfile(paths.warehouse, at.warehouse)
-    with Warehouse(at.warehouse).connect() as con:
-        rebuild(con, now=AT)
-        publish(con, at.published, now=AT)
-    return at
+    return republished_at(replayed_home, tmp_path_factory.mktemp("availability-home"), AT)
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +38,7 @@ def client(home):
         yield test_client
 
 
-def _get(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
-    response = client.get(path, params=params)
-    assert response.status_code == 200, response.text
-    return response.json()
+_get = get_json
 
 
 def test_min_vram_200_no_longer_lists_vultr_plans_without_locations(client):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import shutil
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,10 +17,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from warehouse.db import Warehouse
-from warehouse.derive import rebuild
-from warehouse.paths import Paths
-from warehouse.publish import publish
+from tests.support.published import republished_at
 
 AT = datetime(2026, 12, 2, tzinfo=UTC)
 KINDS = {"provider", "third_party"}
@@ -30,12 +26,7 @@ BASES = {"published", "captured", "retrieved", "undated"}
 
 @pytest.fixture(scope="module")
 def client(replayed_home, tmp_path_factory):  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    home = Paths(tmp_path_factory.mktemp("curated-sources-home"))
-    shutil.copyfile(paths.warehouse, home.warehouse)
-    with Warehouse(home.warehouse).connect() as con:
-        rebuild(con, now=AT)
-        publish(con, home.published, now=AT)
+    home = republished_at(replayed_home, tmp_path_factory.mktemp("curated-sources-home"), AT)
     with TestClient(create_app(home.published, reload_interval_s=3600)) as test_client:
         yield test_client
 

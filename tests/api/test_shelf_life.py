@@ -22,10 +22,11 @@ from api.app import create_app
 from pipelines.cli import main
 from pipelines.export_tables import export_tables
 from pipelines.exports import export, export_rules
+from tests.support.published import get_json, republished_at
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
-from warehouse.publish import current, publish
+from warehouse.publish import current
 
 AT = datetime(2026, 12, 2, 0, 0, tzinfo=UTC)
 EVERY = {"include_expired": "true"}
@@ -33,13 +34,7 @@ EVERY = {"include_expired": "true"}
 
 @pytest.fixture(scope="module")
 def home(replayed_home, tmp_path_factory) -> Paths:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    at = Paths(tmp_path_factory.mktemp("shelf-life-home"))
-    shutil.copyfile(paths.warehouse, at.warehouse)
-    with Warehouse(at.warehouse).connect() as con:
-        rebuild(con, now=AT)
-        publish(con, at.published, now=AT)
-    return at
+    return republished_at(replayed_home, tmp_path_factory.mktemp("shelf-life-home"), AT)
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +43,7 @@ def client(home):
         yield test_client
 
 
-def _get(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
-    response = client.get(path, params=params)
-    assert response.status_code == 200, response.text
-    return response.json()
+_get = get_json
 
 
 def _items(client: TestClient, **params: Any) -> list[dict[str, Any]]:
