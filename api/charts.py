@@ -216,9 +216,13 @@ def market_history_svg(
             f'stroke="{CHEAPEST}" stroke-width="2"/>'
         )
     # providers per bucket, and a dashed rule where the set changes between adjacent buckets
+    labelled = -float("inf")  # where the last count was drawn: narrow lines keep theirs apart
     for run in runs:
         for start, end, *_, row in run if roomy else run[:1]:
             at = (x(start) + x(end)) / 2 if roomy else x(start) + 2
+            if not roomy and at - labelled < COUNT_MIN_PX:
+                continue  # the tooltip and the dashed rule's title still say it
+            labelled = at
             parts.append(
                 f'<text class="provider-count" x="{at:.1f}" y="{height - BOTTOM - 4}" '
                 f'text-anchor="{"middle" if roomy else "start"}" '
