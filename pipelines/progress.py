@@ -128,6 +128,13 @@ class IngestProgress:
     def __enter__(self) -> IngestProgress:
         if self.terminal:
             self.progress.start()
+        else:  # at once: the first provider finishes after Dagster's start and the seeds
+            noun = "provider" if self.total == 1 else "providers"
+            print(
+                f"ingest: {self.total} {noun}, a line as each finishes",
+                file=self.plain or sys.stderr,
+                flush=True,
+            )
         return self
 
     def __exit__(self, *_: object) -> None:

@@ -130,7 +130,8 @@ def test_piped_ingest_prints_a_line_per_provider(tmp_path, monkeypatch, capsys):
     argv = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda"]
     assert cli.main([*argv, "--provider", "datacrunch"]) == 0
     out, err = capsys.readouterr()
-    lines = err.splitlines()
+    first, *lines = err.splitlines()
+    assert first == "ingest: 2 providers, a line as each finishes"  # printed as the run starts
     # "[1/2] datacrunch replayed 2025-08-08 (481 d old)", in the order the steps finished
     assert [line[:6] for line in lines] == ["[1/2] ", "[2/2] "]
     rows = sorted(line[6:].split(maxsplit=2) for line in lines)
@@ -158,5 +159,7 @@ def test_parallel_ingest_is_quiet_without_v(tmp_path, monkeypatch, capfd):
     out, err = capfd.readouterr()
     assert "DEBUG" not in err and "STEP_WORKER_STARTED" not in err, err
     # stderr holds the progress lines, one per provider, and nothing else
-    assert sorted(line.split()[1] for line in err.splitlines()) == ["datacrunch", "lambda"]
+    first, *lines = err.splitlines()
+    assert first.startswith("ingest: 2 providers")
+    assert sorted(line.split()[1] for line in lines) == ["datacrunch", "lambda"]
     assert "2 providers: 2 replay ok" in out
