@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from html import escape
+from itertools import pairwise
 from typing import Any
 
 WIDTH, HEIGHT = 640, 260
@@ -148,6 +149,17 @@ MARKET_WIDTH, MARKET_HEIGHT = 1000, 300
 MEDIAN = "#2563eb"
 CHEAPEST = "#15803d"
 BAND = "#bfdbfe"
+COUNT_MIN_PX = 12  # narrowest bucket that is labelled with its provider count
+
+
+def _providers(row: dict[str, Any]) -> frozenset[str]:
+    """The providers of a ``GET /history`` row (``providers``; none known: empty)."""
+    return frozenset(row.get("providers") or ())
+
+
+def _named(row: dict[str, Any]) -> str:
+    names = sorted(_providers(row))
+    return f" ({escape(', '.join(names))})" if names else ""
 
 
 def bucket_end(start: date, bucket: str) -> date:
@@ -211,13 +223,18 @@ def market_history_svg(
     def y(price: float) -> float:
         return height - BOTTOM - (height - top - BOTTOM) * (price - low) / ((high - low) or 1.0)
 
-    # contiguous runs of buckets: a bucket that starts where the previous one ended
+    # runs of buckets drawn as one line: a bucket that starts where the previous one ended,
+    # over the same providers; where the set changes (a provider's price passes its shelf life,
+    # a provider appears) a new line starts, so a change of composition is not drawn as a move
     runs: list[list[tuple]] = []
     for row in rows:
-        if runs and runs[-1][-1][1] == row[0]:
+        previous = runs[-1][-1] if runs else None
+        if previous and previous[1] == row[0] and _providers(previous[5]) == _providers(row[5]):
             runs[-1].append(row)
         else:
             runs.append([row])
+    # the count is marked on every bucket where there is room, else where each line starts
+    roomy = (width - LEFT - RIGHT) / max(len(rows), 1) >= COUNT_MIN_PX
 
     def steps(run: list[tuple], index: int) -> str:
         path = [f"M{x(run[0][0]):.1f},{y(run[0][index]):.1f}"]
@@ -257,6 +274,34 @@ def market_history_svg(
             f'stroke-width="2"/><path class="cheapest" d="{steps(run, 2)}" fill="none" '
             f'stroke="{CHEAPEST}" stroke-width="2"/>'
         )
+    # providers per bucket, and a dashed rule where the set changes between adjacent buckets
+    labelled = -float("inf")  # where the last count was drawn: narrow lines keep theirs apart
+    for run in runs:
+        for start, end, *_, row in run if roomy else run[:1]:
+            at = (x(start) + x(end)) / 2 if roomy else x(start) + 2
+            if not roomy and at - labelled < COUNT_MIN_PX:
+                continue  # the tooltip and the dashed rule's title still say it
+            labelled = at
+            parts.append(
+                f'<text class="provider-count" x="{at:.1f}" y="{height - BOTTOM - 4}" '
+                f'text-anchor="{"middle" if roomy else "start"}" '
+                f'font-size="9" fill="{TEXT}">{int(row["provider_count"])}</text>'
+            )
+    for before, after in pairwise(runs):
+        previous, first_row = before[-1], after[0]
+        if previous[1] != first_row[0]:
+            continue  # a gap: the lines are apart already
+        old, new = _providers(previous[5]), _providers(first_row[5])
+        change = f"{first_row[0]:%Y-%m-%d}: {len(old)} -> {len(new)} providers"
+        if old - new:
+            change += f"; left: {', '.join(sorted(old - new))}"
+        if new - old:
+            change += f"; joined: {', '.join(sorted(new - old))}"
+        parts.append(
+            f'<line class="provider-change" x1="{x(first_row[0]):.1f}" '
+            f'x2="{x(first_row[0]):.1f}" y1="{TOP}" y2="{height - BOTTOM}" stroke="{TEXT}" '
+            f'stroke-dasharray="3 3" stroke-opacity="0.5"><title>{escape(change)}</title></line>'
+        )
     # one transparent column per bucket carries its numbers as a tooltip
     for start, end, cheapest, median, highest, row in rows:
         parts.append(
@@ -264,11 +309,16 @@ def market_history_svg(
             f'height="{height - top - BOTTOM}" fill="transparent"><title>{start:%Y-%m-%d}: '
             f"cheapest {_usd(cheapest)}, median {_usd(median)}, highest {_usd(highest)} per "
             f"GPU-hour; {int(row['provider_count'])} providers, {int(row['offer_count'])} offers"
-            "</title></rect>"
+            f"{_named(row)}</title></rect>"
         )
-    caption = f"USD per GPU-hour, each provider's cheapest offer, by {bucket}"
-    if text_width(caption) > width - 16:
-        caption = f"USD per GPU-hour, by {bucket}"
+    # the longest caption that fits: numbers are provider counts, a line breaks where they change
+    captions = (
+        f"USD per GPU-hour, each provider's cheapest offer, by {bucket}; numbers: providers;"
+        " a new line where the set of providers changes",
+        f"USD per GPU-hour, by {bucket}; numbers: providers",
+        f"USD per GPU-hour, by {bucket}",
+    )
+    caption = next((c for c in captions if text_width(c) <= width - 16), captions[-1])
     parts.append(
         f'<text x="{width - RIGHT}" y="{height - 6}" text-anchor="end" fill="{TEXT}">'
         f"{escape(caption)}</text>"

@@ -135,9 +135,10 @@ def _ingest(args: argparse.Namespace) -> int:
         fallback = None
     parallel = args.parallel if args.parallel is not None else settings.parallelism()
     slugs = args.provider or sorted(PROVIDERS)
-    # Progress lines only on a terminal (and not under -v, whose run log would interleave).
+    # Progress rows on a terminal, a plain line per provider on stderr otherwise; neither
+    # under -v, whose Dagster run log says more (and would interleave).
     progress = IngestProgress(slugs)
-    progress.enabled = progress.enabled and not args.verbose
+    progress.enabled = not args.verbose
     with progress if progress.enabled else contextlib.nullcontext():
         report = run_ingest(
             paths,

@@ -111,3 +111,32 @@ def message(problems: Iterable[Problem], prefix: str = "") -> str:
 
 def failures(outcomes: Iterable[ScrapeOutcome]) -> list[ScrapeOutcome]:
     return [o for o in outcomes if o.status == ScrapeStatus.FAILED]
+
+
+class Served(enum.StrEnum):
+    """What a provider's run ended serving (the progress rows of ``gpuprices ingest``)."""
+
+    LIVE = "live"  # a live scrape of this run
+    RECORDED = "recorded"  # the live fetch failed or was skipped: recorded captures or offers
+    REPLAYED = "replayed"  # a replay run (``--replay``): recorded captures, asked for
+    NOTHING = "nothing"  # nothing loaded this run (the last good data, if any, stays)
+
+
+def served_from(
+    outcomes: Iterable[ScrapeOutcome], *, replay: bool
+) -> tuple[Served, datetime | None]:
+    """What the run of one provider ended with, and when the newest of that data was observed
+    (UTC; None for ``Served.NOTHING``). A fallback (``ScrapeOutcome.fallback``) that loaded
+    is recorded data, whatever failed before it; loaded or unchanged scrapes count alike."""
+    loaded = [
+        o
+        for o in outcomes
+        if o.status in (ScrapeStatus.SUCCESS, ScrapeStatus.UNCHANGED) and o.observed_at
+    ]
+    fallback = [o for o in loaded if o.fallback]
+    if fallback:
+        return Served.RECORDED, max(o.observed_at for o in fallback if o.observed_at)
+    if loaded:
+        newest = max(o.observed_at for o in loaded if o.observed_at)
+        return (Served.REPLAYED if replay else Served.LIVE), newest
+    return Served.NOTHING, None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,7 +65,7 @@ def run_ingest(
     In-process, a live run fetches ``fetch_concurrency`` providers at once (``pipelines.prefetch``).
     """
     slugs = list(providers) if providers else sorted(PROVIDERS)
-    instance = instance or dg.DagsterInstance.get()
+    instance = instance or dagster_instance(verbose)
     try:
         report = _run_jobs(
             paths,
@@ -89,6 +90,21 @@ def run_ingest(
             publish_error=f"{disk_full_line(exc)} (under {paths.home}); the snapshot published"
             " before is still served",
         )
+
+
+def dagster_instance(verbose: bool) -> dg.DagsterInstance:
+    """The Dagster instance of ``$DAGSTER_HOME``; without ``verbose``, with Dagster's Python log
+    level at INFO. The run's console logger is configured (``_run_config``: CRITICAL unless
+    verbose), but each worker process of the multiprocess executor also logs its start at DEBUG
+    through Dagster's default console logger, whose level only this instance setting sets
+    (``python_logs.python_log_level``, carried to the workers in the instance's ref)."""
+    home = os.environ.get("DAGSTER_HOME")
+    if verbose or not home:
+        return dg.DagsterInstance.get()
+    # local_temp(dir) is the public way to open the instance of a directory with overrides
+    return dg.DagsterInstance.local_temp(
+        home, overrides={"python_logs": {"python_log_level": "INFO"}}
+    )
 
 
 def disk_full_line(exc: BaseException) -> str:

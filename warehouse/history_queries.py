@@ -35,7 +35,9 @@ MARKET_HISTORY_SQL = """
         provider_count,
         offer_count,
         family_level_provider_count,
-        family_level_offer_count
+        family_level_offer_count,
+        providers,
+        provider_set_changed
     from market_history(?::varchar, ?::varchar, ?::varchar, ?::date, ?::date)
     order by start
 """

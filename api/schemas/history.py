@@ -163,6 +163,21 @@ class MarketBucket(Schema):
             "family_level_provider_count). Always 0 for a canonical GPU id"
         ),
     ]
+    providers: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="The providers counted in provider_count (slugs, sorted): the set the "
+            "min, median and max are taken over"
+        ),
+    ]
+    provider_set_changed: Annotated[
+        bool,
+        msgspec.Meta(
+            description="providers differs from the previous bucket's of this answer (false "
+            "for the first): a move of the median or min here may be providers joining or "
+            "leaving (a price past its shelf life leaves), not a price change"
+        ),
+    ]
 
 
 GpuLevel = Annotated[

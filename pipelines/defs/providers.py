@@ -13,7 +13,7 @@ import dagster as dg
 from pipelines import prefetch
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import scrape_provider
-from pipelines.outcomes import ScrapeStatus, failures
+from pipelines.outcomes import ScrapeStatus, failures, served_from
 from scrapers.base import Provider, unrecognised_rows
 from scrapers.registry import PROVIDERS
 from warehouse.problems import Problem, ProblemCode
@@ -237,6 +237,13 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 ),
             )
         failed = failures(outcomes)
+        # what the step ended serving, for the progress rows (pipelines.progress), which read it
+        # off the failure or the materialization: a failed live fetch may still serve recorded data
+        origin, served_at = served_from(outcomes, replay=replay is not None)
+        served_metadata = {
+            "served_from": str(origin),
+            "served_observed_at": served_at.isoformat() if served_at else "",
+        }
         unresolved = sorted({n for o in outcomes for n in o.unresolved_gpus})
         # the newest loaded scrape is the one served: its screen and memory reports count
         served = next((o for o in reversed(outcomes) if o.status == ScrapeStatus.SUCCESS), None)
@@ -262,6 +269,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                     "problem_codes": ", ".join(
                         sorted({str(p.code) for o in failed for p in o.problems})
                     ),
+                    **served_metadata,
                 },
             )
         latest = next(
@@ -284,6 +292,7 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
                 "observed_at": latest.observed_at.isoformat()
                 if latest and latest.observed_at
                 else "",
+                **served_metadata,
             },
             check_results=results,
         )

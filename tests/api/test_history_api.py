@@ -249,6 +249,8 @@ def test_market_history_by_day_takes_one_price_per_provider(client):
         "offer_count": 3,
         "family_level_provider_count": 0,
         "family_level_offer_count": 0,
+        "providers": ["lambda", "runpod"],
+        "provider_set_changed": False,
     }
     # salad is only known from imported history; it counts as a third provider
     assert by_day["2026-01-10"]["provider_count"] == 3
@@ -384,6 +386,8 @@ def test_market_history_spot_is_separate(client):
             "offer_count": 1,
             "family_level_provider_count": 0,
             "family_level_offer_count": 0,
+            "providers": ["runpod"],
+            "provider_set_changed": False,
         }
     ]
 
@@ -403,6 +407,8 @@ def test_a_family_series_takes_family_level_offers_and_counts_them(client):
             "offer_count": 6,
             "family_level_provider_count": 1,
             "family_level_offer_count": 2,
+            "providers": ["genesis", "lambda", "runpod", "salad"],
+            "provider_set_changed": False,
         }
     ]
 
@@ -867,7 +873,8 @@ def test_gpu_chart_matches_history_for_an_id_that_prefixes_another(real, backfil
     drawn = [
         (start, int(providers), int(offers))
         for start, providers, offers in re.findall(
-            r"<title>(\d{4}-\d{2}-\d{2}): cheapest [^<]*; (\d+) providers, (\d+) offers</title>",
+            r"<title>(\d{4}-\d{2}-\d{2}): cheapest [^<]*; (\d+) providers, (\d+) offers"
+            r"(?: \([^<)]*\))?</title>",
             svg.text,
         )
     ]

@@ -3,14 +3,55 @@
 from __future__ import annotations
 
 import io
+import re
+from datetime import UTC, date, datetime
 
 import dagster as dg
+import httpx
+import pytest
 from rich.console import Console
 
+from pipelines import cli
 from pipelines.progress import IngestProgress
 from pipelines.run import run_ingest
+from scrapers import http as scraper_http
+from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
+from tests.support.harness import newest_captures
 from warehouse.paths import Paths
+
+
+def _offline(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError("Temporary failure in name resolution", request=request)
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Every live request fails as on a machine without network (no token either)."""
+    live_client = scraper_http.make_client
+
+    def client(transport: httpx.BaseTransport | None = None, **kwargs) -> httpx.Client:
+        return live_client(transport or httpx.MockTransport(_offline), **kwargs)
+
+    monkeypatch.setattr(scraper_http, "make_client", client)
+    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
+    for provider in PROVIDERS.values():
+        if provider.token_env:
+            monkeypatch.delenv(provider.token_env, raising=False)
+
+
+def _cli_home(monkeypatch, home) -> None:
+    monkeypatch.setenv("GPUPRICES_HOME", str(home))
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster"))  # the CLI sets it; restore it
+    monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
+
+
+def _dated(text: str, day: str) -> bool:
+    """``text`` is "<day> (<n> d old)", n the days from ``day`` to now (the observation's hour
+    of that day may round it either way)."""
+    match = re.fullmatch(r"(\S+) \((\d+) d old\)", text)
+    days = (datetime.now(UTC).date() - date.fromisoformat(day)).days
+    return bool(match) and match[1] == day and abs(int(match[2]) - days) <= 1
 
 
 def test_progress_follows_each_provider_step_to_its_end(tmp_path):
@@ -30,17 +71,95 @@ def test_progress_follows_each_provider_step_to_its_end(tmp_path):
     assert report.snapshot_id
     tasks = {t.fields["slug"]: t for t in progress.progress.tasks}
     for slug in ("lambda", "datacrunch"):
-        assert tasks[slug].finished and tasks[slug].fields["state"] == "done"
-        # the newest line the step logged: "[<capture>]: <status>, <n> offers"
-        assert f"[{slug}/" in tasks[slug].description and "offers" in tasks[slug].description
+        assert tasks[slug].finished and tasks[slug].fields["state"] == "[cyan]replayed"
+    # the newest capture replayed, and its age: Lambda's of 2026-01-09, DataCrunch's 2025-08-08
+    assert _dated(tasks["lambda"].description, "2026-01-09")
+    assert _dated(tasks["datacrunch"].description, "2025-08-08")
     assert tasks["providers"].completed == 2
-    assert "datacrunch" in out.getvalue()
+    assert "datacrunch" in out.getvalue() and "replayed" in out.getvalue()
 
 
-def test_progress_draws_nothing_when_not_a_terminal():
+def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, no_network):
+    """Issue 25: offline, every provider's live fetch fails and its recorded data is loaded
+    instead; the rows said FAILED. They say recorded, with the data's day and age."""
     out = io.StringIO()
-    progress = IngestProgress(["lambda"], Console(file=out, force_terminal=False))
-    assert progress.enabled is False
-    with progress:
-        pass
-    assert out.getvalue() == ""
+    slugs = ["lambda", "vultr"]
+    progress = IngestProgress(slugs, Console(file=out, force_terminal=True, width=160))
+    (tmp_path / "dagster").mkdir()
+    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
+        # no captures beside it: the recorded offers that ship with gpuprices are loaded
+        report = run_ingest(
+            Paths(tmp_path / "home"),
+            replay_dir=None,
+            providers=slugs,
+            instance=instance,
+            on_event=progress,
+        )
+    assert [p.status for p in report.providers] == ["FAILED", "FAILED"]  # live failed: exit 1
+    tasks = {t.fields["slug"]: t for t in progress.progress.tasks}
+    # the shipped offers' capture days (scrapers/recorded/offers.csv)
+    for slug, day in (("lambda", "2026-01-09"), ("vultr", "2026-04-01")):
+        assert tasks[slug].fields["state"] == "[yellow]recorded"
+        assert _dated(tasks[slug].description, day), tasks[slug].description
+    drawn = out.getvalue()
+    assert "FAILED" not in drawn and " 0 h old" not in drawn
+
+
+def test_progress_rows_say_failed_when_nothing_was_loaded(tmp_path, no_network):
+    out = io.StringIO()
+    progress = IngestProgress(["vultr"], Console(file=out, force_terminal=True, width=160))
+    (tmp_path / "dagster").mkdir()
+    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
+        run_ingest(
+            Paths(tmp_path / "home"),
+            replay_dir=None,
+            providers=["vultr"],
+            recorded_fallback=False,
+            instance=instance,
+            on_event=progress,
+        )
+    [task] = [t for t in progress.progress.tasks if t.fields["slug"] == "vultr"]
+    assert task.fields["state"] == "[red]FAILED"
+    assert "failed" in task.description  # the step's own line: "[live]: failed, 0 offers (...)"
+
+
+def test_piped_ingest_prints_a_line_per_provider(tmp_path, monkeypatch, capsys):
+    """Issue 25: not on a terminal, `gpuprices ingest` printed nothing until the report (34 s
+    for every provider). One plain line per provider as it finishes, on stderr, no ANSI."""
+    _cli_home(monkeypatch, tmp_path / "home")
+    argv = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda"]
+    assert cli.main([*argv, "--provider", "datacrunch"]) == 0
+    out, err = capsys.readouterr()
+    first, *lines = err.splitlines()
+    assert first == "ingest: 2 providers, a line as each finishes"  # printed as the run starts
+    # "[1/2] datacrunch replayed 2025-08-08 (481 d old)", in the order the steps finished
+    assert [line[:6] for line in lines] == ["[1/2] ", "[2/2] "]
+    rows = sorted(line[6:].split(maxsplit=2) for line in lines)
+    assert [row[:2] for row in rows] == [["datacrunch", "replayed"], ["lambda", "replayed"]]
+    assert _dated(rows[0][2], "2025-08-08") and _dated(rows[1][2], "2026-01-09")
+    assert "\x1b" not in out + err
+    assert "2 providers: 2 replay ok, 0 failed, 0 skipped" in out  # the report, as before
+
+
+def test_progress_is_quiet_under_v(tmp_path, monkeypatch, capsys):
+    _cli_home(monkeypatch, tmp_path / "home")
+    argv = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda", "-v"]
+    assert cli.main(argv) == 0
+    assert "replayed 2026-01-09" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_parallel_ingest_is_quiet_without_v(tmp_path, monkeypatch, capfd):
+    """Issue 25: `--parallel` printed Dagster's DEBUG line of every worker process
+    ("STEP_WORKER_STARTED - Executing step ... in subprocess") without -v."""
+    _cli_home(monkeypatch, tmp_path / "home")
+    replay = newest_captures(tmp_path / "replay", ["lambda", "datacrunch"])
+    argv = ["ingest", "--replay", str(replay), "--parallel", "2"]
+    assert cli.main([*argv, "--provider", "lambda", "--provider", "datacrunch"]) == 0
+    out, err = capfd.readouterr()
+    assert "DEBUG" not in err and "STEP_WORKER_STARTED" not in err, err
+    # stderr holds the progress lines, one per provider, and nothing else
+    first, *lines = err.splitlines()
+    assert first.startswith("ingest: 2 providers")
+    assert sorted(line.split()[1] for line in lines) == ["datacrunch", "lambda"]
+    assert "2 providers: 2 replay ok" in out

@@ -100,7 +100,8 @@ def test_views_read_the_snapshot_even_when_attached_elsewhere(files, tmp_path):
 # counted in, from the daily rollup's prices (neither suspect nor stale)
 USER_HISTORY_SQL = """
 select start, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,
-       provider_count, offer_count, family_level_provider_count, family_level_offer_count
+       provider_count, offer_count, family_level_provider_count, family_level_offer_count,
+       providers, provider_set_changed
 from market_history('h100', 'on_demand', 'day', date '2026-03-31', date '2026-04-01')
 """
 # and for one GPU model, whose days are daily_gpu_prices' rows: this returns no row

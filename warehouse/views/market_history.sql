@@ -26,6 +26,10 @@
 -- it is the day's offer count. family_level_offer_count is the same count over family-level
 -- offers; family_level_provider_count counts the providers whose price is a family-level
 -- offer's (a tie with a model-level offer counts as model level).
+-- providers lists those providers (slugs, sorted); provider_set_changed is true where the list
+-- differs from the previous bucket's of the answer (false for its first bucket): a median or
+-- a min that moves there may be providers joining or leaving (a price passing its shelf life
+-- leaves), not a price change, so the chart (api/charts.py) starts a new line there.
 -- Depends on: daily_provider_prices, daily_family_level_prices, gpus, gpu_matches.
 create or replace macro market_history(series_gpu, series_pricing, series_bucket, from_day, to_day)
 as table
@@ -83,19 +87,32 @@ provider_buckets as (
         max(family_level_offer_count) as family_level_offer_count
     from provider_days
     group by bucket_start, provider
+),
+
+buckets as (
+    select
+        bucket_start as start,
+        min(usd_per_gpu_hour) as min_usd_per_gpu_hour,
+        round(median(usd_per_gpu_hour), 6)::decimal(18, 6) as median_usd_per_gpu_hour,
+        max(usd_per_gpu_hour) as max_usd_per_gpu_hour,
+        count(*) as provider_count,
+        sum(offer_count) as offer_count,
+        count(*) filter (
+            where model_usd_per_gpu_hour is null or model_usd_per_gpu_hour > usd_per_gpu_hour
+        ) as family_level_provider_count,
+        sum(family_level_offer_count) as family_level_offer_count,
+        list(provider order by provider) as providers
+    from provider_buckets
+    group by bucket_start
+),
+
+with_changes as (
+    select
+        *,
+        coalesce(providers <> lag(providers) over (order by start), false)
+            as provider_set_changed
+    from buckets
 )
 
-select
-    bucket_start as start,
-    min(usd_per_gpu_hour) as min_usd_per_gpu_hour,
-    round(median(usd_per_gpu_hour), 6)::decimal(18, 6) as median_usd_per_gpu_hour,
-    max(usd_per_gpu_hour) as max_usd_per_gpu_hour,
-    count(*) as provider_count,
-    sum(offer_count) as offer_count,
-    count(*) filter (
-        where model_usd_per_gpu_hour is null or model_usd_per_gpu_hour > usd_per_gpu_hour
-    ) as family_level_provider_count,
-    sum(family_level_offer_count) as family_level_offer_count
-from provider_buckets
-group by bucket_start
-order by bucket_start
+select * from with_changes
+order by start
