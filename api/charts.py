@@ -285,7 +285,7 @@ def market_history_svg(
             parts.append(
                 f'<text class="provider-count" x="{at:.1f}" y="{height - BOTTOM - 4}" '
                 f'text-anchor="{"middle" if roomy else "start"}" '
-                f'font-size="9" fill="{TEXT}">{int(row["provider_count"])}</text>'
+                f'font-size="10" fill="{TEXT}">{int(row["provider_count"])}</text>'
             )
     for before, after in pairwise(runs):
         previous, first_row = before[-1], after[0]

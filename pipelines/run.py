@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -98,12 +97,12 @@ def dagster_instance(verbose: bool) -> dg.DagsterInstance:
     verbose), but each worker process of the multiprocess executor also logs its start at DEBUG
     through Dagster's default console logger, whose level only this instance setting sets
     (``python_logs.python_log_level``, carried to the workers in the instance's ref)."""
-    home = os.environ.get("DAGSTER_HOME")
-    if verbose or not home:
-        return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()  # $DAGSTER_HOME's (the CLI prepared it)
+    if verbose:
+        return instance
     # local_temp(dir) is the public way to open the instance of a directory with overrides
     return dg.DagsterInstance.local_temp(
-        home, overrides={"python_logs": {"python_log_level": "INFO"}}
+        instance.root_directory, overrides={"python_logs": {"python_log_level": "INFO"}}
     )
 
 
