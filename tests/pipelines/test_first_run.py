@@ -11,39 +11,26 @@ import csv
 from datetime import UTC, date, datetime
 
 import dagster as dg
-import httpx
 import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
 from pipelines import cli
 from pipelines.run import run_ingest
-from scrapers import http as scraper_http
 from scrapers import recorded
 from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
+from tests.support.offline import go_offline
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
 from warehouse.publish import publish
 
 
-def _offline(request: httpx.Request) -> httpx.Response:
-    raise httpx.ConnectError("[Errno -3] Temporary failure in name resolution", request=request)
-
-
 @pytest.fixture
 def no_network(monkeypatch):
-    live_client = scraper_http.make_client
-
-    def client(transport: httpx.BaseTransport | None = None, **kwargs) -> httpx.Client:
-        return live_client(transport or httpx.MockTransport(_offline), **kwargs)
-
-    monkeypatch.setattr(scraper_http, "make_client", client)
-    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
-    for provider in PROVIDERS.values():
-        if provider.token_env:
-            monkeypatch.delenv(provider.token_env, raising=False)
+    """Every live request fails as on a machine without network (no token either)."""
+    go_offline(monkeypatch)
 
 
 @pytest.fixture(scope="module")

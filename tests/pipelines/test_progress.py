@@ -7,37 +7,22 @@ import re
 from datetime import UTC, date, datetime
 
 import dagster as dg
-import httpx
 import pytest
 from rich.console import Console
 
 from pipelines import cli
 from pipelines.progress import IngestProgress
 from pipelines.run import run_ingest
-from scrapers import http as scraper_http
-from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
 from tests.support.harness import newest_captures
+from tests.support.offline import go_offline
 from warehouse.paths import Paths
-
-
-def _offline(request: httpx.Request) -> httpx.Response:
-    raise httpx.ConnectError("Temporary failure in name resolution", request=request)
 
 
 @pytest.fixture
 def no_network(monkeypatch):
     """Every live request fails as on a machine without network (no token either)."""
-    live_client = scraper_http.make_client
-
-    def client(transport: httpx.BaseTransport | None = None, **kwargs) -> httpx.Client:
-        return live_client(transport or httpx.MockTransport(_offline), **kwargs)
-
-    monkeypatch.setattr(scraper_http, "make_client", client)
-    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
-    for provider in PROVIDERS.values():
-        if provider.token_env:
-            monkeypatch.delenv(provider.token_env, raising=False)
+    go_offline(monkeypatch)
 
 
 def _cli_home(monkeypatch, home) -> None:
