@@ -27,7 +27,14 @@ from litestar.params import Parameter, QueryParameter
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
 from api.paging import link_header, next_offset
-from api.params import MAX_LIST_VALUES, ListFormat, gpu_filter, gpu_filters, slugs
+from api.params import (
+    MAX_LIST_VALUES,
+    ListFormat,
+    gpu_filter,
+    gpu_filters,
+    refuse_unknown_values,
+    slugs,
+)
 from api.params_time import DATE_OR_TIMESTAMP_PATTERN, FORMS, parse_day, parse_instant
 from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
 from api.schemas import (
@@ -192,6 +199,7 @@ class HistoryController(Controller):
         if "," in gpu:
             raise ClientException("gpu: one GPU id or family per series (no comma list)")
         family = gpu_filter(gpu)
+        refuse_unknown_values(snapshot.vocabulary, OfferFilter.build(gpu=[family]))
         key = ("history", family, pricing, bucket, first, last)
 
         def build() -> bytes:
@@ -260,6 +268,7 @@ class HistoryController(Controller):
         if "," in gpu:
             raise ClientException("gpu: one GPU id or family per series (no comma list)")
         term = gpu_filter(gpu)
+        refuse_unknown_values(snapshot.vocabulary, OfferFilter.build(gpu=[term]))
         key = ("history_catalog", term, first, last)
 
         def build() -> bytes:

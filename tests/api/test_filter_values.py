@@ -213,3 +213,15 @@ def test_the_fast_route_leaves_unknown_values_to_the_handler(published: Path) ->
     assert sent[0]["status"] == 200 and dict(sent[0]["headers"])[b"link"] == (
         b'</instances?gpu=H100-SXM&pricing=SPOT,on_demand&min_vcpus=8&limit=1&offset=1>; rel="next"'
     )
+
+
+@pytest.mark.parametrize("path", ["/history", "/history/catalog"])
+def test_history_of_an_unknown_gpu_is_400_with_suggestion(client, path) -> None:
+    """Issue 25: one GPU per series; a typo answered 200 with an empty series."""
+    response = client.get(path, params={"gpu": "h100-sxn"})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert "did you mean 'h100-sxm'" in body["detail"]
+    assert body["extra"][0]["key"] == "gpu"
+    assert client.get(path, params={"gpu": "h100-sxm"}).status_code == 200
+    assert client.get(path, params={"gpu": "h100"}).status_code == 200  # a family
