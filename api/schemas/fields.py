@@ -21,6 +21,13 @@ Limit = Annotated[int, msgspec.Meta(description="Most items returned: the reques
 Offset = Annotated[
     int, msgspec.Meta(description="Matching items skipped before the first one returned")
 ]
+NextOffset = Annotated[
+    int | None,
+    msgspec.Meta(
+        description="The offset of the next page (offset + limit), null on the last page; "
+        'the Link header carries its URL (rel="next")'
+    ),
+]
 ProviderSlug = Annotated[
     str, msgspec.Meta(description="Provider slug, e.g. lambda or runpod (GET /providers)")
 ]

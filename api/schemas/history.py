@@ -14,6 +14,7 @@ from api.schemas.fields import (
     GpuCount,
     InstanceType,
     Limit,
+    NextOffset,
     OfferId,
     Offset,
     Pricing,
@@ -369,12 +370,6 @@ class PriceChangesPage(Schema):
     total: Annotated[int, msgspec.Meta(description="Changes matching before limit/offset")]
     limit: Limit
     offset: Offset
-    next_offset: Annotated[
-        int | None,
-        msgspec.Meta(
-            description="The offset of the next page (offset + limit), null on the last page; "
-            'the Link header carries its URL (rel="next")'
-        ),
-    ]
+    next_offset: NextOffset
     since: Annotated[datetime, msgspec.Meta(description="Changes at or after this instant")]
     as_of: AsOf

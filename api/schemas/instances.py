@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import msgspec
 
 from api.schemas.base import Number, Schema
-from api.schemas.fields import Currency, InstanceType, Limit, Offset, ProviderSlug, SourceUrl
+from api.schemas.fields import (
+    Currency,
+    InstanceType,
+    Limit,
+    NextOffset,
+    Offset,
+    ProviderSlug,
+    SourceUrl,
+)
 from api.schemas.provenance import ObservedBasis, SourceKind
 from api.schemas.shelf_life import (
     EXCLUDED_DOC,
@@ -379,13 +387,7 @@ class InstancesPage(Schema):
     excluded: Annotated[Excluded, msgspec.Meta(description=EXCLUDED_DOC)]
     limit: Limit
     offset: Offset
-    next_offset: Annotated[
-        int | None,
-        msgspec.Meta(
-            description="The offset of the next page (offset + limit), null on the last page; "
-            'the Link header carries its URL (rel="next")'
-        ),
-    ]
+    next_offset: NextOffset
     as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
 
 
