@@ -68,7 +68,7 @@ OFFER_INTERVALS_SQL = """
 """
 
 _CHANGE_COLUMNS = """
-    changed_at, offer_id as id, provider, instance_type, region, pricing, gpu_id,
+    changed_at, offer_id as id, provider, instance_type, region, cloud_tier, pricing, gpu_id,
     gpu_count, old_price, new_price, old_currency, currency, old_price_unit, new_price_unit,
     old_price_per, new_price_per, old_price_per_hour_usd, new_price_per_hour_usd,
     old_price_per_gpu_hour, new_price_per_gpu_hour,

@@ -21,6 +21,13 @@ Limit = Annotated[int, msgspec.Meta(description="Most items returned: the reques
 Offset = Annotated[
     int, msgspec.Meta(description="Matching items skipped before the first one returned")
 ]
+CloudTier = Annotated[
+    str | None,
+    msgspec.Meta(
+        description="The provider's product tier of this price where it sells one GPU in"
+        " several (RunPod: secure, community); null: the provider has no tiers"
+    ),
+]
 NextOffset = Annotated[
     int | None,
     msgspec.Meta(

@@ -10,6 +10,7 @@ import msgspec
 from api.schemas.base import Number, Schema
 from api.schemas.fields import (
     AsOf,
+    CloudTier,
     Currency,
     GpuCount,
     InstanceType,
@@ -283,6 +284,7 @@ class PriceChange(Schema):
     provider: ProviderSlug
     instance_type: InstanceType
     region: Region
+    cloud_tier: CloudTier
     pricing: Pricing
     gpu_id: Annotated[str | None, msgspec.Meta(description="Canonical GPU id")]
     gpu_count: GpuCount

@@ -10,6 +10,7 @@ import msgspec
 
 from api.schemas.base import Number, Schema
 from api.schemas.fields import (
+    CloudTier,
     Currency,
     InstanceType,
     Limit,
@@ -64,13 +65,7 @@ class InstanceItem(Schema):
             " (cloud_tier)"
         ),
     ]
-    cloud_tier: Annotated[
-        str | None,
-        msgspec.Meta(
-            description="The provider's product tier of this price where it sells one GPU in"
-            " several (RunPod: secure, community); null: the provider has no tiers"
-        ),
-    ]
+    cloud_tier: CloudTier
     country: Annotated[
         str | None,
         msgspec.Meta(

@@ -225,3 +225,19 @@ def test_history_of_an_unknown_gpu_is_400_with_suggestion(client, path) -> None:
     assert body["extra"][0]["key"] == "gpu"
     assert client.get(path, params={"gpu": "h100-sxm"}).status_code == 200
     assert client.get(path, params={"gpu": "h100"}).status_code == 200  # a family
+
+
+def test_runpod_changes_name_their_cloud_tier(client):
+    """RunPod's B200 changed in both tiers at its 2026-09-01 capture (5.89 -> 6.79 and 5.89 ->
+    5.98): without the tier the two read as one offer changing twice."""
+    items = client.get(
+        "/changes", params={"provider": "runpod", "since": "2026-01-01", "limit": 500}
+    ).json()["items"]
+    b200 = {
+        (i["cloud_tier"], i["old_price"], i["new_price"])
+        for i in items
+        if i["instance_type"] == "1x NVIDIA B200" and i["pricing"] == "on_demand"
+    }
+    assert len({tier for tier, _, _ in b200}) == len(b200) >= 2
+    assert {tier for tier, _, _ in b200} <= {"secure", "community"}
+    assert {(old, new) for _, old, new in b200} >= {(5.89, 6.79), (5.89, 5.98)}
