@@ -10,10 +10,14 @@ file descriptors). :class:`GuardedHttpToolsProtocol` is uvicorn's httptools prot
   for one that sends nothing) until the whole request is read, however slowly it trickles in
   (slowloris): 408 and the connection closed. uvicorn's own ``timeout_keep_alive`` closes a
   connection idle after a response;
+- a write deadline: a response the client reads none of (the socket's buffers full, the rest
+  waiting to be sent) for ``write_timeout_s`` in a row is aborted, so a client that never reads
+  cannot hold a connection (and its response in memory) forever;
 - at most ``max_connections`` open connections. A new one over the cap closes the connection
-  that has waited longest without a request in progress (idle, or still sending its head), so a
-  flood of idle sockets cannot lock normal clients out; when every connection has a request in
-  progress the new one gets 503 and is closed.
+  that has waited longest without a request in progress (idle, or still sending its head), else
+  the one whose client has read nothing for longest, so a flood of idle sockets or of readers
+  that never read cannot lock normal clients out; when every connection has a request in
+  progress and is being read, the new one gets 503 and is closed.
 
 The limits are settings (``warehouse.settings.Settings``: ``GPUPRICES_MAX_HEADER_BYTES``,
 ``GPUPRICES_MAX_BODY_BYTES``, ``GPUPRICES_REQUEST_TIMEOUT_S``, ``GPUPRICES_MAX_CONNECTIONS``,
@@ -26,8 +30,12 @@ the same ones; ``gpuprices serve`` passes uvicorn's own ``limit_concurrency``,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
 import resource
+import sys
+import termios
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -48,6 +56,7 @@ class ServerLimits:
     max_header_bytes: int = 16 * 1024
     max_body_bytes: int = 64 * 1024
     request_timeout_s: float = 10.0
+    write_timeout_s: float = 15.0
     keep_alive_timeout_s: int = 5
     max_connections: int = 1000
     backlog: int = 1024
@@ -110,22 +119,81 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_done = False
         self._body_bytes = 0
         self._deadline: asyncio.TimerHandle | None = None
+        self._write_deadline: asyncio.TimerHandle | None = None
         waiting = _waiting(self.server_state)
         if len(self.connections) > self._limits.max_connections and _open(self.connections) > (
             self._limits.max_connections
         ):
-            victim = next(iter(waiting), None)
-            if victim is None:  # every connection has a request in progress
+            stalled_set = _stalled(self.server_state)
+            # an idle connection still sending a response its client does not read is stalled
+            victim = next((c for c in waiting if c not in stalled_set), None)
+            stalled = next(iter(stalled_set), None)
+            if victim is not None:
+                victim._refuse(503, "connection closed to make room for a new one")
+            elif stalled is not None:  # its client reads nothing: no room to say why
+                stalled._abort_stalled("to make room for a new connection")
+            else:  # every connection has a request in progress, and is being read
                 self._refuse(503, "too many connections; try again shortly")
                 return
-            victim._refuse(503, "connection closed to make room for a new one")
         waiting[self] = None
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         _waiting(self.server_state).pop(self, None)
+        _stalled(self.server_state).pop(self, None)
         self._disarm()
+        self._disarm_write()
         super().connection_lost(exc)
+
+    # --- the write deadline: a client that stops reading ---------------------------------------
+
+    def pause_writing(self) -> None:
+        # asyncio calls this when the transport's buffer passes its high-water mark: the
+        # kernel's buffers are full because the client reads slowly, or not at all
+        super().pause_writing()
+        _stalled(self.server_state)[self] = None
+        if self._write_deadline is None:
+            self._watch_writes(_unsent_bytes(self.transport))
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        _stalled(self.server_state).pop(self, None)
+        self._disarm_write()
+
+    def _watch_writes(self, unsent_bytes: int) -> None:
+        self._write_deadline = self.loop.call_later(
+            self._limits.write_timeout_s, self._check_writes, unsent_bytes
+        )
+
+    def _check_writes(self, unsent_before: int) -> None:
+        """A deadline of no progress, not of the whole download: a response sent in one write
+        stays over the high-water mark while a slow client reads it, so the deadline is re-armed
+        for as long as the client takes some of it."""
+        self._write_deadline = None
+        unsent = _unsent_bytes(self.transport)
+        if self.transport.is_closing():
+            return
+        if unsent < unsent_before:
+            stalled = _stalled(self.server_state)
+            if self in stalled:
+                stalled.move_to_end(self)  # reading: the last one to evict
+            self._watch_writes(unsent)
+            return
+        self._abort_stalled(f"its client read nothing for {self._limits.write_timeout_s:g} s")
+
+    def _disarm_write(self) -> None:
+        if self._write_deadline is not None:
+            self._write_deadline.cancel()
+            self._write_deadline = None
+
+    def _abort_stalled(self, why: str) -> None:
+        """Drop the connection and what it still had to send (``abort``: ``close`` would wait
+        for the client to read it)."""
+        self._disarm_write()
+        _stalled(self.server_state).pop(self, None)
+        _waiting(self.server_state).pop(self, None)
+        self.logger.warning("closed a connection: %s", why)
+        self.transport.abort()
 
     # --- the request deadline -----------------------------------------------------------------
 
@@ -231,6 +299,20 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
+def _unsent_bytes(transport: asyncio.Transport) -> int:
+    """Bytes of responses not yet taken by the client: the transport's buffer plus, on Linux,
+    the socket's send queue (``TIOCOUTQ``). The kernel wakes the writer only once a third of a
+    send buffer of megabytes is free, so the transport's buffer alone can stand still for seconds
+    while a slow client does read."""
+    unsent = transport.get_write_buffer_size()
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError, ValueError):
+            queued = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+            unsent += int.from_bytes(queued, sys.byteorder, signed=True)
+    return unsent
+
+
 def _open(connections: Any) -> int:
     """Connections not already closing (a closed one leaves the set a loop iteration later)."""
     return sum(1 for c in connections if not c.transport.is_closing())
@@ -238,10 +320,19 @@ def _open(connections: Any) -> int:
 
 def _waiting(server_state: Any) -> OrderedDict[GuardedHttpToolsProtocol, None]:
     """This server's connections without a request in progress, longest waiting first."""
-    found = getattr(server_state, "_gpuprices_waiting", None)
+    return _registry(server_state, "_gpuprices_waiting")
+
+
+def _stalled(server_state: Any) -> OrderedDict[GuardedHttpToolsProtocol, None]:
+    """This server's connections whose client stopped reading a response, longest first."""
+    return _registry(server_state, "_gpuprices_stalled")
+
+
+def _registry(server_state: Any, name: str) -> OrderedDict[GuardedHttpToolsProtocol, None]:
+    found = getattr(server_state, name, None)
     if found is None:
         found = OrderedDict()
-        server_state._gpuprices_waiting = found
+        setattr(server_state, name, found)
     return found
 
 

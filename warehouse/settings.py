@@ -283,6 +283,13 @@ class Settings(BaseSettings):
         gt=0,
         **_FINITE,
     )
+    write_timeout_s: float = _setting(
+        15.0,
+        "A response the client reads none of for this long is dropped, seconds",
+        "API server",
+        gt=0,
+        **_FINITE,
+    )
     keep_alive_timeout_s: int = _setting(
         5, "An idle connection after a response is closed after this, seconds", "API server", gt=0
     )

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from api.server import PROTOCOL, ServerLimits
+from tests.api.slow_app import BIG_BYTES
 from tests.conftest import REPO
 from tests.servers import free_port
 from warehouse.db import Warehouse
@@ -28,6 +29,7 @@ SMALL = ServerLimits(
     max_header_bytes=16 * 1024,
     max_body_bytes=64 * 1024,
     request_timeout_s=2.0,
+    write_timeout_s=2.0,
     keep_alive_timeout_s=5,
     max_connections=50,
     backlog=1024,
@@ -230,6 +232,63 @@ def test_connection_limit_answers_503_when_every_connection_is_busy(slow_server)
     for sock in busy:
         sock.close()
     assert httpx.get(f"{base}/", timeout=5).status_code == 200
+
+
+def _never_reading(base: str, path: str) -> socket.socket:
+    """A client that asks for ``path`` and then reads nothing (a tiny receive buffer)."""
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(5)
+    sock.connect((host, int(port)))
+    sock.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode())
+    return sock
+
+
+def _drained(sock: socket.socket, timeout_s: float) -> int:
+    """Bytes read from ``sock`` until the server closes it (or ``timeout_s`` of silence)."""
+    sock.settimeout(timeout_s)
+    total = 0
+    with contextlib.suppress(TimeoutError, ConnectionResetError):
+        while chunk := sock.recv(1 << 20):
+            total += len(chunk)
+    return total
+
+
+def test_clients_that_never_read_cannot_lock_out_health(slow_server) -> None:
+    # the finding: 60 connections that never read their response (cap 50) made every /health
+    # probe a 503, for as long as they stayed
+    _, base = slow_server
+    stuck = [_never_reading(base, "/big") for _ in range(8)]  # cap 5
+    try:
+        time.sleep(0.5)  # each response fills its socket and waits to write
+        for _ in range(3):  # each normal request makes room by dropping a stalled reader
+            assert httpx.get(f"{base}/", timeout=5).status_code == 200
+        # the write deadline drops the others (a check can fall just after a kernel buffer grew:
+        # two deadlines): none is sent its whole answer
+        time.sleep(2 * SMALL.write_timeout_s + 1)
+        assert all(_drained(s, 2) < BIG_BYTES for s in stuck)
+    finally:
+        for sock in stuck:
+            sock.close()
+    assert httpx.get(f"{base}/", timeout=5).status_code == 200
+
+
+def test_a_slow_but_reading_client_gets_its_whole_answer(slow_server) -> None:
+    # the write deadline counts time without progress, not the length of the download
+    _, base = slow_server
+    sock = _never_reading(base, "/big")
+    received = 0
+    sock.settimeout(5)
+    with contextlib.suppress(TimeoutError):
+        while received < BIG_BYTES:  # about 3 s in all, each pause well under the deadline
+            chunk = sock.recv(256 * 1024)
+            if not chunk:
+                break
+            received += len(chunk)
+            time.sleep(0.01)
+    sock.close()
+    assert received >= BIG_BYTES  # the head too
 
 
 def test_serve_refuses_a_bad_limit_in_one_line() -> None:
