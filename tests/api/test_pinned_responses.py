@@ -90,7 +90,12 @@ def _scrub(value: Any, key: str = "") -> Any:
         return [_scrub(v) for v in value]
     if value is not None and (key in _TIMELY or key.endswith("age_days")):
         return f"<{key}>"
+    if isinstance(value, str):  # an age in a sentence (/health's notice) moves with the clock
+        return _AGE_IN_TEXT.sub(r"\1<age_days> days before", value)
     return value
+
+
+_AGE_IN_TEXT = re.compile(r"(observed )[0-9.]+ days before")
 
 
 def _operation(document: dict[str, Any], query: str) -> dict[str, Any]:
