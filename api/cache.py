@@ -54,6 +54,16 @@ class ResponseCache:
         with self._lock:
             return list(self._entries)
 
+    def peek(self, key: Hashable) -> bytes | None:
+        """The body kept under ``key`` (counted as a hit), or None."""
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return hit[0]
+
     def get_or_build(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """``build()``'s bytes, kept under ``key`` if they fit; a hit is not built again.
 

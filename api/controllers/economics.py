@@ -2,7 +2,9 @@
 
 Thin: each handler's parameters are one dataclass built as a dependency
 (``api.params_economics``), the answer is ``api.services.economics.EconomicsService``'s typed
-result, cached per snapshot and encoded here. The formulas live in ``warehouse.economics``
+result, cached per snapshot and encoded here; a miss is built in a worker thread
+(``api.offload``), so a distinct query does not hold the event loop. The formulas live in
+``warehouse.economics``
 (documented in ``docs/estimates.md``); at the standard settings /estimates reads the
 ``token_estimates`` table of the snapshot, otherwise it computes with the same function that
 builds that table (``warehouse.estimates``).
@@ -16,6 +18,7 @@ from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
+from api.offload import cached_off_loop
 from api.params import ListFormat, refuse_unknown_values
 from api.params_economics import BreakevenParams, EstimatesParams, FitParams
 from api.schemas import ErrorBody
@@ -59,7 +62,6 @@ class EconomicsController(Controller):
     @get(
         "/estimates",
         summary="USD per million tokens per offer, or tokens/s for hardware",
-        sync_to_thread=False,
         dependencies={"params": Provide(EstimatesParams, sync_to_thread=False)},
         description="Serving estimates for one reference model on every current offer whose GPU "
         "is in the canonical table, ranked by USD per million total (prompt + generated) "
@@ -82,7 +84,7 @@ class EconomicsController(Controller):
             **ERRORS,
         },
     )
-    def estimates(
+    async def estimates(
         self, store: Store, params: NamedDependency[EstimatesParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
@@ -96,19 +98,22 @@ class EconomicsController(Controller):
             gpu_id = service.hardware_gpu(params)
             key = ("hardware", params.model, params.precision, params.input_tokens,
                    params.output_tokens, gpu_id, params.gpus)  # fmt: skip
-            body = service.snapshot.cached(
-                key, lambda: encode_as(HardwareEstimate, service.hardware(params, gpu_id).body())
+            body = await cached_off_loop(
+                service.snapshot,
+                key,
+                lambda: encode_as(HardwareEstimate, service.hardware(params, gpu_id).body()),
             )
             return json_response(body)
-        body = service.snapshot.cached(
-            params.key(), lambda: encode_as(EstimatesPage, service.estimates(params))
+        body = await cached_off_loop(
+            service.snapshot,
+            params.key(),
+            lambda: encode_as(EstimatesPage, service.estimates(params)),
         )
         return json_response(body, list_format=format_)
 
     @get(
         "/fit",
         summary="Which GPUs and offers can hold a model",
-        sync_to_thread=False,
         dependencies={"params": Provide(FitParams, sync_to_thread=False)},
         description="For every GPU model with current offers: the smallest tensor-parallel "
         "group (1, 2, 4, 8 or the largest offer's GPU count) whose memory holds the weights, "
@@ -122,20 +127,19 @@ class EconomicsController(Controller):
             **ERRORS,
         },
     )
-    def fit(
+    async def fit(
         self, store: Store, params: NamedDependency[FitParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
         refuse_unknown_values(service.snapshot.vocabulary, params.offers())
-        body = service.snapshot.cached(
-            params.key(), lambda: encode_as(FitAnswer, service.fit(params))
+        body = await cached_off_loop(
+            service.snapshot, params.key(), lambda: encode_as(FitAnswer, service.fit(params))
         )
         return json_response(body, list_format=format_)
 
     @get(
         "/breakeven",
         summary="Serverless tiers vs the cheapest dedicated offer",
-        sync_to_thread=False,
         dependencies={"params": Provide(BreakevenParams, sync_to_thread=False)},
         description="Monthly cost of a load on every serverless tier that fits vs the cheapest "
         "dedicated offer that fits, and the load (requests/day, and its busy share of one "
@@ -155,12 +159,14 @@ class EconomicsController(Controller):
             **ERRORS,
         },
     )
-    def breakeven(
+    async def breakeven(
         self, store: Store, params: NamedDependency[BreakevenParams], format_: ListFormat = None
     ) -> Response[bytes]:
         service = EconomicsService(store.get())
         refuse_unknown_values(service.snapshot.vocabulary, params.offers())
-        body = service.snapshot.cached(
-            params.key(), lambda: encode_as(BreakevenAnswer, service.breakeven(params))
+        body = await cached_off_loop(
+            service.snapshot,
+            params.key(),
+            lambda: encode_as(BreakevenAnswer, service.breakeven(params)),
         )
         return json_response(body, list_format=format_)

@@ -26,6 +26,7 @@ from litestar.params import Parameter, QueryParameter
 
 from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
+from api.offload import cached_off_loop
 from api.paging import link_header, next_offset
 from api.params import (
     MAX_LIST_VALUES,
@@ -98,13 +99,12 @@ class HistoryController(Controller):
         "valid_from (inclusive) to valid_to (exclusive; null = still current). A new interval "
         "starts when the price, currency, GPU or GPU count changes; a gap means the offer was "
         "not listed. 404 if the id is unknown.",
-        sync_to_thread=True,
         responses={
             200: ResponseSpec(data_container=OfferHistory, description="The intervals"),
             404: ResponseSpec(data_container=ErrorBody, description="No offer with this id"),
         },
     )
-    def offer_history(
+    async def offer_history(
         self,
         store: Store,
         offer_id: Annotated[str, Parameter(max_length=64, description="Offer id from /instances")],
@@ -126,7 +126,7 @@ class HistoryController(Controller):
                 OfferHistory, {"id": offer_id, **meta, "items": items, "as_of": snapshot.as_of}
             )
 
-        body = snapshot.cached(("offer_history", offer_id), build)
+        body = await cached_off_loop(snapshot, ("offer_history", offer_id), build)
         if not body:
             raise NotFoundException(f"no offer with id {offer_id!r} in the price history")
         return json_response(body, list_format=format_)
@@ -154,12 +154,11 @@ class HistoryController(Controller):
         "/history/catalog. `from`/`to` are inclusive dates; "
         f"a range may span at most {MAX_RANGE_DAYS['day']} days by day, "
         f"{MAX_RANGE_DAYS['week']} by week and {MAX_RANGE_DAYS['month']} by month.",
-        sync_to_thread=True,
         responses={
             200: ResponseSpec(data_container=MarketHistory, description="One row per bucket")
         },
     )
-    def market_history(
+    async def market_history(
         self,
         store: Store,
         gpu: Annotated[
@@ -221,7 +220,7 @@ class HistoryController(Controller):
                 },
             )
 
-        return json_response(snapshot.cached(key, build), list_format=format_)
+        return json_response(await cached_off_loop(snapshot, key, build), list_format=format_)
 
     @get(
         "/history/catalog",
@@ -235,14 +234,13 @@ class HistoryController(Controller):
         "`gpu_family` set, `gpu_id` null); the two are never merged. A family "
         "(`gpu=h100`) takes its members' rows and the family-level rows it covers, a "
         "canonical id (`gpu=h100-sxm`) only its own. `from`/`to` are inclusive dates.",
-        sync_to_thread=True,
         responses={
             200: ResponseSpec(
                 data_container=CatalogHistory, description="One row per day, GPU and source"
             )
         },
     )
-    def catalog_history(
+    async def catalog_history(
         self,
         store: Store,
         gpu: Annotated[
@@ -286,7 +284,7 @@ class HistoryController(Controller):
                 },
             )
 
-        return json_response(snapshot.cached(key, build), list_format=format_)
+        return json_response(await cached_off_loop(snapshot, key, build), list_format=format_)
 
     @get(
         "/changes",
@@ -295,12 +293,11 @@ class HistoryController(Controller):
         "old and new price and the percent change. A change is an interval that directly "
         "follows the offer's previous interval with another price; an offer that disappears "
         "and later returns is not a change.",
-        sync_to_thread=True,
         responses={
             200: ResponseSpec(data_container=PriceChangesPage, description="A page of changes")
         },
     )
-    def changes(
+    async def changes(
         self,
         request: Request,
         store: Store,
@@ -369,7 +366,7 @@ class HistoryController(Controller):
                 },
             )
 
-        body = snapshot.cached(key, build)
+        body = await cached_off_loop(snapshot, key, build)
         response = json_response(body, list_format=format_)
         total = msgspec.json.decode(body, type=_Total).total  # the cached page's own count
         scope = request.scope

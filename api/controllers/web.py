@@ -27,6 +27,7 @@ from litestar.params import Parameter
 
 from api.charts import MARKET_WIDTH, MAX_WIDTH, MIN_WIDTH, WIDTH, history_svg, market_history_svg
 from api.favicon import favicon_ico
+from api.offload import cached_off_loop
 from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
 from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
@@ -95,7 +96,6 @@ class ChartsController(Controller):
     @get(
         "/{offer_id:str}/history.svg",
         summary="Price history of one offer (SVG)",
-        sync_to_thread=False,
         media_type=SVG,
         description="Step chart of the offer's USD-per-instance-hour price over its change "
         "intervals; gaps where it was not seen. 404 if the offer has no history.",
@@ -103,7 +103,7 @@ class ChartsController(Controller):
             200: ResponseSpec(data_container=str, media_type=SVG, description="An SVG document")
         },
     )
-    def history(
+    async def history(
         self,
         store: Store,
         offer_id: Annotated[str, Parameter(max_length=64, description="Offer id from /instances")],
@@ -122,7 +122,7 @@ class ChartsController(Controller):
             )
             return history_svg(title, rows, snapshot.as_of, width).encode("utf-8")
 
-        body = snapshot.cached(("history_svg", offer_id, width), build)
+        body = await cached_off_loop(snapshot, ("history_svg", offer_id, width), build)
         if not body:
             raise NotFoundException(f"no price history for offer {offer_id!r}")
         return Response(content=body, media_type=SVG, headers=SVG_HEADERS)
@@ -130,7 +130,6 @@ class ChartsController(Controller):
     @get(
         "/gpus/{gpu:str}/history.svg",
         summary="Market price history of a GPU model (SVG)",
-        sync_to_thread=True,
         media_type=SVG,
         description="GET /history drawn: per bucket, the cheapest and the median of each "
         "provider's cheapest offer in USD per GPU-hour over the min-max band, for the `days` "
@@ -140,7 +139,7 @@ class ChartsController(Controller):
             200: ResponseSpec(data_container=str, media_type=SVG, description="An SVG document")
         },
     )
-    def gpu_history(
+    async def gpu_history(
         self,
         store: Store,
         gpu: Annotated[
@@ -191,7 +190,9 @@ class ChartsController(Controller):
             until = last + timedelta(days=1)
             return market_history_svg(title, rows, bucket, until, width).encode()
 
-        body = snapshot.cached(("market_svg", family, pricing, bucket, days, width), build)
+        body = await cached_off_loop(
+            snapshot, ("market_svg", family, pricing, bucket, days, width), build
+        )
         if not body:
             raise NotFoundException(
                 f"no {pricing} price history for GPU {family!r} in the last {days} days"
