@@ -33,6 +33,7 @@ from api.params import enum_values, query_name, reject_unknown_parameters
 from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from api.schemas import NumberSchemaPlugin
 from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
+from api.vary import keep_vary, merge_vary
 from warehouse import remote
 from warehouse.settings import Settings, env_var
 
@@ -174,7 +175,12 @@ def create_app(
         ],
         # outermost first: nothing answers before the query is checked, and a 304 only ever
         # stands in for a 200
-        middleware=[limit_query_length, reject_unknown_parameters, conditional_get(store)],
+        middleware=[
+            keep_vary,
+            limit_query_length,
+            reject_unknown_parameters,
+            conditional_get(store),
+        ],
         compression_config=COMPRESSION,
         logging_config=logging_config(),  # stderr as it is at each record (api.logs)
         plugins=[NumberSchemaPlugin()],  # response schemas' numbers: JSON numbers, not strings
@@ -232,7 +238,15 @@ def create_app(
     # GET /metrics counts every answer: it wraps everything but the request id
     metrics = Metrics(store, (route.path for route in app.routes))
     app.state[METRICS_STATE] = metrics
+    # the app's Vary survives Litestar's CORS layer (api.vary); with origins, each answer
+    # varies on Origin too
     app.asgi_handler = request_ids(
-        metrics.wrap(head_as_get(instances_fast_route(store)(app.asgi_handler)))
+        metrics.wrap(
+            head_as_get(
+                instances_fast_route(store)(
+                    merge_vary(app.asgi_handler, ("Origin",) if origins else ())
+                )
+            )
+        )
     )
     return app

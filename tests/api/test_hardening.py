@@ -113,3 +113,20 @@ def test_cors_is_off_by_default_and_configurable(published, monkeypatch) -> None
     assert "access-control-allow-origin" not in plain.headers
     assert allowed.headers["access-control-allow-origin"] == "https://example.org"
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_cors_answers_keep_vary_accept_encoding(published, monkeypatch) -> None:
+    # issue 27: Litestar's CORS layer replaced Vary with "Origin", so a shared cache could give
+    # a gzip body (or CSV) to a browser that asked for none
+    monkeypatch.setenv(CORS_ENV, "https://example.org")
+    gzip = {"Accept-Encoding": "gzip"}
+    with TestClient(create_app(published)) as client:
+        browser = client.get("/gpus", headers={**gzip, "Origin": "https://example.org"})
+        plain = client.get("/gpus", headers=gzip)
+        missing = client.get("/no-such-path", headers={"Origin": "https://example.org"})
+    for answer in (browser, plain):
+        varied = [v.strip().lower() for v in answer.headers["vary"].split(",")]
+        assert answer.headers.get_list("vary") == [answer.headers["vary"]]  # one header
+        assert sorted(varied) == ["accept", "accept-encoding", "origin"]
+    assert browser.headers["content-encoding"] == "gzip"
+    assert missing.headers["vary"] == "Origin"
