@@ -103,13 +103,16 @@ def _snapshot_gone(request: Request, exc: SnapshotGone) -> Response[bytes]:
 
 def _http_error(request: Request, exc: HTTPException) -> Response[bytes]:
     """The exception's status and detail, and its headers: a 405 keeps Litestar's ``Allow``
-    (with HEAD wherever GET is allowed: ``head_as_get`` answers it)."""
+    (with HEAD wherever GET is allowed: ``head_as_get`` answers it), a 429 says when to retry
+    (``Retry-After``, the rate limit's reset in seconds)."""
     headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
     if "allow" in headers:
         methods = {m.strip().upper() for m in headers["allow"].split(",") if m.strip()}
         if "GET" in methods:
             methods.add("HEAD")
         headers["allow"] = ", ".join(sorted(methods))
+    if exc.status_code == 429 and "ratelimit-reset" in headers:  # RFC 6585: say when to retry
+        headers.setdefault("retry-after", headers["ratelimit-reset"])
     return _error(
         request,
         exc.status_code,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from litestar.testing import TestClient
 
 from api.app import CORS_ENV, create_app
-from api.controllers.admin import ADMIN_TOKEN_ENV
+from api.controllers.admin import ADMIN_REQUESTS_PER_MINUTE, ADMIN_TOKEN_ENV
 from api.limits import MAX_QUERY_BYTES
 from warehouse.db import Warehouse
 from warehouse.publish import publish
@@ -130,3 +132,35 @@ def test_cors_answers_keep_vary_accept_encoding(published, monkeypatch) -> None:
         assert sorted(varied) == ["accept", "accept-encoding", "origin"]
     assert browser.headers["content-encoding"] == "gzip"
     assert missing.headers["vary"] == "Origin"
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_admin_token_guessing_is_rate_limited_and_logged(published, monkeypatch) -> None:
+    # issue 27: the admin endpoint took 2,612 guesses a second, none logged
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+    seen = _Records()
+    with TestClient(create_app(published)) as client:
+        logging.getLogger("gpuprices.api").addHandler(seen)  # the app configured it: after
+        statuses = [
+            client.post("/admin/refresh", headers={"Authorization": f"Bearer guess-{n}"})
+            for n in range(ADMIN_REQUESTS_PER_MINUTE + 5)
+        ]
+        right = client.post("/admin/refresh", headers={"Authorization": f"Bearer {TOKEN}"})
+    logging.getLogger("gpuprices.api").removeHandler(seen)
+    codes = [r.status_code for r in statuses]
+    assert codes == [401] * ADMIN_REQUESTS_PER_MINUTE + [429] * 5
+    limited = statuses[-1]
+    assert limited.headers["content-type"].startswith("application/problem+json")
+    assert int(limited.headers["retry-after"]) > 0
+    assert right.status_code == 429  # the limit is per client, whatever the token
+    refused = [r for r in seen.records if "admin request refused (401)" in r.getMessage()]
+    assert len(refused) == ADMIN_REQUESTS_PER_MINUTE
+    assert "testclient" in refused[0].getMessage()
