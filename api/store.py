@@ -33,7 +33,13 @@ from litestar.params import QueryParameter
 
 from api.cache import ResponseCache
 from api.offers import EncodedOffers
-from warehouse.publish import SnapshotError, SnapshotInfo, current, load_into_memory
+from warehouse.publish import (
+    SnapshotError,
+    SnapshotInfo,
+    current,
+    load_into_memory,
+    published_snapshots,
+)
 from warehouse.queries import FilterVocabulary, OfferFilter, OfferTable, exclusions_sql
 from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
@@ -142,8 +148,10 @@ class SnapshotStore:
     new snapshot into memory and then swaps one reference; requests meanwhile keep answering
     from the snapshot they have. Only the very first load (nothing to serve yet) is waited for.
     A pointer or snapshot that cannot be read leaves the last good snapshot served and the
-    reason in ``last_error`` (``/health`` shows it). The ``held`` newest snapshots stay in
-    memory so a client paging with ``as_of`` gets pages of one snapshot (:meth:`get`)."""
+    reason in ``last_error`` (``/health`` shows it); at the first load, with nothing served yet,
+    an unreadable current snapshot gives way to the newest intact one published before it. The
+    ``held`` newest snapshots stay in memory so a client paging with ``as_of`` gets pages of
+    one snapshot (:meth:`get`)."""
 
     def __init__(
         self,
@@ -160,6 +168,7 @@ class SnapshotStore:
         # Where the current snapshot is found: the local published directory by default, or
         # e.g. warehouse.remote.RemoteSnapshots(url, cache).current for replicas elsewhere.
         self._locate = locate or (lambda: current(self.published_dir))
+        self._locate_given = locate is not None  # elsewhere: no older local files to fall back on
         self.where = where or str(published_dir)
         self.held = max(1, held)
         self._snapshot: Snapshot | None = None
@@ -239,32 +248,58 @@ class SnapshotStore:
             if self._snapshot and self._snapshot.info.snapshot_id == info.snapshot_id:
                 self.last_error = None
                 return False
-            try:
-                # one DuckDB thread: the other core keeps answering requests meanwhile
-                con = load_into_memory(info, threads=1)
-                tables = frozenset(
-                    r[0]
-                    for r in con.execute(
-                        "select table_name from information_schema.tables"
-                        " where table_schema = 'main'"
-                    ).fetchall()
+            fresh = self._load(info)
+            if fresh is None:
+                failure = f"could not load snapshot {info.snapshot_id}"
+                if self._snapshot is not None or self._locate_given:
+                    # keep serving the snapshot we have; an unreadable file is retried later
+                    return self._failed(failure)
+                # nothing served yet: the newest intact snapshot before it, rather than a 503
+                fresh = next(
+                    (
+                        loaded
+                        for older in published_snapshots(self.published_dir)
+                        if older.as_of < info.as_of and (loaded := self._load(older)) is not None
+                    ),
+                    None,
                 )
-                offers = EncodedOffers(OfferTable.load(con)) if "current_offers" in tables else None
-            except (duckdb.Error, OSError, ValueError) as exc:
-                # Keep serving the snapshot we have; a pruned or unreadable file is retried later.
-                log.warning("could not load snapshot %s: %s", info.snapshot_id, exc)
-                return self._failed(f"could not load snapshot {info.snapshot_id}")
-            fresh = Snapshot(info, con, tables, offers, self.cache_bytes)
-            fresh.vocabulary  # noqa: B018 - built here, off the request path
-            history = [s for s in self._history if s.as_of != fresh.as_of] + [fresh]
-            for older in history[:-1]:
-                # pinned pages are rare: only the current snapshot keeps a response cache; one
-                # no longer held is freed when the last request using it ends
-                older.drop_cache()
-            self._history = history[-self.held :]
-            self._snapshot = fresh  # the swap: one reference
+                if fresh is None:
+                    return self._failed(failure)
+                self._failed(f"{failure}; serving the newest intact one, {fresh.info.snapshot_id}")
+                self._install(fresh)
+                return True
+            self._install(fresh)
             self.last_error = None
             return True
+
+    def _load(self, info: SnapshotInfo) -> Snapshot | None:
+        """The snapshot ``info`` names, in memory, or None (logged) when it cannot be read."""
+        try:
+            # one DuckDB thread: the other core keeps answering requests meanwhile
+            con = load_into_memory(info, threads=1)
+            tables = frozenset(
+                r[0]
+                for r in con.execute(
+                    "select table_name from information_schema.tables where table_schema = 'main'"
+                ).fetchall()
+            )
+            offers = EncodedOffers(OfferTable.load(con)) if "current_offers" in tables else None
+        except (duckdb.Error, OSError, ValueError, SnapshotError) as exc:
+            log.warning("could not load snapshot %s: %s", info.snapshot_id, exc)
+            return None
+        fresh = Snapshot(info, con, tables, offers, self.cache_bytes)
+        fresh.vocabulary  # noqa: B018 - built here, off the request path
+        return fresh
+
+    def _install(self, fresh: Snapshot) -> None:
+        """Make ``fresh`` current (one reference swapped) and hold the few before it."""
+        history = [s for s in self._history if s.as_of != fresh.as_of] + [fresh]
+        for older in history[:-1]:
+            # pinned pages are rare: only the current snapshot keeps a response cache; one
+            # no longer held is freed when the last request using it ends
+            older.drop_cache()
+        self._history = history[-self.held :]
+        self._snapshot = fresh  # the swap: one reference
 
 
 class PinnedStore(SnapshotStore):

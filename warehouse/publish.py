@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,7 @@ SNAPSHOT_FILE = re.compile(r"snapshot-[0-9A-Za-z]+\.duckdb")
 # duckdb-cli binary. Raising it locks those readers out: see the README's SQL section.
 SNAPSHOT_STORAGE_VERSION = "v1.4.0"
 KEEP_SNAPSHOTS = 5
+SNAPSHOT_ID_FORMAT = "%Y%m%dT%H%M%S%fZ"  # the publish instant, UTC
 # Tables copied into every snapshot (identifiers are only ever taken from this allow-list).
 PUBLISHED_TABLES: tuple[str, ...] = (
     "current_offers",
@@ -82,7 +84,7 @@ def publish(
 ) -> SnapshotInfo:
     """Write a new snapshot from the warehouse connection and make it current, atomically."""
     as_of = now or datetime.now(UTC)
-    snapshot_id = as_of.strftime("%Y%m%dT%H%M%S%fZ")
+    snapshot_id = as_of.strftime(SNAPSHOT_ID_FORMAT)
     published_dir.mkdir(parents=True, exist_ok=True)
     final = published_dir / f"snapshot-{snapshot_id}.duckdb"
     tmp = published_dir / f".tmp-snapshot-{snapshot_id}-{os.getpid()}.duckdb"
@@ -97,6 +99,33 @@ def publish(
     if missing:
         raise SnapshotError(f"cannot publish: warehouse lacks {', '.join(missing)}")
     tables += [t for t in OPTIONAL_TABLES if t in existing]
+    pointer_tmp = published_dir / f".{POINTER}.{os.getpid()}.tmp"
+    try:
+        _write_snapshot(con, tmp, tables, snapshot_id, as_of)
+        os.replace(tmp, final)
+        pointer_tmp.write_text(
+            json.dumps(
+                {"snapshot_id": snapshot_id, "file": final.name, "as_of": as_of.isoformat()}
+            ),
+            encoding="utf-8",
+        )
+        with pointer_tmp.open("rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(pointer_tmp, published_dir / POINTER)
+    except BaseException:
+        # a full disk (or a kill) midway must not leave its partial file behind: each failed
+        # publish used to add one, until published/ was full of them (issue 27)
+        for partial in (tmp, tmp.with_name(tmp.name + ".wal"), pointer_tmp):
+            partial.unlink(missing_ok=True)
+        raise
+    _fsync_dir(published_dir)
+    _prune(published_dir, keep=final.name)
+    return SnapshotInfo(snapshot_id, as_of, final)
+
+
+def _write_snapshot(
+    con: duckdb.DuckDBPyConnection, tmp: Path, tables: list[str], snapshot_id: str, as_of: datetime
+) -> None:
     con.execute(f"attach ? as snap{_storage_option()}", [str(tmp)])
     try:
         for table in tables:
@@ -116,18 +145,19 @@ def publish(
         snap.close()
     with tmp.open("rb+") as handle:
         os.fsync(handle.fileno())
-    os.replace(tmp, final)
-    pointer_tmp = published_dir / f".{POINTER}.{os.getpid()}.tmp"
-    pointer_tmp.write_text(
-        json.dumps({"snapshot_id": snapshot_id, "file": final.name, "as_of": as_of.isoformat()}),
-        encoding="utf-8",
-    )
-    with pointer_tmp.open("rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(pointer_tmp, published_dir / POINTER)
-    _fsync_dir(published_dir)
-    _prune(published_dir, keep=final.name)
-    return SnapshotInfo(snapshot_id, as_of, final)
+
+
+def published_snapshots(published_dir: Path) -> list[SnapshotInfo]:
+    """Every snapshot file in ``published_dir``, newest first (id and as_of from its name)."""
+    found = []
+    for path in published_dir.glob("snapshot-*.duckdb"):
+        snapshot_id = path.name.removeprefix("snapshot-").removesuffix(".duckdb")
+        try:
+            as_of = datetime.strptime(snapshot_id, SNAPSHOT_ID_FORMAT).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+        found.append(SnapshotInfo(snapshot_id, as_of, path))
+    return sorted(found, key=lambda info: info.as_of, reverse=True)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -192,7 +222,14 @@ def load_into_memory(
     """An in-memory DuckDB holding a copy of every table of the snapshot file, and the analysis
     views and macros over them (``warehouse.analysis``), so readers select from the same SQL
     objects a user finds in the file. Raises duckdb.Error for a snapshot lacking a table they
-    read."""
+    read, SnapshotError for a path that is missing or not a regular file (never opened)."""
+    try:
+        mode = os.stat(info.path).st_mode
+    except OSError as exc:
+        raise SnapshotError(f"snapshot {info.snapshot_id} cannot be read: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        # a FIFO or device blocks on open: a reload waiting on it froze every later one
+        raise SnapshotError(f"snapshot {info.snapshot_id} is not a regular file")
     con = duckdb.connect(":memory:")
     con.execute("set timezone = 'UTC'")
     default_threads = con.execute("select current_setting('threads')").fetchone()
