@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from pipelines import cli_exports, cli_history, cli_query, cli_sql, cli_status
 from pipelines.cli_snapshot import load_settings
+from warehouse.graph import GraphError
 from warehouse.paths import Paths
 from warehouse.publish import SNAPSHOT_STORAGE_VERSION
 from warehouse.settings import Settings, env_var
@@ -348,6 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         return 130
+    except GraphError as exc:  # a bad header of a warehouse/*/*.sql file: one line naming it
+        print(f"gpuprices: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # `gpuprices query | head`: the reader left; say nothing more (Python's advice: point
         # stdout at devnull so the flush at exit does not raise again)

@@ -1,43 +1,44 @@
-"""Rebuild the derived models (one object per ``warehouse/models/<name>.sql``) in order."""
+"""The warehouse build: every derived object (``warehouse/{models,views,rollups}/*.sql``) in
+the order of the graph their headers declare (``warehouse.graph``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 
 import duckdb
 
 from warehouse import plausibility
-from warehouse.analysis import view_sql
 from warehouse.db import transaction
-from warehouse.history import maintain
+from warehouse.graph import VIEW_KINDS, graph
+from warehouse.history import prune_observations, refresh_rollup
 from warehouse.quality import stale_before
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS, DEFAULT_STALE_AFTER_HOURS
 from warehouse.shelf_life import write_shelf_lives
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
-
-# Build order: a model comes after every model it reads (each file's header names them).
-MODEL_ORDER: tuple[str, ...] = ("current_offers", "provider_status")
-
-
-def model_sql(name: str) -> str:
-    if name not in MODEL_ORDER:
-        raise KeyError(f"unknown model {name!r}")
-    return (MODELS_DIR / f"{name}.sql").read_text(encoding="utf-8")
+# Python run right after a model is built; True = it changed what the model reads, so the model
+# is built once more. The plausibility screen judges the whole current market and stores its
+# verdicts in price_screens, which current_offers carries and the rollups read (rollups are
+# built after models: warehouse.graph.BUILD_RANK).
+AFTER_BUILD: dict[str, Callable[[duckdb.DuckDBPyConnection, datetime], bool]] = {
+    "current_offers": lambda con, now: plausibility.screen_current(con, now=now),
+}
 
 
 def rebuild(
     con: duckdb.DuckDBPyConnection,
-    names: tuple[str, ...] = MODEL_ORDER,
     *,
     now: datetime | None = None,
     stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS,
     stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
     shelf_life_days: Mapping[str, float] | None = None,
 ) -> dict[str, int]:
-    """Rebuild ``names`` in one transaction, then ``history.maintain``; returns row counts.
+    """Build every derived object in one transaction, in graph order; returns row counts.
+
+    Views and macros are created, models rebuilt (``create or replace table``), rollups
+    refreshed incrementally (``warehouse.history.refresh_rollup``); then observations past
+    their retention are pruned. Counts: rows per model, ``rollup_rows_refreshed``,
+    ``observations_pruned``, ``analysis_views``.
 
     Freshness is judged at ``now`` (default: the current time): the models read the snapshot
     instant (``as_of``) and the staleness settings (``stale_after_hours`` for a provider's
@@ -46,11 +47,12 @@ def rebuild(
     over the defaults of ``warehouse.shelf_life``: ``GPUPRICES_SHELF_LIFE_DAYS_*``; a provider is
     stale past the longest of its prices') from the ``shelf_lives`` table, written first.
     After ``current_offers`` is built, the plausibility screen runs over the whole current
-    market (``warehouse.plausibility``); its verdicts are stored in ``price_screens`` and
-    ``current_offers`` is rebuilt once to carry them.
+    market (``AFTER_BUILD``). Raises ``warehouse.graph.GraphError`` for a bad header.
     """
     now = now or datetime.now(UTC)
+    objects = graph().built()
     counts: dict[str, int] = {}
+    rollup_rows = views = 0
     con.execute(
         "set variable stale_before = ?::timestamptz", [stale_before(now, stale_after_hours)]
     )
@@ -58,14 +60,24 @@ def rebuild(
     con.execute("set variable stale_after_days = ?::double", [stale_after_days])
     with transaction(con):
         write_shelf_lives(con, shelf_life_days)
-        con.execute(view_sql("price_kind"))  # the models classify prices with it
-        for name in names:
-            con.execute(model_sql(name))
-            if name == "current_offers" and plausibility.screen_current(con, now=now):
-                con.execute(model_sql(name))  # verdicts changed: carry them
-            row = con.execute(f"select count(*) from {name}").fetchone()  # name is allow-listed
-            counts[name] = int(row[0]) if row else 0
-    # History follows the models: the daily rollup (with the same shelf lives), observation
-    # retention, the analysis views.
-    counts.update(maintain(con, now=now, shelf_life_days=shelf_life_days))
+        for obj in objects:
+            if obj.kind in VIEW_KINDS:
+                con.execute(obj.sql)
+                views += 1
+            elif obj.kind == "rollup":
+                refresh = refresh_rollup(
+                    con, now=now, shelf_life_days=shelf_life_days, rollups=(obj.name,)
+                )
+                rollup_rows += refresh.rows
+            else:  # a model
+                con.execute(obj.sql)
+                after = AFTER_BUILD.get(obj.name)
+                if after is not None and after(con, now):
+                    con.execute(obj.sql)  # what it reads changed: carry it
+                row = con.execute(f"select count(*) from {obj.name}").fetchone()  # a file name
+                counts[obj.name] = int(row[0]) if row else 0
+        pruned = prune_observations(con)
+    counts["rollup_rows_refreshed"] = rollup_rows
+    counts["observations_pruned"] = pruned
+    counts["analysis_views"] = views
     return counts

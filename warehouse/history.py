@@ -25,8 +25,9 @@ passes one scrape, the scale generator a day of them, the importers a whole data
 under their own ``source``. Each source keeps its own intervals, so imported history never
 closes or reopens scraped intervals.
 
-Also here: the incremental refresh of the daily rollup and the retention of raw observations,
-both run after every ingestion (``maintain``). The rollup feeds a day only with prices observed
+Also here: the incremental refresh of the rollups (``warehouse/rollups/*.sql``, the daily
+rollup) and the retention of raw observations, both run by every build (``warehouse.derive``).
+The daily rollup feeds a day only with prices observed
 within their kind's shelf life (``warehouse.shelf_life``) and not judged suspect; a successful
 scrape observes the prices it sees unchanged without writing history, so it marks the rollup
 dirty from its day on all the same.
@@ -38,14 +39,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from warehouse import announcements
-from warehouse.analysis import create_views, view_sql
-from warehouse.db import transaction
+from warehouse.analysis import create_upstream_views
+from warehouse.graph import graph
 from warehouse.history_sql import (
     BATCH_TABLE,
     COUNTS_SQL,
@@ -59,9 +59,6 @@ from warehouse.records import HISTORY_OBSERVATION_COLUMNS
 from warehouse.records import IMPORT_PREFIX as IMPORT_PREFIX
 from warehouse.records import SCRAPE_SOURCE as SCRAPE_SOURCE
 from warehouse.shelf_life import shelf_lives
-
-ROLLUP = "daily_provider_prices"
-ROLLUP_SQL = Path(__file__).resolve().parent / "rollups" / f"{ROLLUP}.sql"
 
 FULL, PARTIAL = "full", "partial"  # scrapes.coverage (migration 0016)
 OBSERVED_SCRAPE = "_history_observed_scrape"  # the per-scrape path's copy of its observations
@@ -160,13 +157,18 @@ def _utc_day(value: datetime | date) -> date:
     return value
 
 
+def _rollups() -> list[str]:
+    return [obj.name for obj in graph().of_kind("rollup")]
+
+
 def mark_dirty(con: duckdb.DuckDBPyConnection, since: datetime | date) -> None:
-    """Record that history changed from ``since`` on: the next rollup refresh redoes those days."""
+    """Record that history changed from ``since`` on: the next refresh of every rollup redoes
+    those days."""
     day = _utc_day(since)
     con.execute(
         "update history_rollup_state set dirty_from = least(coalesce(dirty_from, ?), ?)"
-        " where rollup = ?",
-        [day, day, ROLLUP],
+        " where list_contains(?, rollup)",
+        [day, day, _rollups()],
     )
 
 
@@ -205,8 +207,10 @@ def refresh_rollup(
     now: datetime | None = None,
     full: bool = False,
     shelf_life_days: Mapping[str, float] | None = None,
+    rollups: tuple[str, ...] | None = None,
 ) -> RollupRefresh:
-    """Bring ``daily_provider_prices`` up to date (inside the caller's transaction).
+    """Bring ``rollups`` (default: every ``warehouse/rollups/*.sql``, in graph order; the daily
+    rollup ``daily_provider_prices``) up to date, inside the caller's transaction.
 
     Redoes the days from the earliest of: the first day history changed since the last refresh
     (a new interval or a successful scrape, which confirms prices), the first day of an interval
@@ -215,41 +219,49 @@ def refresh_rollup(
     shelf lives. Open intervals count as valid until ``now`` (default: the wall clock, UTC).
     ``shelf_life_days``: each kind of price's shelf life in days (``warehouse.shelf_life``
     kind names -> days over its defaults; ``GPUPRICES_SHELF_LIFE_DAYS_*``); raises
-    ``ValueError`` for an unknown kind or a negative figure.
+    ``ValueError`` for an unknown kind or a negative figure. Several rollups: the first day
+    redone of any, and the rows of all.
     """
     now = now or datetime.now(UTC)
     today = _utc_day(now)
     lives, built_with = _built_with(shelf_life_days)
+    starts: list[date] = []
+    rows = 0
+    for name in rollups if rollups is not None else _rollups():
+        start = _rollup_start(con, name, full=full, built_with=built_with)
+        if start is not None:
+            starts.append(start)
+            start_ts = datetime(start.year, start.month, start.day, tzinfo=UTC)
+            create_upstream_views(con, name)  # e.g. the price_kind macro it classifies with
+            con.execute(f"delete from {name} where day >= ?", [start])  # a file name
+            params = {"start": start_ts, "now": now, "shelf_lives": lives}
+            rows += int(_one(con, graph()[name].sql, params) or 0)
+        con.execute(
+            "update history_rollup_state set dirty_from = null, refreshed_through = ?,"
+            " refreshed_at = ?, shelf_life_days = ? where rollup = ?",
+            [today, now, built_with, name],
+        )
+    return RollupRefresh(min(starts, default=None), today, rows)
+
+
+def _rollup_start(
+    con: duckdb.DuckDBPyConnection, name: str, *, full: bool, built_with: str
+) -> date | None:
+    """The first day the rollup ``name`` must redo (None: history is empty). A rollup new to
+    the warehouse gets its row in ``history_rollup_state`` here, so it is built whole."""
+    con.execute(
+        "insert into history_rollup_state (rollup) values (?) on conflict do nothing", [name]
+    )
     dirty_from, refreshed_through, refreshed_at, built = con.execute(
         "select dirty_from, refreshed_through, refreshed_at, shelf_life_days"
         " from history_rollup_state where rollup = ?",
-        [ROLLUP],
+        [name],
     ).fetchone() or (None, None, None, None)
     if full or refreshed_through is None or built != built_with:
         first = _one(con, "select min(valid_from) from offer_history")
-        start = _utc_day(first) if first is not None else None
-    else:
-        screened = _screened_since(con, refreshed_at) if refreshed_at is not None else None
-        start = min(d for d in (dirty_from, refreshed_through, screened) if d is not None)
-    rows = 0
-    if start is not None:
-        start_ts = datetime(start.year, start.month, start.day, tzinfo=UTC)
-        con.execute(view_sql("price_kind"))  # the rollup classifies prices with it
-        con.execute(f"delete from {ROLLUP} where day >= ?", [start])
-        rows = int(
-            _one(
-                con,
-                ROLLUP_SQL.read_text(encoding="utf-8"),
-                {"start": start_ts, "now": now, "shelf_lives": lives},
-            )
-            or 0
-        )
-    con.execute(
-        "update history_rollup_state set dirty_from = null, refreshed_through = ?,"
-        " refreshed_at = ?, shelf_life_days = ? where rollup = ?",
-        [today, now, built_with, ROLLUP],
-    )
-    return RollupRefresh(start, today, rows)
+        return _utc_day(first) if first is not None else None
+    screened = _screened_since(con, refreshed_at) if refreshed_at is not None else None
+    return min(d for d in (dirty_from, refreshed_through, screened) if d is not None)
 
 
 def retention_days(con: duckdb.DuckDBPyConnection, table: str = "observations") -> int | None:
@@ -318,25 +330,3 @@ def prune_observations(
         {"cutoff": cutoff, "latest": latest},
     )
     return int(deleted or 0)
-
-
-def maintain(
-    con: duckdb.DuckDBPyConnection,
-    *,
-    now: datetime | None = None,
-    shelf_life_days: Mapping[str, float] | None = None,
-) -> dict[str, int]:
-    """After an ingestion: refresh the daily rollup (``shelf_life_days`` as in
-    ``refresh_rollup``), apply retention, (re)create the views.
-
-    One transaction; returns row counts for the asset metadata.
-    """
-    with transaction(con):
-        refresh = refresh_rollup(con, now=now, shelf_life_days=shelf_life_days)
-        pruned = prune_observations(con)
-        views = create_views(con)
-    return {
-        "rollup_rows_refreshed": refresh.rows,
-        "observations_pruned": pruned,
-        "analysis_views": len(views),
-    }

@@ -1,9 +1,11 @@
 """Publishing immutable snapshots for readers, and reading them back.
 
 The pipeline is the only process that opens the warehouse. After each run it copies the
-served tables into a new DuckDB file (``snapshot-<id>.duckdb``), then atomically replaces the
-``CURRENT`` pointer file (temp file + fsync + rename). Readers (the API, the DuckDB CLI) open
-whatever ``CURRENT`` names; a snapshot file is never modified after it is published.
+published tables (every ``.sql`` object whose header says ``Published: yes``: models, rollups,
+python-built tables and the declared sources; ``warehouse.graph``) into a new DuckDB file
+(``snapshot-<id>.duckdb``), then atomically replaces the ``CURRENT`` pointer file (temp file +
+fsync + rename). Readers (the API, the DuckDB CLI) open whatever ``CURRENT`` names; a snapshot
+file is never modified after it is published.
 
 Snapshots are written in an older DuckDB storage format than the Python package's default
 (``SNAPSHOT_STORAGE_VERSION``), so that DuckDB CLIs a user can install (the PyPI ``duckdb-cli``
@@ -25,6 +27,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.analysis import create_views
+from warehouse.graph import graph
 
 POINTER = "CURRENT"
 # What CURRENT may name: a snapshot file in the same directory (never a path).
@@ -35,29 +38,7 @@ SNAPSHOT_FILE = re.compile(r"snapshot-[0-9A-Za-z]+\.duckdb")
 SNAPSHOT_STORAGE_VERSION = "v1.4.0"
 KEEP_SNAPSHOTS = 5
 SNAPSHOT_ID_FORMAT = "%Y%m%dT%H%M%S%fZ"  # the publish instant, UTC
-# Tables copied into every snapshot (identifiers are only ever taken from this allow-list).
-PUBLISHED_TABLES: tuple[str, ...] = (
-    "current_offers",
-    "provider_status",
-    "gpus",
-    "offer_history",
-    "fx_rates",
-    # price history beyond offer_history (migration 0002); the analysis views read them
-    "daily_provider_prices",
-    "market_summaries",
-    "market_summary_providers",
-    "imported_daily_prices",
-    "history_imports",
-)
-OPTIONAL_TABLES: tuple[str, ...] = (
-    "price_screens",  # plausibility verdicts: history leaves suspect intervals out
-    "provider_facts",
-    "shelf_lives",  # the shelf life per kind of price the snapshot was built with
-    "serverless_platforms",
-    "serverless_tiers",
-    "models",
-    "token_estimates",
-)
+META_TABLE = "snapshot_meta"  # the snapshot's id and instant, written by publish
 
 
 class SnapshotError(RuntimeError):
@@ -94,11 +75,11 @@ def publish(
             "select table_name from information_schema.tables where table_schema = 'main'"
         ).fetchall()
     }
-    tables = [t for t in PUBLISHED_TABLES if t in existing]
-    missing = [t for t in PUBLISHED_TABLES if t not in existing]
+    # identifiers only ever come from the graph (file names)
+    tables = graph().published_tables()
+    missing = [t for t in tables if t not in existing]
     if missing:
         raise SnapshotError(f"cannot publish: warehouse lacks {', '.join(missing)}")
-    tables += [t for t in OPTIONAL_TABLES if t in existing]
     pointer_tmp = published_dir / f".{POINTER}.{os.getpid()}.tmp"
     try:
         _write_snapshot(con, tmp, tables, snapshot_id, as_of)
@@ -131,16 +112,16 @@ def _write_snapshot(
         for table in tables:
             con.execute(f"create table snap.{table} as select * from main.{table}")
         con.execute(
-            "create table snap.snapshot_meta as select ?::varchar as snapshot_id,"
+            f"create table snap.{META_TABLE} as select ?::varchar as snapshot_id,"
             " ?::timestamptz as as_of",
             [snapshot_id, as_of],
         )
     finally:
         con.execute("detach snap")
-    # The analysis views and macros, created inside the file so they bind to its own tables.
+    # The published views and macros, created inside the file so they bind to its own tables.
     snap = duckdb.connect(str(tmp))
     try:
-        create_views(snap)
+        create_views(snap, published=True)
     finally:
         snap.close()
     with tmp.open("rb+") as handle:
@@ -219,10 +200,11 @@ def current(published_dir: Path) -> SnapshotInfo | None:
 def load_into_memory(
     info: SnapshotInfo, *, threads: int | None = None
 ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB holding a copy of every table of the snapshot file, and the analysis
-    views and macros over them (``warehouse.analysis``), so readers select from the same SQL
-    objects a user finds in the file. Raises duckdb.Error for a snapshot lacking a table they
-    read, SnapshotError for a path that is missing or not a regular file (never opened)."""
+    """An in-memory DuckDB holding a copy of every published table of the snapshot file (one
+    published before a table existed lacks it), and the published views and macros over them
+    (``warehouse.analysis``), so readers select from the same SQL objects a user finds in the
+    file. Raises duckdb.Error for a snapshot lacking a table they read, SnapshotError for a path
+    that is missing or not a regular file (never opened)."""
     try:
         mode = os.stat(info.path).st_mode
     except OSError as exc:
@@ -236,6 +218,7 @@ def load_into_memory(
     if threads is not None:  # a load beside a serving process: leave it the other cores
         con.execute(f"set threads = {int(threads)}")
     con.execute("attach ? as snap (read_only)", [str(info.path)])
+    carried = {*graph().published_tables(), META_TABLE}
     try:
         tables = [
             row[0]
@@ -244,13 +227,13 @@ def load_into_memory(
             ).fetchall()
         ]
         for table in tables:
-            if table not in PUBLISHED_TABLES + OPTIONAL_TABLES + ("snapshot_meta",):
+            if table not in carried:
                 continue
             con.execute(f"create table main.{table} as select * from snap.{table}")
     finally:
         con.execute("detach snap")
     try:
-        create_views(con)
+        create_views(con, published=True)
     except duckdb.Error:
         con.close()
         raise

@@ -13,11 +13,11 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from tests.conftest import HISTORY, REPO
-from warehouse.analysis import SCALAR_MACROS, TABLE_MACROS, VIEW_ORDER, VIEW_TABLES
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
+from warehouse.graph import graph
 from warehouse.importers import import_all
-from warehouse.publish import PUBLISHED_TABLES, publish
+from warehouse.publish import publish
 
 DOC = REPO / "docs" / "sql.md"
 BLOCKS = re.findall(r"```sql\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
@@ -78,10 +78,11 @@ def test_the_snapshot_holds_every_view_and_the_tables_they_read(files):
         }
     finally:
         con.close()
-    assert set(VIEW_TABLES) | set(PUBLISHED_TABLES) <= tables
-    assert set(VIEW_ORDER) - TABLE_MACROS - SCALAR_MACROS <= views
-    assert {(m, "table_macro") for m in TABLE_MACROS} <= macros
-    assert {(m, "macro") for m in SCALAR_MACROS} <= macros
+    published = [o for o in graph() if o.published]
+    assert {o.name for o in published if o.is_table} <= tables
+    assert {o.name for o in published if o.kind == "view"} <= views
+    assert {(o.name, "table_macro") for o in published if o.kind == "table macro"} <= macros
+    assert {(o.name, "macro") for o in published if o.kind == "macro"} <= macros
 
 
 def test_views_read_the_snapshot_even_when_attached_elsewhere(files, tmp_path):

@@ -2,10 +2,11 @@
 -- Grain: one row per offer_id, from each provider's newest successful scrape (and, after one
 -- that skipped parts, the scrapes before it back to a complete one: below), plus the curated
 -- serverless tiers (seeds/serverless_tiers.csv) of platforms that are not scraped.
+-- Kind: model
 -- Depends on: scrapes, scrape_skipped_parts, observations, price_screens, gpus,
--- serverless_tiers, provider_facts, serverless_platforms, shelf_lives, regions, countries;
--- variables as_of (the snapshot instant) and
--- stale_after_days; macro price_kind (views/price_kind.sql).
+-- serverless_tiers, provider_facts, serverless_platforms, shelf_lives, regions, countries,
+-- price_kind; variables as_of (the snapshot instant) and stale_after_days.
+-- Published: yes
 -- A provider whose newest scrape failed keeps serving its last good scrape ("not seen is not gone").
 -- Skipped parts: a successful scrape with parts of its fetch that failed alone (an AWS region, a
 -- page; scrape_skipped_parts) saw a subset of its provider's list, so it does not take away the

@@ -1,7 +1,9 @@
 -- provider_status: freshness and health per provider.
 -- Grain: one row per provider that has ever been scraped.
+-- Kind: model
 -- Depends on: scrapes, scrape_exclusions, scrape_skipped_parts, current_offers; variables
 -- as_of and stale_before.
+-- Published: yes
 -- Scrape times: last_success_at is the newest *live* scrape that succeeded; loading recorded
 -- data (a replayed capture, a fallback replay, the recorded offers shipped with gpuprices: mode
 -- 'replay') is last_recorded_load_at, never a success of the provider's live site.

@@ -26,8 +26,10 @@
 -- offer_history.price_per_gpu_hour_usd, stored, never derived here). matched_offer_count
 -- counts them and log_price_relative_sum adds their logs (each rounded to 12 decimals, so that
 -- the sum is exact); market_index turns these into a Jevons index.
--- Depends on: offer_history, price_screens, scrapes, provider_facts; macro price_kind
--- (views/price_kind.sql). Excludes serverless tiers, unresolved GPUs and gpu_count <= 0;
+-- Kind: rollup
+-- Published: yes
+-- Depends on: offer_history, price_screens, scrapes, provider_facts, price_kind. Excludes
+-- serverless tiers, unresolved GPUs and gpu_count <= 0;
 -- family-level offers (gpu_id null, gpu_family set) are in views/daily_family_level_prices.sql.
 -- GET /history selects these rows through views/market_history.sql, never restating the rules.
 -- Incremental: warehouse.history.refresh_rollup deletes the days >= $start and runs this insert

@@ -12,7 +12,9 @@
 -- confirmed on a day cannot be told here. Serverless tiers and gpu_count <= 0 are left out.
 -- Family-level rows never enter daily_provider_prices, daily_gpu_prices or market_index (they
 -- are per GPU model); market_history(...) combines the two for a family.
+-- Kind: view
 -- Depends on: offer_history. Open intervals (valid_to null) run until now().
+-- Published: yes
 create or replace view daily_family_level_prices as
 with intervals as (
     select

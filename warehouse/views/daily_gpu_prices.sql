@@ -6,8 +6,10 @@
 -- last observed more than its kind's shelf life (GPUPRICES_SHELF_LIFE_DAYS_*: 180 days for an
 -- on-demand list price, 30 for spot and marketplace, 2 for dynamic) before the day began (rules
 -- in warehouse/rollups/daily_provider_prices.sql); daily_offer_prices keeps them all.
--- Depends on: daily_provider_prices (the incremental rollup of offer_history; scraped intervals
--- win over imported ones for the same provider and day).
+-- Kind: view
+-- Depends on: daily_provider_prices. That is the incremental rollup of offer_history; scraped
+-- intervals win over imported ones for the same provider and day.
+-- Published: yes
 create or replace view daily_gpu_prices as
 select
     day,

@@ -9,6 +9,8 @@
 -- stays null and gpu_family says which family ('a100'; migration 0010), so
 -- `where gpu_id like 'a100-%' or gpu_family = 'a100'` is all A100 history, model and
 -- family level.
+-- Kind: view
+-- Published: yes
 -- Depends on: offer_intervals. Open intervals (valid_to null) run until now(). Expands all of
 -- history, so filter on offer_id or provider for speed; daily_gpu_prices is the fast path.
 create or replace view daily_offer_prices as

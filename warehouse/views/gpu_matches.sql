@@ -4,7 +4,10 @@
 -- family prefix and matches itself and every id starting with it plus '-' ('h100' matches
 -- 'h100-sxm', 'h100-pcie', 'h100-nvl'). Null when `gpu` is null.
 -- Usage: select * from price_changes where gpu_matches(gpu_id, 'h100');
+-- Kind: macro
+-- Grain: a scalar macro (a boolean per row it is applied to).
 -- Depends on: gpus.
+-- Published: yes
 create or replace macro gpu_matches(gpu, term) as
     gpu = term
     or (term::varchar not in (select gpu_id from gpus) and starts_with(gpu, term::varchar || '-'))

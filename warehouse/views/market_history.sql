@@ -30,7 +30,9 @@
 -- differs from the previous bucket's of the answer (false for its first bucket): a median or
 -- a min that moves there may be providers joining or leaving (a price passing its shelf life
 -- leaves), not a price change, so the chart (api/charts.py) starts a new line there.
+-- Kind: table macro
 -- Depends on: daily_provider_prices, daily_family_level_prices, gpus, gpu_matches.
+-- Published: yes
 create or replace macro market_history(series_gpu, series_pricing, series_bucket, from_day, to_day)
 as table
 with series as (

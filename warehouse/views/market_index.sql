@@ -28,7 +28,9 @@
 -- on-demand offers).
 -- Grain: one row per (day, gpu_id, pricing) with prices, gpu_id 'all' for the whole market;
 -- plus on-demand rows for days only the external summaries cover (index null).
+-- Kind: view
 -- Depends on: daily_provider_prices, daily_gpu_prices, market_summaries.
+-- Published: yes
 create or replace view market_index as
 with per_gpu as (
     select

@@ -20,7 +20,9 @@
 -- has no data from its newest sighting to the announced date.
 -- Every interval is here, including prices the daily figures leave out (suspect, or last
 -- confirmed too long before a day).
+-- Kind: view
 -- Depends on: offer_history.
+-- Published: yes
 create or replace view offer_intervals as
 with ordered as (
     select

@@ -4,7 +4,10 @@
 -- in the warehouse; the DuckDB CLI uses its session time zone)
 -- Includes offers of providers whose later scrapes failed (not seen is not gone) and imported
 -- history (`source` = 'import:<dataset>'). `gpu_family` is set only on family-level rows
--- (gpu_id null; the source named just the family). Depends on: offer_intervals, gpus.
+-- (gpu_id null; the source named just the family).
+-- Kind: table macro
+-- Depends on: offer_intervals, gpus.
+-- Published: yes
 create or replace macro offers_as_of(at_time) as table
 select
     h.offer_id,

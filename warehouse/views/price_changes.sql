@@ -22,7 +22,9 @@
 -- Such a change may be dated after the snapshot (a price still to come): the view lists it, as
 -- history stores it; GET /changes leaves out changes after the snapshot instant. Its gap_days
 -- runs from the old price's newest observation to the effective date, as for any change.
+-- Kind: view
 -- Depends on: offer_intervals.
+-- Published: yes
 create or replace view price_changes as
 with paired as (
     select

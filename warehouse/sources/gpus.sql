@@ -1,0 +1,7 @@
+-- gpus: the canonical GPU table (datasheet figures).
+-- Kind: source
+-- Grain: one row per gpu_id.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0001, written by the
+-- seeds (warehouse/seeds/gpus.csv).

@@ -1,0 +1,7 @@
+-- history_imports: which imported datasets the warehouse holds, with their fingerprints.
+-- Kind: source
+-- Grain: one row per dataset.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0002, written by the
+-- history importers.

@@ -1,0 +1,7 @@
+-- imported_daily_prices: imported daily price statistics that cannot become offer intervals.
+-- Kind: source
+-- Grain: one row per (dataset, day, provider, GPU).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0002, written by the
+-- history importers.

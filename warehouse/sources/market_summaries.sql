@@ -1,0 +1,7 @@
+-- market_summaries: aggregated market snapshots of imported datasets.
+-- Kind: source
+-- Grain: one row per (dataset, GPU market, snapshot time).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0002, written by the
+-- history importers (warehouse/importers/).

@@ -1,0 +1,7 @@
+-- market_summary_providers: the per-provider lines of a market snapshot.
+-- Kind: source
+-- Grain: one row per (summary, provider line).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0002, written by the
+-- history importers.

@@ -1,0 +1,7 @@
+-- models: reference LLMs (architecture numbers from each config.json) for the serving estimates.
+-- Kind: source
+-- Grain: one row per model_id.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0003, written by the
+-- seeds (warehouse/seeds/models.csv).

@@ -1,0 +1,9 @@
+-- observations: what a successful scrape saw, prices as the provider states them plus the one
+-- normalisation (warehouse/units.py).
+-- Kind: source
+-- Grain: one row per (scrape_id, offer_id); old rows are pruned after each build
+-- (retention_policy).
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0001, written by the
+-- ingest (warehouse.load).

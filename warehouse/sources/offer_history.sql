@@ -1,0 +1,8 @@
+-- offer_history: change intervals per offer: a new row only when its price or shape changes
+-- (warehouse/history.py).
+-- Kind: source
+-- Grain: one row per (offer_id, source, valid_from); valid_to null = current.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0001, written by the
+-- ingest and the history importers.

@@ -1,0 +1,9 @@
+-- price_screens: the plausibility screen's verdict per scraped offer (warehouse/plausibility.py);
+-- history leaves suspect intervals out.
+-- Kind: source
+-- Grain: one row per (scrape_id, offer_id).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0005, written by the
+-- ingest (each scrape) and the build (the whole current market, after current_offers:
+-- warehouse.derive).

@@ -1,0 +1,7 @@
+-- provider_facts: billing facts per provider (granularity, minimum charge, egress, kind).
+-- Kind: source
+-- Grain: one row per provider slug.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0003, written by the
+-- seeds (warehouse/seeds/provider_facts.csv).

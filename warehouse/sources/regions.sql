@@ -1,0 +1,7 @@
+-- regions: where each provider's region id is (an exact id, or a 'PREFIX*' family).
+-- Kind: source
+-- Grain: one row per (provider, region).
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0022, written by the
+-- seeds (warehouse/seeds/regions.csv).

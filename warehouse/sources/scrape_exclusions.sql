@@ -1,0 +1,7 @@
+-- scrape_exclusions: counts of the rows a scrape read that are not offers, by reason.
+-- Kind: source
+-- Grain: one row per (scrape_id, reason).
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0008, written by the
+-- ingest.

@@ -1,0 +1,8 @@
+-- scrape_skipped_parts: the parts of a successful scrape's fetch that failed alone (a region, a
+-- page).
+-- Kind: source
+-- Grain: one row per (scrape_id, part).
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0009, written by the
+-- ingest.

@@ -1,0 +1,7 @@
+-- scrapes: one attempt to scrape one provider: a live fetch, or the replay of one capture.
+-- Kind: source
+-- Grain: one row per scrape_id.
+-- Depends on: nothing.
+-- Published: no
+-- A stored table the build reads but does not create: created by migration 0001, written by the
+-- ingest (warehouse.load).

@@ -1,0 +1,7 @@
+-- serverless_platforms: how each serverless GPU platform bills and scales.
+-- Kind: source
+-- Grain: one row per platform.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0003, written by the
+-- seeds (warehouse/seeds/serverless_platforms.csv).

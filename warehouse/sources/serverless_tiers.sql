@@ -1,0 +1,8 @@
+-- serverless_tiers: curated serverless GPU tiers, served as offers by current_offers for platforms
+-- that are not scraped.
+-- Kind: source
+-- Grain: one row per (platform, tier).
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by migration 0003 (reshaped by
+-- 0006), written by the seeds (warehouse/seeds/serverless_tiers.csv).

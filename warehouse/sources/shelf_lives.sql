@@ -1,0 +1,7 @@
+-- shelf_lives: the shelf life per kind of price the snapshot was built with.
+-- Kind: source
+-- Grain: one row per price_kind.
+-- Depends on: nothing.
+-- Published: yes
+-- A stored table the build reads but does not create: created by warehouse/shelf_life.py, written
+-- by the build, first (warehouse.shelf_life.write_shelf_lives, from GPUPRICES_SHELF_LIFE_DAYS_*).

@@ -1,0 +1,8 @@
+-- token_estimates: serving estimates per current offer x reference model at the standard
+-- settings (warehouse.estimates.STANDARD_*): fits, output tokens/s, USD per million tokens.
+-- Kind: python
+-- Grain: one row per (offer_id, model_id). Rates are for the whole instance.
+-- Depends on: current_offers, models, gpus.
+-- Published: yes
+-- Built by warehouse/estimates.py (rebuild_token_estimates: the derived/token_estimates asset)
+-- after the SQL build; its table is created by migration 0003.
