@@ -105,7 +105,11 @@ def publish(
 
 
 def _write_snapshot(
-    con: duckdb.DuckDBPyConnection, tmp: Path, tables: list[str], snapshot_id: str, as_of: datetime
+    con: duckdb.DuckDBPyConnection,
+    tmp: Path,
+    tables: tuple[str, ...],
+    snapshot_id: str,
+    as_of: datetime,
 ) -> None:
     con.execute(f"attach ? as snap{_storage_option()}", [str(tmp)])
     try:

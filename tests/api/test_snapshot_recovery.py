@@ -82,7 +82,7 @@ def test_a_publish_that_fails_midway_leaves_no_partial_file(
     published = _copy(three, tmp_path)
     before = sorted(p.name for p in published.iterdir())
 
-    def full_disk(con: duckdb.DuckDBPyConnection) -> None:
+    def full_disk(con: duckdb.DuckDBPyConnection, **_: object) -> None:
         raise duckdb.IOException("IO Error: No space left on device")
 
     monkeypatch.setattr(warehouse.publish, "create_views", full_disk)
