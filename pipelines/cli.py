@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -92,9 +93,19 @@ def _prepare_dagster_home(paths: Paths) -> Path:
     paths.dagster_home.mkdir(parents=True, exist_ok=True)
     target = paths.dagster_home / "dagster.yaml"
     if REPO_DAGSTER_YAML.is_file():
-        shutil.copyfile(REPO_DAGSTER_YAML, target)
-    elif not target.exists():
-        target.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+        wanted = REPO_DAGSTER_YAML.read_text(encoding="utf-8")
+    else:
+        wanted = "telemetry:\n  enabled: false\n"
+    try:
+        same = target.read_text(encoding="utf-8") == wanted
+    except OSError:
+        same = False
+    if not same:
+        # written aside and renamed: a copy in place (truncate, then write) let a concurrent
+        # ingest read an empty dagster.yaml, whose default turned telemetry on (issue 27)
+        aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        aside.write_text(wanted, encoding="utf-8")
+        os.replace(aside, target)
     os.environ["DAGSTER_HOME"] = str(paths.dagster_home)
     return paths.dagster_home
 

@@ -3,10 +3,14 @@ project's dagster.yaml (telemetry off) and `dagster dev` starts from it on our d
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 import yaml
 
 from pipelines import cli
+from warehouse.paths import Paths
 
 
 def test_a_fresh_home_gets_a_dagster_home_and_dagster_dev_starts_from_it(tmp_path, monkeypatch):
@@ -37,3 +41,41 @@ def test_a_fresh_home_gets_a_dagster_home_and_dagster_dev_starts_from_it(tmp_pat
     assert config["telemetry"]["enabled"] is False
     assert cli.os.environ["DAGSTER_HOME"] == str(dagster_home)
     assert cli.os.getcwd() == str(dagster_home)  # no "dagster.yaml in the current folder" warning
+
+
+def test_concurrent_ingests_never_read_a_dagster_yaml_without_telemetry_off(tmp_path):
+    # issue 27: one of 23 concurrent ingests ran with telemetry on; each process copied the
+    # project's dagster.yaml over DAGSTER_HOME's in place (truncate, then write), and a process
+    # that read it in between got an empty file, whose default is telemetry on
+    paths = Paths(tmp_path / "home")
+    target = paths.dagster_home / "dagster.yaml"
+    cli._prepare_dagster_home(paths)
+    stop = threading.Event()
+    seen: list[str] = []
+
+    def read() -> None:
+        while not stop.is_set():
+            seen.append(target.read_text(encoding="utf-8"))
+
+    def rewrite(n: int) -> None:
+        stale = target.with_name(f"stale-{n}")
+        for _ in range(300):
+            # an older copy (put in place whole), which each run then brings up to date
+            stale.write_text("telemetry:\n  enabled: true\n", encoding="utf-8")
+            os.replace(stale, target)
+            cli._prepare_dagster_home(paths)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    writers = [threading.Thread(target=rewrite, args=(n,)) for n in range(2)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    stop.set()
+    reader.join()
+    texts = set(seen)
+    assert "" not in texts  # never a truncated file
+    assert len(texts) == 2  # the stale copy and the project's, whole
+    assert yaml.safe_load(target.read_text())["telemetry"]["enabled"] is False
+    assert not list(paths.dagster_home.glob(".*.tmp"))
