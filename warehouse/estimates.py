@@ -20,7 +20,6 @@ offer, estimated on what it guarantees: ``economics.guaranteed_minimum`` of its 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice
 from typing import Any
@@ -30,10 +29,16 @@ import pyarrow as pa
 
 from warehouse import economics
 from warehouse.db import insert_arrow, transaction
+from warehouse.estimator import (
+    STANDARD_PRECISION,
+    Estimator,
+    gpu_from_row,
+    precision_for,
+    whole_gpus,
+)
 from warehouse.facts import model_from_row
 from warehouse.records import ESTIMATE_OFFER_COLUMNS, TOKEN_ESTIMATE_COLUMNS
 
-STANDARD_PRECISION = "standard"
 STANDARD_INPUT_TOKENS = 1000
 STANDARD_OUTPUT_TOKENS = 1000
 PRECISION_CHOICES: tuple[str, ...] = (STANDARD_PRECISION, *economics.PRECISIONS)
@@ -45,112 +50,6 @@ ESTIMATE_COLUMNS: tuple[str, ...] = TOKEN_ESTIMATE_COLUMNS  # records.TokenEstim
 # Offers estimated (and rows written) per step of rebuild_token_estimates: memory stays that of
 # one chunk (~17 models x 2,000 offers) however many offers are current (issue 15).
 CHUNK_OFFERS = 2_000
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def gpu_from_row(row: Mapping[str, Any]) -> economics.GpuSpec:
-    """An ``economics.GpuSpec`` from a ``gpus`` table row (DuckDB types: Decimal, bool, None)."""
-    return economics.GpuSpec(
-        gpu_id=str(row["gpu_id"]),
-        vram_gb=float(row["vram_gb"]),
-        memory_bandwidth_gbps=float(row["memory_bandwidth_gbps"] or 0),
-        bf16_tflops_dense=_float(row["bf16_tflops_dense"]),
-        fp16_tflops_dense=_float(row["fp16_tflops_dense"]),
-        fp8_tflops_dense=_float(row["fp8_tflops_dense"]),
-        int8_tops_dense=_float(row["int8_tops_dense"]),
-        fp4_tflops_dense=_float(row["fp4_tflops_dense"]),
-        fp8_support=bool(row["fp8_support"]),
-        bf16_support=bool(row["bf16_support"]),
-        interconnect=str(row["interconnect"] or "pcie"),
-        interconnect_bandwidth_gbps=_float(row["interconnect_bandwidth_gbps"]),
-        vendor=str(row["vendor"] or ""),
-        architecture=str(row.get("architecture") or ""),
-        memory_type=str(row.get("memory_type") or ""),
-    )
-
-
-def whole_gpus(gpu_count: Decimal | float | int) -> int | None:
-    """``gpu_count`` as an int when it is a whole positive number, else None (a GPU share)."""
-    value = Decimal(str(gpu_count))
-    return int(value) if value > 0 and value == value.to_integral_value() else None
-
-
-def precision_for(requested: str, model: economics.ModelSpec, gpu: economics.GpuSpec) -> str:
-    """The precision to run: ``standard`` -> ``economics.standard_precision``; else as asked."""
-    if requested == STANDARD_PRECISION:
-        return economics.standard_precision(model, gpu)
-    return requested
-
-
-@dataclass
-class Estimator:
-    """Memoised ``economics.estimate_throughput``: many offers share one (GPU, count) config."""
-
-    models: Mapping[str, economics.ModelSpec]
-    gpus: Mapping[str, economics.GpuSpec]
-
-    def __post_init__(self) -> None:
-        self._cache: dict[tuple[Any, ...], economics.ThroughputEstimate | str] = {}
-        # Guaranteed-minimum specs of multi-GPU tiers, keyed by their gpu_id label.
-        self._minimums: dict[str, economics.GpuSpec] = {}
-
-    def spec(self, gpu_id: str) -> economics.GpuSpec:
-        """A canonical GPU's spec, or a tier minimum made by :meth:`offer_spec`; KeyError else."""
-        return self._minimums.get(gpu_id) or self.gpus[gpu_id]
-
-    def offer_spec(self, offer: Mapping[str, Any]) -> economics.GpuSpec | None:
-        """The GPU an offer is estimated on; None when a GPU it names is not in the table.
-
-        Usually the spec of ``gpu_id``. An offer listing several ``gpu_candidates`` (a serverless
-        tier that may land on any of them), or promising less memory per GPU
-        (``vram_gb_guaranteed``) than the datasheet, gets ``economics.guaranteed_minimum`` of
-        its candidates instead; both keys are optional.
-        """
-        gpu_id = offer["gpu_id"]
-        gpu = self.gpus.get(gpu_id)
-        if gpu is None:
-            return None
-        candidates = list(offer.get("gpu_candidates") or [gpu_id])
-        guaranteed = offer.get("vram_gb_guaranteed")
-        vram = None if guaranteed is None else float(guaranteed)
-        if candidates == [gpu_id] and (vram is None or vram >= gpu.vram_gb):
-            return gpu
-        if any(c not in self.gpus for c in candidates):
-            return None
-        ordered = [gpu_id, *(c for c in candidates if c != gpu_id)]
-        spec = economics.guaranteed_minimum([self.gpus[c] for c in ordered], vram)
-        return self._minimums.setdefault(spec.gpu_id, spec)
-
-    def throughput(
-        self,
-        model_id: str,
-        gpu_id: str,
-        gpu_count: int,
-        precision: str,
-        input_tokens: int,
-        output_tokens: int,
-        concurrency: int | None = None,
-    ) -> economics.ThroughputEstimate | str:
-        """The estimate, or a one-line reason why none can be made (missing spec, bad input)."""
-        key = (model_id, gpu_id, gpu_count, precision, input_tokens, output_tokens, concurrency)
-        if key not in self._cache:
-            model, gpu = self.models[model_id], self.spec(gpu_id)
-            try:
-                self._cache[key] = economics.estimate_throughput(
-                    model,
-                    precision_for(precision, model, gpu),
-                    gpu,
-                    gpu_count,
-                    input_tokens,
-                    output_tokens,
-                    concurrency=concurrency,
-                )
-            except ValueError as exc:  # e.g. a GPU whose spec lists no rate for that precision
-                self._cache[key] = str(exc)
-        return self._cache[key]
 
 
 def iter_estimate_rows(

@@ -289,3 +289,19 @@ def test_estimates_benchmark_runs_small(tmp_path):
         models = c.execute("select count(*) from models").fetchall()[0][0]
     assert result["offers_estimated"] >= 300
     assert result["rows"] == result["offers_estimated"] * models
+
+
+def test_distinct_query_shapes_do_not_grow_the_estimator_without_bound(con, monkeypatch):
+    # issue 27: the API keeps one estimator per snapshot and memoised every distinct
+    # (input, output) shape a client asked for: memory grew with each distinct /estimates query
+    import warehouse.estimator
+
+    monkeypatch.setattr(warehouse.estimator, "MEMO_ENTRIES", 50)
+    est = estimates.load_estimator(con)
+    gpu_id = next(iter(est.gpus))
+    model_id = next(iter(est.models))
+    first = est.throughput(model_id, gpu_id, 1, "standard", 1000, 1000)
+    for n in range(300):
+        est.throughput(model_id, gpu_id, 1, "standard", 1001 + n, 1000)
+    assert est.memo_entries() == 50
+    assert est.throughput(model_id, gpu_id, 1, "standard", 1000, 1000) == first  # recomputed
