@@ -54,7 +54,7 @@ from warehouse.records import identity_key, offer_id
 AWAITING_SCRAPER = frozenset(
     {
         "civo", "deepinfra", "e2e", "fal", "gmicloud", "hotaisle", "hyperbolic",
-        "tensorpool", "together",
+        "together",
     }
 )  # fmt: skip
 CAPTURES = [
