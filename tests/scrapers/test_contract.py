@@ -54,7 +54,6 @@ from warehouse.records import identity_key, offer_id
 AWAITING_SCRAPER = frozenset(
     {
         "civo", "deepinfra", "e2e", "fal", "gmicloud", "hotaisle", "hyperbolic",
-        "together",
     }
 )  # fmt: skip
 CAPTURES = [
