@@ -81,18 +81,12 @@ PLAN_MARKER = '{"id":"plan_'
 # GPU types (``specs.gpu.type``) read off the capture, emitted as spelled
 # (warehouse/seeds/gpu_aliases.csv resolves them); a new one is ``unknown_gpu <type>``.
 KNOWN_GPUS = frozenset({"NVIDIA RTX PRO 6000", "NVIDIA H100 80GB", "NVIDIA B300"})
-# Latitude's country-level region names (its locations page groups sites by country).
+# Latitude's country-level region names as the capture spells them, and their ISO codes; a name
+# not listed here is still an offer, with no country (add it once read off a capture).
 REGION_COUNTRIES: dict[str, str] = {
-    "Argentina": "AR",
     "Australia": "AU",
-    "Brazil": "BR",
-    "Chile": "CL",
-    "Colombia": "CO",
-    "Germany": "DE",
     "Japan": "JP",
-    "Mexico": "MX",
     "Netherlands": "NL",
-    "Singapore": "SG",
     "United Kingdom": "GB",
     "United States": "US",
 }
