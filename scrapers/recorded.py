@@ -1,12 +1,12 @@
 """The recorded offers that ship with the project: what a first run serves when nothing answers.
 
 ``scrapers/recorded/offers.csv`` holds, for every registered provider, the offers its own parser
-reads from its newest real capture (the read-only ``../shared/snapshots``): facts only (provider,
-instance, GPU, price, unit, ...), each row labelled with the capture it came from, its capture
-date (``observed_at``) and the live URL the capture is of (``source_url``). No markup or page text
-is copied. A fresh clone with no internet and no captures beside it still ingests these, labelled
-as recorded with their dates (``data_origin = 'recorded'``, stale by age), and a live fetch that
-succeeds always wins.
+reads from its newest real capture (every capture of that instant) in the read-only
+``../shared/snapshots``: facts only (provider, instance, GPU, price, unit, ...), each row
+labelled with the capture it came from, its capture date (``observed_at``) and the live URL the
+capture is of (``source_url``). No markup or page text is copied. A fresh clone with no internet
+and no captures beside it still ingests these, labelled as recorded with their dates
+(``data_origin = 'recorded'``, stale by age), and a live fetch that succeeds always wins.
 
 Rebuild after a parser change (a test compares the file with a fresh build)::
 
@@ -37,7 +37,9 @@ COLUMNS = [CAPTURE_COLUMN, *Offer.model_fields]
 
 def build(snapshots: Path, providers: Iterable[Provider]) -> list[dict[str, str]]:
     """The rows: each provider's newest replayable capture, fetched through the replay transport
-    (so ``source_url`` is the live URL) and parsed by the provider's own parser."""
+    (so ``source_url`` is the live URL) and parsed by the provider's own parser. Captures of
+    one provider stamped with the same newest instant are the parts of one scrape (the pages
+    of a paged API, saved one file each): each is read, in file-name order."""
     from scrapers import http
 
     captures = discover(snapshots)
@@ -45,13 +47,14 @@ def build(snapshots: Path, providers: Iterable[Provider]) -> list[dict[str, str]
     for provider in sorted(providers, key=lambda p: p.slug):
         if provider.slug not in captures:
             continue
-        capture = captures[provider.slug][-1]
-        with http.make_client(ReplayTransport(capture)) as client:
-            token = REPLAY_TOKEN if provider.token_required else None
-            responses, _ = provider.fetch_report(client, token)
-        offers, _ = provider.parse_report(responses)
-        label = f"{capture.provider}/{capture.path.name}"
-        rows.extend(_row(label, offer) for offer in offers)
+        newest = captures[provider.slug][-1].captured_at
+        for capture in (c for c in captures[provider.slug] if c.captured_at == newest):
+            with http.make_client(ReplayTransport(capture)) as client:
+                token = REPLAY_TOKEN if provider.token_required else None
+                responses, _ = provider.fetch_report(client, token)
+            offers, _ = provider.parse_report(responses)
+            label = f"{capture.provider}/{capture.path.name}"
+            rows.extend(_row(label, offer) for offer in offers)
     return rows
 
 

@@ -54,12 +54,15 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     answer = _get(client, "/instances", gpu="b200", sort="price_per_gpu", limit=1000)
     assert answer["items"] and not any(i["expired"] for i in answer["items"])
     assert "datacrunch" not in {i["provider"] for i in answer["items"]}
-    first = answer["items"][0]  # RunPod's 2026-09-01 page: 1x B200 $5.98/h
+    # TensorPool's pricing page of 2026-08-22: "B200 SXM - $4.99" per GPU-hour
+    first = answer["items"][0]
     assert (first["provider"], first["price_per_gpu_hour_usd"], first["age_days"]) == (
-        "runpod",
-        5.98,
-        92,
+        "tensorpool",
+        4.99,
+        102,
     )
+    runpod = next(i for i in answer["items"] if i["provider"] == "runpod")
+    assert (runpod["price_per_gpu_hour_usd"], runpod["age_days"]) == (5.98, 92)  # 2026-09-01
     every = _get(client, "/instances", gpu="b200", sort="price_per_gpu", limit=1000, **EVERY)
     # what the issue read: four daily re-set (dynamic) prices of 2025-08-08 first, $2.68 per
     # GPU-hour (its $0.80 spot prices are suspect, left out either way)
@@ -86,8 +89,10 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     assert every["excluded"]["expired"]["count"] == 0
     # 39 B200 offers (41 before issue 22: Vast's two identical 1x B200 rows are one offer, and
     # CoreWeave's single-GPU B200 price is a property of its 8-GPU offer) and Vultr's listed but
-    # not offered 8x B200 on-demand price (a suspect reference)
-    assert len(everything) == answer["total"] + answer["excluded"]["count"] == 40
+    # not offered 8x B200 on-demand price (a suspect reference); 5 more since issue 26:
+    # TensorPool's B200 SXM, Massed Compute's B200 SXM6 x8 and Together's HGX B200 on demand
+    # and reserved for 1 and 3 months
+    assert len(everything) == answer["total"] + answer["excluded"]["count"] == 45
 
 
 def test_dynamic_price_expires_after_two_days(home, tmp_path):
@@ -149,8 +154,9 @@ def test_estimates_accepts_max_age_days(client):
 
 def test_estimates_rank_only_offers_within_max_age_and_shelf_life(client):
     """/estimates ranks by USD per million tokens among the prices in force only: DataCrunch's
-    481-day-old daily re-set B200 prices would lead it at a third of the cost of anything else
-    (~$0.049 per million tokens of Llama 3.1 70B), and max_age_days narrows the same ranking."""
+    481-day-old daily re-set B200 prices would lead it at about half the cost of anything else
+    (~$0.049 per million tokens of Llama 3.1 70B; TensorPool's B200 at $4.99/h, the cheapest in
+    force, ~$0.092), and max_age_days narrows the same ranking."""
     query = {"model": "llama-3.1-70b", "limit": 1000}
     every = _get(client, "/estimates", **query, **EVERY)
     led = every["items"][:4]
@@ -161,13 +167,13 @@ def test_estimates_rank_only_offers_within_max_age_and_shelf_life(client):
     assert max(i["usd_per_million_total_tokens"] for i in led) < 0.05
     default = _get(client, "/estimates", **query)
     assert default["source"] == "token_estimates" and default["items"]
-    first = default["items"][0]  # RunPod's 2026-09-01 page: 1x B200 at $5.98/h
+    first = default["items"][0]  # TensorPool's 2026-08-22 page: 1x B200 SXM at $4.99/h
     assert (first["provider"], first["gpu_count"], first["price_per_hour_usd"]) == (
-        "runpod",
-        1.0,
-        5.98,
+        "tensorpool",
+        1,
+        4.99,
     )
-    assert first["usd_per_million_total_tokens"] > 2 * led[0]["usd_per_million_total_tokens"]
+    assert first["usd_per_million_total_tokens"] > 1.8 * led[0]["usd_per_million_total_tokens"]
     # the default ranking is the full one with the expired prices taken out, in the same order
     in_force = [i for i in every["items"] if not i["expired"]]
     assert default["items"] == in_force and default["total"] == len(in_force)

@@ -69,14 +69,17 @@ def test_vast_exact_duplicates_are_one_served_offer_with_listings(con) -> None:
         " from current_offers where provider = 'vast'"
     ).fetchone()
     assert (total, rows, listed) == (119, 138, 16)
-    # Served offers that agree in every field but their name and id: only two Hetzner auction
+    # Served offers that agree in every field but their name and id: two Hetzner auction
     # servers, which the source names apart (its server ids; their CPUs differ, i7-6700 and
-    # i7-7700, which no offer field carries), so they stay two offers.
+    # i7-7700, which no offer field carries), so they stay two offers; and Shadeform's
+    # H200_sxm5x8_NVLINK and H200_sxm5x8_NVLINK_eu of excesssupply ($36.13, 8x H200), two
+    # Shade instance types the source lists apart, in each of their three regions.
     alike = con.execute(
         "with g as (select * exclude (offer_id, scrape_id, instance_type) from current_offers)"
         " select any_value(g.provider), count(*) from g group by g having count(*) > 1"
+        " order by 1"
     ).fetchall()
-    assert alike == [("hetzner", 2)]  # before: 16 groups of Vast's besides
+    assert alike == [("hetzner", 2)] + [("shadeform", 2)] * 3  # before: 16 of Vast's besides
     # 1x L40S at $0.8014814814814815: three identical host rows
     assert con.execute(
         "select listings from current_offers where provider = 'vast' and gpu_id = 'l40s'"

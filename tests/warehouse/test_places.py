@@ -124,10 +124,14 @@ def test_continent_filter_europe(con) -> None:
     items, total = query_offers_sql(con, query)
     assert OfferTable.load(con).query(query) == (items, total)
     assert items and {i["continent"] for i in items} == {"europe"}
-    # CoreWeave's "REGION: EUROPE" HGX H100 table (2026-09): $49.24/h for 8 GPUs
+    # Scaleway's H100-1-80G in fr-par-2 (Instance API catalog, 2026-08-22): EUR 2.8665/h for one
+    # H100 PCIe, the cheapest European H100 per GPU-hour
     first = items[0]
-    assert (first["provider"], first["region"], first["gpu_count"]) == ("coreweave", "europe", 8)
-    assert round(first["price_per_gpu_hour_usd"], 3) == 6.155
+    assert (first["provider"], first["region"], first["gpu_count"]) == ("scaleway", "fr-par-2", 1)
+    assert first["instance_type"] == "H100-1-80G" and first["currency"] == "EUR"
+    # CoreWeave's "REGION: EUROPE" HGX H100 table (2026-09): $49.24/h for 8 GPUs
+    coreweave = next(i for i in items if (i["provider"], i["region"]) == ("coreweave", "europe"))
+    assert coreweave["gpu_count"] == 8 and round(coreweave["price_per_gpu_hour_usd"], 3) == 6.155
     assert {(i["provider"], i["country"]) for i in items} >= {("azure", "GB"), ("azure", "NL")}
     _, everywhere = query_offers_sql(con, OfferQuery(OfferFilter.build(gpu=["h100"])))
     assert everywhere > total

@@ -170,8 +170,9 @@ def test_min_vcpus_and_min_ram_filters(con, table) -> None:
     alike; an offer whose source states no vCPUs or RAM never passes a minimum, not even 0.
     Off GCP's 2026-10 capture: g4-standard-384 (8 x RTX PRO 6000) is the one machine with
     over 300 vCPUs (384, 1546.2 GB, $35.99944/h on demand); over 4000 GB of RAM: AWS's
-    p6-b300.48xlarge (4398 GB, 192 vCPUs), GCP's a4-highgpu-8g (4260.6 GB, 224 vCPUs) and
-    CoreWeave's HGX B300 node (4096 GB, 192 vCPUs), with expired prices listed."""
+    p6-b300.48xlarge (4398 GB, 192 vCPUs), GCP's a4-highgpu-8g (4260.6 GB, 224 vCPUs),
+    CoreWeave's HGX B300 node (4096 GB, 192 vCPUs) and Scaleway's B300-SXM-8-288G (ram
+    4123168604160 bytes = 4123.2 GB, ncpus 224), with expired prices listed."""
 
     def found(**bounds: Any) -> list[dict]:
         query = OfferQuery(OfferFilter.build(**bounds), sort="-price", limit=1000)
@@ -193,9 +194,13 @@ def test_min_vcpus_and_min_ram_filters(con, table) -> None:
         ("aws", "p6-b300.48xlarge", 192, 4398),
         ("gcp", "a4-highgpu-8g", 224, Decimal("4260.6")),
         ("coreweave", "NVIDIA HGX B300", 192, 4096),
+        ("scaleway", "B300-SXM-8-288G", 224, Decimal("4123.2")),
     }
-    # the one over 4000 GB with over 200 vCPUs
-    assert {i["instance_type"] for i in found(min_vcpus=200, min_ram_gb=4000)} == {"a4-highgpu-8g"}
+    # the two over 4000 GB with over 200 vCPUs
+    assert {i["instance_type"] for i in found(min_vcpus=200, min_ram_gb=4000)} == {
+        "a4-highgpu-8g",
+        "B300-SXM-8-288G",
+    }
     assert found(min_vcpus=300, min_ram_gb=4000) == []  # 384 vCPUs have 1546.2 GB
     everything = found()
     stated = [i for i in everything if i["vcpus"] is not None]
