@@ -43,6 +43,8 @@ class ProblemCode(enum.StrEnum):
     # found later (warehouse.recovery)
     INTERRUPTED = "interrupted"
     QUARANTINED_TOO_MANY_OFFERS = "quarantined_too_many_offers"
+    # no longer made (issue 27: the clock never deletes a stored scrape); scrapes stored before
+    # carry it
     QUARANTINED_FUTURE_OBSERVATION = "quarantined_future_observation"
 
 

@@ -6,12 +6,14 @@ alone the archive grows with every scrape. After each provider's ingest (``pipel
 
 1. always: every *current* scrape — each provider's newest successful scrape (what
    ``current_offers`` serves; it also holds every price an open history interval says is
-   current), its newest one not dated in the future (what is served again once a future-dated
-   scrape is quarantined), and any scrape still ``running``. These are never deleted,
-   whatever the cap says;
+   current), its newest one not dated in the future (the current one once the clock has caught
+   up with a scrape stored while it was set ahead), and any scrape still ``running``. These are
+   never deleted, whatever the cap says;
 2. the newest ``GPUPRICES_RAW_KEEP_SCRAPES`` scrapes of each provider (default 20, whatever
    their status: a failed scrape's body is what one debugs it with);
-3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30).
+3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30) before now
+   or before the newest scrape's start, whichever is earlier: a clock set ahead (issue 27) never
+   makes the whole archive look old.
 
 Everything else is deleted: bodies only older scrapes reference, and bodies no scrape references
 (left by a process killed between archiving and recording its scrape). Then, while the archive
@@ -96,6 +98,9 @@ def prune_raw(
             on_disk[path.name.removesuffix(".gz")] = path.stat().st_size
         except FileNotFoundError:
             continue
+    # the window ends at the newest start or now, whichever is earlier (module docstring, 3.)
+    newest_start = con.execute("select max(started_at) from scrapes").fetchone()
+    window_end = min(now, newest_start[0]) if newest_start and newest_start[0] else now
     # per body: is a current scrape among its references, is a kept one, and the newest start
     rows = con.execute(
         """
@@ -108,8 +113,8 @@ def prune_raw(
             select arg_max(scrape_id, observed_at) as scrape_id
             from scrapes where status = 'success' group by provider
             union
-            -- a scrape dated in the future (stored before the bound refused it) would hide
-            -- the provider's real current one: that one is kept too
+            -- a scrape dated in the future (stored while the clock was ahead) would hide the
+            -- provider's current one by the clock: that one is kept too
             select arg_max(scrape_id, observed_at) as scrape_id
             from scrapes where status = 'success' and observed_at <= $latest group by provider
             union
@@ -126,7 +131,7 @@ def prune_raw(
         """,
         {
             "keep": policy.keep_scrapes,
-            "since": now - timedelta(days=policy.keep_days),
+            "since": window_end - timedelta(days=policy.keep_days),
             "latest": now + FUTURE_TOLERANCE,
         },
     ).fetchall()

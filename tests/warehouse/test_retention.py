@@ -97,4 +97,4 @@ def test_raw_retention_keeps_the_real_current_scrape_beside_a_future_one(
     prune_raw(con, paths.raw, policy=RawRetention(keep_scrapes=1, keep_days=1e-9, max_bytes=1))
     on_disk = {p.name.removesuffix(".gz") for p in paths.raw.glob("*/*.gz")}
     assert bodies and bodies <= on_disk
-    assert FUTURE_SHA in on_disk  # still the provider's newest until recovery quarantines it
+    assert FUTURE_SHA in on_disk  # the provider's newest: kept (issue 27: never quarantined)
