@@ -33,6 +33,7 @@ class ProblemCode(enum.StrEnum):
     GPU_UNRESOLVED = "gpu_unresolved"  # a warning: loaded with gpu_id null
     DUPLICATE_OFFER = "duplicate_offer"  # two different prices for one offer id
     NO_FX_RATE = "no_fx_rate"
+    VALUE_OUT_OF_RANGE = "value_out_of_range"  # a figure its column cannot hold (warehouse.ranges)
     # bounds and gates (warehouse.quality)
     FUTURE_OBSERVATION = "future_observation"  # the scrape itself is dated in the future
     TOO_MANY_OFFERS = "too_many_offers"

@@ -564,3 +564,41 @@ def test_200k_row_page_within_the_size_limit_is_refused_while_parsing() -> None:
         "parse failed: DataCrunch (Verda): https://datacrunch.io/products: more than 5,000 table"
         " rows on one page"
     )
+
+
+# --- huge values (issue 27) ----------------------------------------------------------------------
+
+
+def _vast_replay_with(tmp_path: Path, field: str, value: float) -> Path:
+    capture = discover(SNAPSHOTS, ["vast"])["vast"][-1].path
+    rows = json.loads(capture.read_bytes())
+    rows[0][field] = value
+    folder = tmp_path / "captures" / "vast"
+    folder.mkdir(parents=True)
+    (folder / capture.name).write_text(json.dumps(rows), encoding="utf-8")
+    return folder.parent
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [("num_gpus", 1e9, "gpu_count 1000000000"), ("dph_total", 2e9, "price 2000000000")],
+)
+def test_huge_value_overflowing_decimal_fails_the_scrape_loudly(
+    paths: Paths, tmp_path: Path, field: str, value: float, shown: str
+) -> None:
+    """Issue 27: ``num_gpus = 1e9`` or a price of 2e9 overflowed DECIMAL mid-insert; the error
+    shown was the rollback's ("Current transaction is aborted"), never the value."""
+    outcomes = scrape_provider(
+        PROVIDERS["vast"], paths=paths, replay_dir=_vast_replay_with(tmp_path, field, value)
+    )
+    assert [o.status for o in outcomes] == ["failed"]
+    error = outcomes[0].error or ""
+    assert error.startswith("check failed: 1 offers with a value the warehouse cannot hold: ")
+    assert shown in error and "\n" not in error
+    assert "within_limits" in red_checks("vast", outcomes[0])
+    assert one(
+        paths,
+        "select status, problem_codes from scrapes where scrape_id = ?",
+        [outcomes[0].scrape_id],
+    ) == [("failed", ["value_out_of_range"])]
+    assert one(paths, "select count(*) from observations") == [(0,)]
