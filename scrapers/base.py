@@ -11,8 +11,10 @@ rule (``check_structure``) and keys every offer by the provider's product keys
 from __future__ import annotations
 
 import enum
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -36,6 +38,28 @@ class SchemaDriftError(ScraperError):
 class PageTooLarge(ScraperError):
     """A page with more table rows than any real pricing page has (hostile or broken): refused
     while it is read, before its rows become offers (``parsing.MAX_TABLE_ROWS_PER_PAGE``)."""
+
+
+class PageOverBudget(PageTooLarge):
+    """A response past the parse budget (``scrapers.parsing``: bytes, nesting depth and elements
+    of an HTML page, checked by a linear scan before it is parsed; the parse deadline): refused
+    with one line, the provider's last good data kept (issue 27)."""
+
+
+# Seconds one provider's parse may take (``Provider.parse_report``); the parse helpers check it
+# between steps (``check_parse_deadline``), and the HTML budget bounds each step in C.
+PARSE_DEADLINE_S = 30.0
+_parse_deadline: ContextVar[tuple[float, float] | None] = ContextVar("parse_deadline", default=None)
+
+
+def check_parse_deadline(where: str) -> None:
+    """Raise ``PageOverBudget`` when the running parse is past its deadline (a no-op outside
+    ``Provider.parse_report``). ``where``: what was being read, for the message."""
+    deadline = _parse_deadline.get()
+    if deadline is not None and time.monotonic() > deadline[0]:
+        raise PageOverBudget(
+            f"{where}: parse deadline of {deadline[1]:g} s passed, refused while parsing"
+        )
 
 
 class MissingTokenError(ScraperError):
@@ -365,14 +389,18 @@ class Provider:
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
         """Offers plus the rows left out per reason (the pipeline's entry point).
 
-        Raises what ``parse_with_exclusions`` raises (``PageTooLarge`` naming the provider), and
+        Raises what ``parse_with_exclusions`` raises (``PageTooLarge`` naming the provider;
+        ``PageOverBudget`` past ``PARSE_DEADLINE_S`` seconds, checked between steps), and
         ``SchemaDriftError`` under the drift rule of ``check_structure`` (no known offer, or more
         than half of the GPU rows unknown).
         """
+        token = _parse_deadline.set((time.monotonic() + PARSE_DEADLINE_S, PARSE_DEADLINE_S))
         try:
             offers, excluded = self.parse_with_exclusions(responses)
         except PageTooLarge as exc:  # the table readers know the page, not the provider
-            raise PageTooLarge(f"{self.name}: {exc}") from None
+            raise type(exc)(f"{self.name}: {exc}") from None
+        finally:
+            _parse_deadline.reset(token)
         check_structure(offers, excluded)
         return [self._keyed(offer) for offer in offers], excluded
 

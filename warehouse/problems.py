@@ -26,6 +26,8 @@ class ProblemCode(enum.StrEnum):
     PARSE_FAILED = "parse_failed"  # a ScraperError of the parser: schema drift, a row that fails
     PARSE_ERROR = "parse_error"  # an unexpected exception while parsing (InvalidOperation, ...)
     INVALID_RECORD = "invalid_record"  # a parsed offer the Offer model refuses
+    # a response past the parse budget: HTML bytes, nesting or elements, or the parse deadline
+    PAGE_OVER_BUDGET = "page_over_budget"
     NO_OFFERS_PARSED = "no_offers_parsed"
     # validation (warehouse.load.prepare)
     NON_POSITIVE_PRICE = "non_positive_price"

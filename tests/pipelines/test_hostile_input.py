@@ -556,13 +556,14 @@ def test_200k_row_datacrunch_page_is_refused_while_streaming() -> None:
 
 def test_200k_row_page_within_the_size_limit_is_refused_while_parsing() -> None:
     # stripped of markup 200k rows are 31.5 MB: under the size limit; they took 63 s to parse
-    # (1.7 GB peak) before the offer cap refused their 600k offers. The table reader now stops
-    # at its row cap per page (scrapers.parsing.MAX_TABLE_ROWS_PER_PAGE).
+    # (1.7 GB peak) before the offer cap refused their 600k offers. Since issue 27 the HTML
+    # budget refuses the page before it is parsed (scrapers.parsing.MAX_HTML_BYTES); a smaller
+    # page with too many rows meets the row cap (tests/scrapers/test_hostile_pages.py).
     result = _measure(200_000, markup=False)
     assert result["status"] == "failed"
-    assert result["error"].startswith(
-        "parse failed: DataCrunch (Verda): https://datacrunch.io/products: more than 5,000 table"
-        " rows on one page"
+    assert result["error"] == (
+        "parse failed: DataCrunch (Verda): https://datacrunch.io/products: HTML page of 31.5 MB,"
+        " more than 16 MB, refused before parsing"
     )
 
 
@@ -602,3 +603,33 @@ def test_huge_value_overflowing_decimal_fails_the_scrape_loudly(
         [outcomes[0].scrape_id],
     ) == [("failed", ["value_out_of_range"])]
     assert one(paths, "select count(*) from observations") == [(0,)]
+
+
+# --- HTML parse budget (issue 27) ----------------------------------------------------------------
+
+
+def test_200k_nested_div_page_fails_its_provider_in_one_line_and_keeps_its_last_good_data(
+    paths: Paths,
+) -> None:
+    """Issue 27: lexbor took 191 s over Lambda's page as 200k nested <div> (2.2 MB); the HTML
+    budget refuses it before parsing, the last good offers stay, the next provider loads."""
+    good = scrape_provider(PROVIDERS["lambda"], paths=paths, replay_dir=SNAPSHOTS)
+    assert {o.status for o in good} == {"success"}
+    before = current(paths, "lambda")
+    page = b"<html><body>" + b"<div>" * 200_000 + b"x" + b"</div>" * 200_000 + b"</body></html>"
+    started = time.monotonic()
+    outcomes = live(PROVIDERS["lambda"], paths, answering(page))
+    assert time.monotonic() - started < 60  # bounded: 191 s before (the figure: benchmarks/)
+    assert [o.status for o in outcomes] == ["failed"]
+    assert outcomes[0].error == (
+        "parse failed: Lambda: https://lambda.ai/pricing: HTML nested more than 512 elements deep,"
+        " refused before parsing"
+    )
+    assert [str(p.code) for p in outcomes[0].problems] == ["page_over_budget"]
+    assert "within_limits" in red_checks("lambda", outcomes[0])
+    assert current(paths, "lambda") == before
+    assert [o.status for o in good_datacrunch_outcomes(paths)] == ["success"]
+
+
+def good_datacrunch_outcomes(paths: Paths) -> list:
+    return live(DATACRUNCH, paths, answering(newest_capture("datacrunch").read_bytes()))
