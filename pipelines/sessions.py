@@ -99,10 +99,13 @@ def fetch(
     try:
         with client:
             fetched.responses, fetched.skipped = provider.fetch_report(client, token)
+        fetched.error = scraper_http.budget_exceeded(client)  # the whole scrape, not a part
     except MissingTokenError as exc:
         fetched.missing_token = exc
     except Exception as exc:  # a provider fault must not stop the other providers
-        fetched.error = exc
+        fetched.error = scraper_http.budget_exceeded(client) or exc
+    if fetched.error is not None and scraper_http.budget_exceeded(client) is not None:
+        fetched.responses = []  # what the budget refused is not kept for the parser
     return fetched
 
 

@@ -123,6 +123,13 @@ def normalise_product_key(text: str) -> str:
     return " ".join(text.split())
 
 
+# Text an offer may carry, characters (issue 27: 1,000 Vast offers with 60 KB regions, a 60 MB
+# answer within every per-response limit, drove ingest to 4.75 GB). The longest real value is
+# 62 characters (an instance type), the longest source URL 385.
+MAX_TEXT_CHARS = 256
+MAX_URL_CHARS = 2048
+
+
 class Offer(BaseModel):
     """One rentable GPU configuration at one price, as the provider states it.
 
@@ -140,15 +147,19 @@ class Offer(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     provider: str
-    instance_type: str = Field(min_length=1, description="Instance type, SKU or tier name")
+    instance_type: str = Field(
+        min_length=1, max_length=MAX_TEXT_CHARS, description="Instance type, SKU or tier name"
+    )
     product_key: str = Field(
         default="",
+        max_length=MAX_TEXT_CHARS,
         description="The product's stable key within the provider, whatever the spelling of the"
         " layout it was read from (default: the instance type); whitespace-normalised",
     )
     region: str = Field(
         default="global",
         min_length=1,
+        max_length=MAX_TEXT_CHARS,
         description="The provider's own region id (a data centre, a zone, a country code"
         " where the source locates by country), 'global' where it names none; never a"
         " product tier (that is `cloud_tier`)",
@@ -156,6 +167,7 @@ class Offer(BaseModel):
     cloud_tier: str | None = Field(
         default=None,
         min_length=1,
+        max_length=MAX_TEXT_CHARS,
         description="The provider's product tier the price belongs to, where it sells one GPU"
         " in several tiers (e.g. a secure vs a community cloud); part of the offer's identity."
         " None: the provider has no tiers",
@@ -167,7 +179,11 @@ class Offer(BaseModel):
         " country-code region); None: the row names none (the warehouse's region seed"
         " places a region id)",
     )
-    gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
+    gpu_name: str = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description="The provider's spelling of the GPU model",
+    )
     gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
     vram_gb_reported: Decimal | None = Field(
         default=None,
@@ -203,7 +219,7 @@ class Offer(BaseModel):
         description="The end of service the provider announces for this offer (UTC): from "
         "then on it is not available, whatever its stock says; None: no end announced",
     )
-    source_url: str
+    source_url: str = Field(max_length=MAX_URL_CHARS)
     observed_at: datetime
     announced_price: Decimal | None = Field(
         default=None,

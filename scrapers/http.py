@@ -61,6 +61,11 @@ RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 REQUEST_DEADLINE_S = 60.0  # one exchange, redirects included, from the first byte sent
 PROVIDER_DEADLINE_S = 300.0  # every request of one client (one provider's scrape) together
+# One client's (one provider's scrape's) responses together, across pagination (issue 27: Azure
+# followed 60 pages of 64 MB, 4.0 GB kept): decoded bytes and requests. The largest real scrape
+# is a few MB over a few dozen requests (AWS: one per region).
+MAX_SCRAPE_BYTES = 128 * 1024 * 1024
+MAX_REQUESTS_PER_SCRAPE = 250
 ACCEPT_ENCODING = "gzip, deflate"  # and nothing else is decoded: another coding is refused
 _DECODE_STEP = 64 * 1024  # at most this many decoded bytes are produced per decompression step
 # Request extension marking an exchange whose body carries credentials (an OAuth token
@@ -107,6 +112,12 @@ class DeadlineExceeded(FetchRefused):
     pass
 
 
+class ScrapeBudgetExceeded(FetchRefused):
+    """One scrape's responses together passed ``FetchLimits.max_scrape_bytes`` or its requests
+    ``max_requests``: this request and every later one of the client are refused, and the whole
+    scrape fails (``budget_exceeded``), not only the page that passed it."""
+
+
 @dataclasses.dataclass(frozen=True)
 class FetchLimits:
     """Bounds on what one client may spend: decoded bytes per response, seconds per exchange
@@ -116,10 +127,12 @@ class FetchLimits:
     max_response_bytes: int = MAX_RESPONSE_BYTES
     request_deadline_s: float = REQUEST_DEADLINE_S
     provider_deadline_s: float = PROVIDER_DEADLINE_S
+    max_scrape_bytes: int = MAX_SCRAPE_BYTES
+    max_requests: int = MAX_REQUESTS_PER_SCRAPE
 
     def __post_init__(self) -> None:
-        if self.max_response_bytes < 1:
-            raise ValueError("max_response_bytes must be at least 1")
+        if self.max_response_bytes < 1 or self.max_scrape_bytes < 1 or self.max_requests < 1:
+            raise ValueError("byte and request limits must be at least 1")
         if not (self.request_deadline_s > 0 and self.provider_deadline_s > 0):
             raise ValueError("deadlines must be positive")
 
@@ -281,12 +294,18 @@ class _BoundedBody(httpx.SyncByteStream):
     ``limit`` decoded bytes or after the exchange's deadline."""
 
     def __init__(
-        self, inner: httpx.SyncByteStream, coding: str, limit: int, watchdog: _Watchdog | None
+        self,
+        inner: httpx.SyncByteStream,
+        coding: str,
+        limit: int,
+        watchdog: _Watchdog | None,
+        spend: Callable[[int], None] | None = None,
     ) -> None:
         self._inner = inner
         self._decoder = _Decoder(coding)
         self._limit = limit
         self._watchdog = watchdog
+        self._spend = spend  # the scrape's running byte count (``_PoliteClient._spend``)
 
     def __iter__(self) -> Iterator[bytes]:
         total = 0
@@ -295,6 +314,8 @@ class _BoundedBody(httpx.SyncByteStream):
                 if self._watchdog is not None:
                     self._watchdog.check()
                 total += len(out)
+                if self._spend is not None:
+                    self._spend(len(out))
                 if total > self._limit:
                     raise ResponseTooLarge(
                         f"body larger than {_megabytes(self._limit)} (decoded), refused while"
@@ -360,6 +381,10 @@ class _PoliteClient(httpx.Client):
         self.fetch_limits = fetch_limits or FetchLimits()
         self._trust_captured_at = trust_captured_at
         self._budget_ends = time.monotonic() + self.fetch_limits.provider_deadline_s
+        self._bytes_read = 0
+        self._requests_sent = 0
+        # why the scrape's budget refused a request; every later request is refused with it
+        self.budget_error: str | None = None
         hooks = self.event_hooks
         self.event_hooks = {
             "request": [_check_redirect, *hooks["request"]],
@@ -370,7 +395,27 @@ class _PoliteClient(httpx.Client):
         """Seconds left of the provider deadline (negative once it passed)."""
         return self._budget_ends - time.monotonic()
 
+    def _refuse(self, why: str) -> ScrapeBudgetExceeded:
+        self.budget_error = self.budget_error or why
+        return ScrapeBudgetExceeded(self.budget_error)
+
+    def _spend(self, n: int) -> None:
+        """Count ``n`` decoded bytes against the scrape's budget (raises past it)."""
+        self._bytes_read += n
+        if self._bytes_read > self.fetch_limits.max_scrape_bytes:
+            limit = _megabytes(self.fetch_limits.max_scrape_bytes)
+            raise self._refuse(
+                f"the scrape's responses together passed {limit} (decoded), refused while reading"
+            )
+
     def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        if self.budget_error is not None:
+            raise ScrapeBudgetExceeded(self.budget_error)
+        self._requests_sent += 1
+        if self._requests_sent > self.fetch_limits.max_requests:
+            raise self._refuse(
+                f"more than {self.fetch_limits.max_requests} requests in one scrape, refused"
+            )
         slot = self._throttle.slot(request.url.host) if self._throttle else nullcontext()
         with slot:
             limits = self.fetch_limits
@@ -415,6 +460,7 @@ class _PoliteClient(httpx.Client):
         if content is not None:
             if len(content) > limit:
                 raise ResponseTooLarge(f"body larger than {_megabytes(limit)}")
+            self._spend(len(content))
             return
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -430,9 +476,16 @@ class _PoliteClient(httpx.Client):
         watchdog = response.request.extensions.get(_WATCHDOG_EXTENSION)
         if not isinstance(response.stream, httpx.SyncByteStream):
             return  # an async stream: never one of ours (this client is synchronous)
-        response.stream = _BoundedBody(response.stream, coding, limit, watchdog)
+        response.stream = _BoundedBody(response.stream, coding, limit, watchdog, self._spend)
         if "content-encoding" in response.headers:
             del response.headers["content-encoding"]  # decoded by _BoundedBody
+
+
+def budget_exceeded(client: httpx.Client) -> FetchError | None:
+    """The error that fails the whole scrape when ``client``'s scrape budget refused a request
+    (a scraper may have taken that request's failure for a part that failed alone), else None."""
+    why = getattr(client, "budget_error", None)
+    return FetchError(f"scrape budget: {why}") if why else None
 
 
 def _is_replay(transport: httpx.BaseTransport | None) -> bool:

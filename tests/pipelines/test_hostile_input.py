@@ -633,3 +633,68 @@ def test_200k_nested_div_page_fails_its_provider_in_one_line_and_keeps_its_last_
 
 def good_datacrunch_outcomes(paths: Paths) -> list:
     return live(DATACRUNCH, paths, answering(newest_capture("datacrunch").read_bytes()))
+
+
+# --- pagination bomb and huge answers (issue 27) -------------------------------------------------
+
+
+def test_azure_pagination_bomb_fails_the_scrape_at_the_scrape_byte_budget(paths: Paths) -> None:
+    """Issue 27: Azure followed up to 200 pages of up to 64 MB and kept them all (60 pages: 4.0 GB).
+    Here 1 MB pages that always link a next one, under an 8 MB scrape budget."""
+    pad = "x" * (1024 * 1024)
+    served: list[int] = []
+
+    def page(request: httpx.Request) -> httpx.Response:
+        n = int(request.url.params.get("page", "1"))
+        served.append(n)
+        body = {
+            "BillingCurrency": "USD",
+            "Items": [],
+            "NextPageLink": f"https://prices.azure.com/api/retail/prices?page={n + 1}",
+            "Pad": pad,
+        }
+        return httpx.Response(200, json=body)
+
+    outcome = run_session(
+        PROVIDERS["azure"],
+        Session("live", "live", httpx.MockTransport(page)),
+        warehouse=Warehouse(paths.warehouse),
+        paths=paths,
+        token=None,
+        run_id="r1",
+        limits=scraper_http.FetchLimits(max_scrape_bytes=8 * 1024 * 1024),
+    )
+    assert outcome.status == "failed"
+    assert outcome.error == (
+        "fetch failed: scrape budget: the scrape's responses together passed 8 MB (decoded),"
+        " refused while reading"
+    )
+    assert len(served) == 8  # the ninth page passed the budget; nothing after it was asked for
+
+
+def test_60mb_vast_answer_of_60kb_regions_is_refused_per_offer(paths: Paths) -> None:
+    """Issue 27: 1,000 offers with 60 KB regions (60 MB, inside every per-response limit) drove
+    ingest to 4.75 GB; an offer's text is capped (scrapers.base.MAX_TEXT_CHARS)."""
+    offers = [
+        {
+            "id": i,
+            "machine_id": i,
+            "gpu_name": "H100 SXM",
+            "num_gpus": 1,
+            "gpu_ram": 81559,
+            "dph_total": 2.25,
+            "geolocation": "R" * 60_000,
+        }
+        for i in range(1000)
+    ]
+    outcomes = live(
+        PROVIDERS["vast"],
+        paths,
+        answering(json.dumps({"offers": offers}).encode(), "application/json"),
+    )
+    assert [o.status for o in outcomes] == ["failed"]
+    assert outcomes[0].error == (
+        "parse failed: invalid offer record (region: String should have at most 256 characters);"
+        " 1 error(s)"
+    )
+    assert one(paths, "select count(*) from observations") == [(0,)]
