@@ -23,6 +23,7 @@ The response keeps the URL that was requested (``RawResponse.url``, hence ``sour
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json as jsonlib
 import logging
@@ -32,7 +33,7 @@ import threading
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext, suppress
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -722,15 +723,25 @@ def _sent_secrets(headers: Mapping[str, str] | None, params: Mapping[str, Any] |
 
 def credential_forms(secret: str) -> set[str]:
     """Every way ``secret`` may be printed back: as is, without surrounding whitespace, and
-    escaped as Python (``b'...\\r'`` in h11's "Illegal header value"), JSON or a URL would."""
+    escaped as Python (``b'...\\r'`` in h11's "Illegal header value"), JSON (also with ``\\/``)
+    or a URL would, and base64-encoded (alone, or as Basic auth's ``user:password``). Matched
+    case-insensitively (``scrub_error_text``, ``pipelines.credentials.Scrubber``): a server may
+    print a key upper-cased."""
     bare = {secret, secret.strip()}
     forms = set(bare)
     for s in bare:
         forms.add(repr(s)[1:-1])
         forms.add(repr(s.encode())[2:-1])
-        forms.add(jsonlib.dumps(s)[1:-1])
+        json_form = jsonlib.dumps(s)[1:-1]
+        forms.add(json_form)
+        forms.add(json_form.replace("/", "\\/"))  # JSON's optional escape of "/" (PHP, Java)
         forms.add(quote(s, safe=""))
         forms.add(quote_plus(s))
+        # base64, as HTTP Basic auth sends it ("user:password") or a server re-encodes it
+        for raw in (s, f"{s}:", f":{s}"):
+            for encoded in (base64.b64encode(raw.encode()), base64.urlsafe_b64encode(raw.encode())):
+                text = encoded.decode()
+                forms |= {text, text.rstrip("=")}
     return {f for f in forms if f}
 
 
@@ -741,9 +752,14 @@ def scrub_error_text(text: str, secrets: set[str] | frozenset[str] = frozenset()
     lines = text.strip().splitlines()
     line = _ILLEGAL_HEADER.sub(r"\1 (not shown: it may be a credential)", lines[0] if lines else "")
     line = redact_text(line)
-    for form in sorted({f for s in secrets for f in credential_forms(s)}, key=len, reverse=True):
-        line = line.replace(form, REDACTED)
-    return line
+    forms = {f for s in secrets for f in credential_forms(s)}
+    return secrets_pattern(forms).sub(REDACTED, line) if forms else line
+
+
+def secrets_pattern(forms: Iterable[str]) -> re.Pattern[str]:
+    """One case-insensitive pattern of ``forms`` (longest first)."""
+    ordered = sorted(set(forms), key=len, reverse=True)
+    return re.compile("|".join(re.escape(f) for f in ordered), re.IGNORECASE)
 
 
 def get(client: httpx.Client, url: str, **kwargs: Any) -> RawResponse:
