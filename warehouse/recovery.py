@@ -44,6 +44,7 @@ from warehouse.db import transaction
 from warehouse.history import SCRAPE_SOURCE, mark_dirty
 from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import MAX_OFFERS_ENV
+from warehouse.retention import archive_files
 from warehouse.settings import DEFAULT_MAX_OFFERS_PER_SCRAPE
 
 INTERRUPTED = "interrupted: the ingest process stopped before this scrape was committed"
@@ -74,10 +75,9 @@ def recover(
         [INTERRUPTED, now, [str(ProblemCode.INTERRUPTED)]],
     ).fetchone()
     removed = 0
-    if raw_dir.is_dir():
-        for tmp in raw_dir.glob("*/*.tmp*"):
-            tmp.unlink(missing_ok=True)
-            removed += 1
+    for tmp in archive_files(raw_dir, "*.tmp*"):  # never through a link out of the home
+        tmp.unlink(missing_ok=True)
+        removed += 1
     quarantined = quarantine_poisoned(con, now=now, max_offers=max_offers)
     return Recovered(int(row[0]) if row else 0, removed, quarantined)
 

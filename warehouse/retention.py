@@ -29,6 +29,7 @@ archived and its scrape recorded under one lock hold, so nothing is half-recorde
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -76,6 +77,20 @@ class RawPruned:
     bytes_current: int
 
 
+def archive_files(raw_dir: Path, pattern: str) -> Iterator[Path]:
+    """The files matching ``pattern`` in the archive's own two-level layout (``raw/ab/<sha>``),
+    never through a symbolic link: a linked folder or file under ``raw/`` may point outside the
+    home, and retention must never delete there (issue 27)."""
+    if not raw_dir.is_dir():
+        return
+    for folder in raw_dir.iterdir():
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for path in folder.glob(pattern):
+            if not path.is_symlink() and path.is_file():
+                yield path
+
+
 def _body_path(raw_dir: Path, digest: str) -> Path:
     return raw_dir / digest[:2] / f"{digest}.gz"
 
@@ -93,7 +108,7 @@ def prune_raw(
     if not raw_dir.is_dir():
         return RawPruned(0, 0, 0, 0)
     on_disk: dict[str, int] = {}
-    for path in raw_dir.glob("*/*.gz"):
+    for path in archive_files(raw_dir, "*.gz"):
         try:
             on_disk[path.name.removesuffix(".gz")] = path.stat().st_size
         except FileNotFoundError:
@@ -154,7 +169,7 @@ def prune_raw(
             total -= kept.pop(sha)
     freed = 0
     for sha in doomed:
-        path = _body_path(raw_dir, sha)
+        path = _body_path(raw_dir, sha)  # listed by archive_files: no link on its way
         freed += on_disk[sha]
         path.unlink(missing_ok=True)
     if doomed:
