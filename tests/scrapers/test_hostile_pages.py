@@ -117,3 +117,30 @@ def test_a_selectolax_read_page_over_the_row_cap_is_refused_naming_provider_and_
         _scrape(crusoe.PROVIDER, page)
     total = MAX_TABLE_ROWS_PER_PAGE + 1
     assert str(refused.value) == f"Crusoe Cloud: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
+
+
+def test_impossible_dates_in_capture_names_are_left_out_with_one_line_not_a_traceback(
+    tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27 (low): ``2025-13-45_...`` (or Feb 30, hour 25) raised ValueError out of
+    ``discover``; the file is left out with a warning naming it, the other captures replay."""
+    from scrapers.replay import CaptureNameError, capture_time
+
+    good = discover(SNAPSHOTS, ["hetzner"])["hetzner"][-1].path
+    folder = tmp_path / "hetzner"
+    folder.mkdir()
+    for name in ("2025-13-45_x.json", "2025-02-30_x.json", "2025-01-01T25_x.json", good.name):
+        (folder / name).write_bytes(good.read_bytes())
+    with caplog.at_level("WARNING", logger="scrapers.replay"):
+        found = discover(tmp_path, ["hetzner"])
+    assert [c.path.name for c in found["hetzner"]] == [good.name]
+    assert [r.getMessage() for r in caplog.records] == [
+        "replay: capture 2025-01-01T25_x.json: its date does not exist (hour must be in 0..23);"
+        " not replayed",
+        "replay: capture 2025-02-30_x.json: its date does not exist (day is out of range for"
+        " month); not replayed",
+        "replay: capture 2025-13-45_x.json: its date does not exist (month must be in 1..12);"
+        " not replayed",
+    ]
+    with pytest.raises(CaptureNameError):
+        capture_time("2025-13-45_x.json")
