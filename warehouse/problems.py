@@ -89,3 +89,32 @@ def record_problems(con, scrape_id: str, problems: Iterable[Problem]) -> None:
     found = codes(problems)
     if found:
         con.execute("update scrapes set problem_codes = ? where scrape_id = ?", [found, scrape_id])
+
+
+# What a storage engine (SQLite under Dagster, DuckDB) says when the file system fails it.
+_STORAGE_WORDS = (
+    "disk i/o error",
+    "database or disk is full",
+    "attempt to write a readonly database",
+    "unable to open database file",
+)
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """One line for an exception whose cause is the file system (issue 27: a permission error
+    or SQLite's "disk I/O error" under a full disk ended the CLI in a traceback): an ``OSError``
+    (its words and path) or a storage engine's error saying so; None for anything else."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            words = current.strerror or type(current).__name__
+            where = f": {current.filename}" if current.filename else ""
+            return f"{words}{where}"
+        lines = str(current).strip().splitlines()
+        first = lines[0] if lines else ""
+        if any(w in first.lower() for w in _STORAGE_WORDS):
+            return first[:300]
+        current = current.__cause__ or current.__context__
+    return None
