@@ -178,3 +178,22 @@ def test_live_scrape_at_a_clock_set_back_is_refused_as_future_input(paths: Paths
     if outcomes[0].status == "failed":
         assert "in the future" in (outcomes[0].error or "")
     assert _published(paths, real)["vast"] == served
+
+
+@pytest.mark.parametrize("skew", [-MONTHS_18, -timedelta(days=2.4)], ids=["back-18mo", "back-2.4d"])
+def test_recovery_at_a_clock_set_back_quarantines_no_stored_scrape(
+    paths: Paths, skew: timedelta
+) -> None:
+    """What every run does first, at the skewed clock (today's code quarantined every scrape
+    dated after it: Lambda's newer captures and the live Vast scrape, observations deleted)."""
+    from warehouse.recovery import recover
+    from warehouse.retention import prune_raw
+
+    real = datetime.now(UTC)
+    with Warehouse(paths.warehouse).connect() as con:
+        before = _stored(con, paths.raw)
+        recovered = recover(con, paths.raw, now=real + skew)
+        prune_raw(con, paths.raw, now=real + skew)
+        assert recovered.quarantined_scrapes == {}
+        assert _stored(con, paths.raw) == before
+    assert _published(paths, real) == _published(paths, real + skew)
