@@ -37,6 +37,7 @@ from litestar.exceptions import ClientException
 
 from api.paging import next_offset
 from api.schemas import InstancesPage
+from warehouse.csv_cells import inert
 
 if TYPE_CHECKING:
     from litestar import Litestar, Request
@@ -250,7 +251,7 @@ def _cell(value: Any) -> str:
     if value is True or value is False:
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
+        return inert(value)  # formula injection (warehouse.csv_cells)
     if isinstance(value, Decimal):
         return plain_decimal(value)
     if isinstance(value, int):

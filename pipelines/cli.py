@@ -17,6 +17,7 @@ from pipelines import cli_exports, cli_history, cli_query, cli_sql, cli_status
 from pipelines.cli_snapshot import load_settings
 from warehouse.graph import GraphError
 from warehouse.paths import Paths
+from warehouse.problems import disk_full, storage_failure
 from warehouse.publish import SNAPSHOT_STORAGE_VERSION
 from warehouse.settings import Settings, env_var
 
@@ -369,6 +370,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception as exc:
+        # the file system failed us (a home that cannot be written, SQLite's "disk I/O error"
+        # under a full disk): one line, never a traceback (issue 27)
+        line = storage_failure(exc)
+        if line is None:
+            raise
+        kind = "disk full" if disk_full(exc) else "cannot use GPUPRICES_HOME"
+        print(f"error: {kind}: {' '.join(line.split())}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from warehouse.csv_cells import inert
+
 FORMATS = ("table", "csv", "tsv", "json")
 Justify = Literal["left", "right"]
 Row = Any  # what a Column's cell reads: a mapping of field names (or a tuple, for `sql`)
@@ -163,13 +165,13 @@ def write_delimited(
     if fmt == "tsv":
         out.write("\t".join(" ".join(h.split()) for h in header) + "\n")
         for row in rows:
-            cells = (plain(row.get(f)) for f in fields)
+            cells = (inert(plain(row.get(f))) for f in fields)
             out.write("\t".join(" ".join(c.split()) if c else c for c in cells) + "\n")
         return
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    for row in rows:
-        writer.writerow([plain(row.get(f)) for f in fields])
+    for row in rows:  # formula injection: text cells made inert (warehouse.csv_cells)
+        writer.writerow([inert(plain(row.get(f))) for f in fields])
 
 
 def json_default(value: Any) -> Any:

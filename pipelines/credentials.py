@@ -8,6 +8,7 @@ Archived bodies and stored error messages pass through one ``Scrubber`` per scra
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Mapping
 
@@ -22,7 +23,8 @@ class Scrubber:
     """Replaces the credentials of one scrape (the provider token, its ``id:secret`` parts, and
     whatever the requests carried) in archived bodies and stored error messages, in every form a
     server or an exception may print them (``scrapers.http.credential_forms``: as is, stripped,
-    Python-, JSON- or URL-escaped). ``text`` is the one sanitiser of stored errors."""
+    Python-, JSON- or URL-escaped, base64; any case). ``text`` is the one sanitiser of stored
+    errors."""
 
     MIN_LENGTH = 6  # shorter "secrets" would also erase ordinary text
 
@@ -44,15 +46,17 @@ class Scrubber:
         )
 
     def body(self, content: bytes) -> bytes:
-        for secret in self.secrets:
-            content = content.replace(secret.encode(), scraper_http.REDACTED.encode())
-        return content
+        if not self.secrets:
+            return content
+        # case-insensitive: a server may print a key upper-cased
+        pattern = re.compile(b"|".join(re.escape(s.encode()) for s in self.secrets), re.IGNORECASE)
+        return pattern.sub(scraper_http.REDACTED.encode(), content)
 
     def text(self, text: str) -> str:
         text = scraper_http.scrub_error_text(text, self.raw_secrets)
-        for secret in self.secrets:
-            text = text.replace(secret, scraper_http.REDACTED)
-        return text
+        if not self.secrets:
+            return text
+        return scraper_http.secrets_pattern(self.secrets).sub(scraper_http.REDACTED, text)
 
 
 def archivable_body(response: httpx.Response, scrub: Scrubber) -> bytes:

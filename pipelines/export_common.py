@@ -24,6 +24,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.csv_cells import inert
 from warehouse.queries import Exclusions, OfferFilter, exclusions_sql
 
 NAMES_CSV = Path(__file__).with_name("interop_names.csv")
@@ -228,5 +229,6 @@ def csv_bytes(columns: Iterable[str], rows: Iterable[dict[str, str]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # formula injection: text cells made inert (warehouse.csv_cells)
+    writer.writerows({k: inert(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows)
     return buffer.getvalue().encode("utf-8")

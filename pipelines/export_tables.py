@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.export_common import DEFAULT_RULES
+from warehouse.csv_cells import inert_sql
 from warehouse.publish import SnapshotInfo
 from warehouse.queries import Exclusions, OfferFilter, exclusions_sql
 
@@ -67,7 +68,8 @@ def export_tables(
             tmp = out_dir / f".{table}.{fmt}.tmp"
             literal = str(tmp).replace("'", "''")
             where = rules.where() if table == "current_offers" else None
-            rows_sql = f"select * from {table} {where.sql() if where else ''}"
+            columns = "*" if fmt != "csv" else _inert_columns(con, table)
+            rows_sql = f"select {columns} from {table} {where.sql() if where else ''}"
             params = where.params if where else []
             con.execute(f"copy ({rows_sql}) to '{literal}' ({options})", params)
             tmp.replace(target)
@@ -78,3 +80,18 @@ def export_tables(
     finally:
         con.close()
     return written, left_out
+
+
+def _inert_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """``table``'s columns with every text column made inert against formula injection
+    (``warehouse.csv_cells``; ``table`` is from ``EXPORT_SETS``)."""
+    rows = con.execute(
+        "select column_name, data_type from information_schema.columns where table_name = ?"
+        " order by ordinal_position",
+        [table],
+    ).fetchall()
+    return ", ".join(
+        f"{inert_sql(quoted)} as {quoted}" if kind == "VARCHAR" else quoted
+        for name, kind in rows
+        for quoted in ['"' + name.replace('"', '""') + '"']
+    )

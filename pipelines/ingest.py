@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -72,6 +73,7 @@ def scrape_provider(
     recorded_fallback: bool = False,
     prefetched: Fetched | None = None,
     settings: Settings | None = None,
+    now: datetime | None = None,
 ) -> list[ScrapeOutcome]:
     """Every session of one provider, in order. Returns one outcome per session.
 
@@ -85,19 +87,16 @@ def scrape_provider(
 
     ``settings`` (the Dagster resource's) bound the scrapes; a direct caller without them gets
     the process environment's with ``env``'s variables over it. ``env`` holds the provider's
-    token variable. Raises ``SettingError`` for a bad setting.
+    token variable. Raises ``SettingError`` for a bad setting. ``now`` (default the wall clock,
+    read once per use) is the run's clock: what new input may be dated (the clock-skew bound)
+    and where retention windows end; it never deletes or hides a stored scrape.
     """
     settings = settings if settings is not None else Settings.load({**os.environ, **env})
     warehouse = Warehouse(paths.warehouse)
     limits = fetch_limits(settings)
     with warehouse.connect() as con:
         # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
-        recover(
-            con,
-            paths.raw,
-            max_offers=settings.max_offers_per_scrape,
-            clock_skew_s=settings.clock_skew_s,
-        )
+        recover(con, paths.raw, now=now, max_offers=settings.max_offers_per_scrape)
         # offers stored under a spelling the scraper now keys as another product's, or at a
         # place it now states otherwise (a tier once stored as the region): one series
         merge_offer_identities(con, provider.slug, provider.product_key, place_of=provider.place)
@@ -142,6 +141,7 @@ def scrape_provider(
                 token=token,
                 run_id=run_id,
                 settings=settings,
+                now=now,
             )
         else:
             outcome = run_session(
@@ -154,6 +154,7 @@ def scrape_provider(
                 throttle=throttle,
                 limits=limits,
                 settings=settings,
+                now=now,
             )
         report(outcome)
     live_failed = replay_dir is None and any(
@@ -178,12 +179,13 @@ def scrape_provider(
             run_id=run_id,
             limits=limits,
             settings=settings,
+            now=now,
         )
         outcome.fallback = True
         report(outcome)
     with warehouse.connect() as con:
         # a bounded raw/ (see warehouse.retention)
-        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings))
+        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings), now=now)
     return outcomes
 
 

@@ -51,6 +51,7 @@ def run_session(
     throttle: scraper_http.HostThrottle | None = None,
     limits: scraper_http.FetchLimits | None = None,
     settings: Settings | None = None,
+    now: datetime | None = None,
 ) -> ScrapeOutcome:
     """Fetch, archive, parse, validate and load one scrape. Never raises for provider faults.
 
@@ -67,6 +68,7 @@ def run_session(
         token=token,
         run_id=run_id,
         settings=settings,
+        now=now,
     )
 
 
@@ -80,9 +82,11 @@ def load_fetched(
     token: str | None,
     run_id: str | None,
     settings: Settings | None = None,
+    now: datetime | None = None,
 ) -> ScrapeOutcome:
     """Archive, parse, validate and load what ``sessions.fetch`` returned (one writer at a time:
-    the warehouse lock is held from archiving to commit)."""
+    the warehouse lock is held from archiving to commit). ``now``: the run's clock (default the
+    wall clock), what the scrape may be dated at most (``_load``)."""
     if fetched.missing_token is not None:
         problem = problem_of(fetched.missing_token, Stage.FETCH, str)
         with warehouse.connect() as con:
@@ -149,6 +153,7 @@ def load_fetched(
                 skipped,
                 scrub,
                 settings or Settings.load({}),
+                now,
             )
     except Exception as exc:
         if not disk_full(exc):
@@ -176,15 +181,15 @@ def _load(
     skipped: dict[str, str],
     scrub: Scrubber,
     settings: Settings,
+    now: datetime | None = None,
 ) -> ScrapeOutcome:
     """Parse, validate, screen and commit one started scrape (its row is 'running').
 
-    Refused before anything of it is stored: a scrape observed in the future, and one with more
-    offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (checked right after parsing)."""
-    skew = settings.clock_skew_s
-    refused = quality.future_observation(
-        observed_at, quality.latest_plausible_observation(clock_skew_s=skew)
-    )
+    Refused before anything of it is stored: a scrape observed in the future of ``now`` (default
+    the wall clock) plus the clock skew, and one with more offers than
+    ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (checked right after parsing)."""
+    latest = quality.latest_plausible_observation(now, settings.clock_skew_s)
+    refused = quality.future_observation(observed_at, latest)
     if refused is not None:
         return _rejected(con, provider, session, sid, refused, observed_at)
     try:
@@ -194,9 +199,7 @@ def _load(
             count = len(offers)
             del offers  # the records of an oversized scrape go before anything else is built
             return _rejected(con, provider, session, sid, refused, observed_at, count)
-        rows, validation = prepare(
-            con, offers, latest_observed_at=quality.latest_plausible_observation(clock_skew_s=skew)
-        )
+        rows, validation = prepare(con, offers, latest_observed_at=latest)
     except Exception as exc:
         if disk_full(exc):
             raise

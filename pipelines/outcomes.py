@@ -15,7 +15,7 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from pipelines.credentials import TokenError
-from scrapers.base import FetchError, MissingTokenError, ScraperError
+from scrapers.base import FetchError, MissingTokenError, PageOverBudget, ScraperError
 from warehouse.load import LoadError
 from warehouse.problems import Problem, ProblemCode, disk_full
 
@@ -93,6 +93,8 @@ def problem_of(exc: BaseException, stage: Stage, scrub: Callable[[str], str]) ->
         return Problem(ProblemCode.TOKEN_UNUSABLE, f"fetch failed: {text}")
     if isinstance(exc, FetchError):
         return Problem(ProblemCode.FETCH_FAILED, f"fetch failed: {text}")
+    if isinstance(exc, PageOverBudget):
+        return Problem(ProblemCode.PAGE_OVER_BUDGET, f"parse failed: {text}")
     if isinstance(exc, ScraperError):
         return Problem(ProblemCode.PARSE_FAILED, f"parse failed: {text}")
     if isinstance(exc, ValidationError):

@@ -5,10 +5,12 @@ deletes none of it by itself.
 ``prune_runs`` deletes, through the instance (``DagsterInstance.delete_run``: the run, its event
 log and its asset-check records), every *finished* run that is beyond the newest ``keep_runs``
 (default 50: an ingest and its publish are two runs, so the last 25 ingests, a week at one every
-6 hours) or created more than ``keep_days`` (default 30) days ago. A run still queued or running
-is never deleted. ``gpuprices ingest`` prunes after every invocation, and the ``prune_runs`` job
-(daily schedule, ``pipelines.defs.jobs``) does the same where the Dagster daemon runs the jobs.
-Schedule and sensor ticks have Dagster's own ``retention`` settings (``dagster.yaml``).
+6 hours) or created more than ``keep_days`` (default 30) days before now or before the newest
+run, whichever is earlier (a clock set ahead never makes every run look old: issue 27). A run
+still queued or running is never deleted. ``gpuprices ingest`` prunes after every invocation,
+and the ``prune_runs`` job (daily schedule, ``pipelines.defs.jobs``) does the same where the
+Dagster daemon runs the jobs. Schedule and sensor ticks have Dagster's own ``retention``
+settings (``dagster.yaml``).
 
 What is deleted is Dagster's bookkeeping only: scrapes, prices and snapshots live in the
 warehouse and ``published/`` and are not touched.
@@ -55,10 +57,11 @@ def prune_runs(
         return []
     policy = policy or RunRetention()
     now = now or datetime.now(UTC)
-    since = now - timedelta(days=policy.keep_days)
     records = instance.get_run_records(
         filters=dg.RunsFilter(statuses=list(FINISHED)), order_by="create_timestamp"
     )  # newest first
+    newest = records[0].create_timestamp if records else now
+    since = min(now, newest) - timedelta(days=policy.keep_days)
     doomed = [
         r.dagster_run.run_id
         for rank, r in enumerate(records)

@@ -99,19 +99,26 @@ def fetch(
     try:
         with client:
             fetched.responses, fetched.skipped = provider.fetch_report(client, token)
+        fetched.error = scraper_http.budget_exceeded(client)  # the whole scrape, not a part
     except MissingTokenError as exc:
         fetched.missing_token = exc
     except Exception as exc:  # a provider fault must not stop the other providers
-        fetched.error = exc
+        fetched.error = scraper_http.budget_exceeded(client) or exc
+    if fetched.error is not None and scraper_http.budget_exceeded(client) is not None:
+        fetched.responses = []  # what the budget refused is not kept for the parser
     return fetched
 
 
 def fetch_limits(settings: Settings) -> scraper_http.FetchLimits:
     """``FetchLimits`` from ``GPUPRICES_MAX_RESPONSE_MB`` (decoded MB per response, default 64),
     ``GPUPRICES_REQUEST_DEADLINE_S`` (default 60) and ``GPUPRICES_PROVIDER_DEADLINE_S`` (default
-    300), as ``settings`` hold them."""
+    300), as ``settings`` hold them; the scrape's byte budget is ``scrapers.http.MAX_SCRAPE_BYTES``
+    or two such responses, whichever is more."""
+    per_response = max(1, int(settings.max_response_mb * 1024 * 1024))
     return scraper_http.FetchLimits(
-        max_response_bytes=max(1, int(settings.max_response_mb * 1024 * 1024)),
+        max_response_bytes=per_response,
         request_deadline_s=settings.request_deadline_s,
         provider_deadline_s=settings.provider_deadline_s,
+        # a scrape may always read two responses of the largest size allowed
+        max_scrape_bytes=max(scraper_http.MAX_SCRAPE_BYTES, 2 * per_response),
     )

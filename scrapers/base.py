@@ -11,8 +11,10 @@ rule (``check_structure``) and keys every offer by the provider's product keys
 from __future__ import annotations
 
 import enum
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -36,6 +38,28 @@ class SchemaDriftError(ScraperError):
 class PageTooLarge(ScraperError):
     """A page with more table rows than any real pricing page has (hostile or broken): refused
     while it is read, before its rows become offers (``parsing.MAX_TABLE_ROWS_PER_PAGE``)."""
+
+
+class PageOverBudget(PageTooLarge):
+    """A response past the parse budget (``scrapers.parsing``: bytes, nesting depth and elements
+    of an HTML page, checked by a linear scan before it is parsed; the parse deadline): refused
+    with one line, the provider's last good data kept (issue 27)."""
+
+
+# Seconds one provider's parse may take (``Provider.parse_report``); the parse helpers check it
+# between steps (``check_parse_deadline``), and the HTML budget bounds each step in C.
+PARSE_DEADLINE_S = 30.0
+_parse_deadline: ContextVar[tuple[float, float] | None] = ContextVar("parse_deadline", default=None)
+
+
+def check_parse_deadline(where: str) -> None:
+    """Raise ``PageOverBudget`` when the running parse is past its deadline (a no-op outside
+    ``Provider.parse_report``). ``where``: what was being read, for the message."""
+    deadline = _parse_deadline.get()
+    if deadline is not None and time.monotonic() > deadline[0]:
+        raise PageOverBudget(
+            f"{where}: parse deadline of {deadline[1]:g} s passed, refused while parsing"
+        )
 
 
 class MissingTokenError(ScraperError):
@@ -99,6 +123,13 @@ def normalise_product_key(text: str) -> str:
     return " ".join(text.split())
 
 
+# Text an offer may carry, characters (issue 27: 1,000 Vast offers with 60 KB regions, a 60 MB
+# answer within every per-response limit, drove ingest to 4.75 GB). The longest real value is
+# 62 characters (an instance type), the longest source URL 385.
+MAX_TEXT_CHARS = 256
+MAX_URL_CHARS = 2048
+
+
 class Offer(BaseModel):
     """One rentable GPU configuration at one price, as the provider states it.
 
@@ -116,15 +147,19 @@ class Offer(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     provider: str
-    instance_type: str = Field(min_length=1, description="Instance type, SKU or tier name")
+    instance_type: str = Field(
+        min_length=1, max_length=MAX_TEXT_CHARS, description="Instance type, SKU or tier name"
+    )
     product_key: str = Field(
         default="",
+        max_length=MAX_TEXT_CHARS,
         description="The product's stable key within the provider, whatever the spelling of the"
         " layout it was read from (default: the instance type); whitespace-normalised",
     )
     region: str = Field(
         default="global",
         min_length=1,
+        max_length=MAX_TEXT_CHARS,
         description="The provider's own region id (a data centre, a zone, a country code"
         " where the source locates by country), 'global' where it names none; never a"
         " product tier (that is `cloud_tier`)",
@@ -132,6 +167,7 @@ class Offer(BaseModel):
     cloud_tier: str | None = Field(
         default=None,
         min_length=1,
+        max_length=MAX_TEXT_CHARS,
         description="The provider's product tier the price belongs to, where it sells one GPU"
         " in several tiers (e.g. a secure vs a community cloud); part of the offer's identity."
         " None: the provider has no tiers",
@@ -143,7 +179,11 @@ class Offer(BaseModel):
         " country-code region); None: the row names none (the warehouse's region seed"
         " places a region id)",
     )
-    gpu_name: str = Field(min_length=1, description="The provider's spelling of the GPU model")
+    gpu_name: str = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description="The provider's spelling of the GPU model",
+    )
     gpu_count: Decimal = Field(gt=0, description="GPUs per instance (fractional for shared GPUs)")
     vram_gb_reported: Decimal | None = Field(
         default=None,
@@ -179,7 +219,7 @@ class Offer(BaseModel):
         description="The end of service the provider announces for this offer (UTC): from "
         "then on it is not available, whatever its stock says; None: no end announced",
     )
-    source_url: str
+    source_url: str = Field(max_length=MAX_URL_CHARS)
     observed_at: datetime
     announced_price: Decimal | None = Field(
         default=None,
@@ -365,14 +405,18 @@ class Provider:
     def parse_report(self, responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
         """Offers plus the rows left out per reason (the pipeline's entry point).
 
-        Raises what ``parse_with_exclusions`` raises (``PageTooLarge`` naming the provider), and
+        Raises what ``parse_with_exclusions`` raises (``PageTooLarge`` naming the provider;
+        ``PageOverBudget`` past ``PARSE_DEADLINE_S`` seconds, checked between steps), and
         ``SchemaDriftError`` under the drift rule of ``check_structure`` (no known offer, or more
         than half of the GPU rows unknown).
         """
+        token = _parse_deadline.set((time.monotonic() + PARSE_DEADLINE_S, PARSE_DEADLINE_S))
         try:
             offers, excluded = self.parse_with_exclusions(responses)
         except PageTooLarge as exc:  # the table readers know the page, not the provider
-            raise PageTooLarge(f"{self.name}: {exc}") from None
+            raise type(exc)(f"{self.name}: {exc}") from None
+        finally:
+            _parse_deadline.reset(token)
         check_structure(offers, excluded)
         return [self._keyed(offer) for offer in offers], excluded
 

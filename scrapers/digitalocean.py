@@ -94,7 +94,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from scrapers import http
 from scrapers.base import (
@@ -116,6 +116,7 @@ from scrapers.parsing import (
     gb_from_gib,
     gb_from_mib,
     gb_from_size,
+    html_body,
     json_body,
     no_price_marker,
     node_text,
@@ -330,7 +331,7 @@ def _known_page_gpu(gpu: str) -> bool:
 
 
 def _parse_page(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
-    tree = LexborHTMLParser(response.body.decode("utf-8", errors="replace"))
+    tree = html_body(response)
     cards = tree.css(CARD)
     if not cards:
         raise SchemaDriftError(f"{response.url}: no GPU Droplet pricing cards ({CARD})")

@@ -23,6 +23,7 @@ The response keeps the URL that was requested (``RawResponse.url``, hence ``sour
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json as jsonlib
 import logging
@@ -32,7 +33,7 @@ import threading
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext, suppress
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -61,6 +62,11 @@ RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 REQUEST_DEADLINE_S = 60.0  # one exchange, redirects included, from the first byte sent
 PROVIDER_DEADLINE_S = 300.0  # every request of one client (one provider's scrape) together
+# One client's (one provider's scrape's) responses together, across pagination (issue 27: Azure
+# followed 60 pages of 64 MB, 4.0 GB kept): decoded bytes and requests. The largest real scrape
+# is a few MB over a few dozen requests (AWS: one per region).
+MAX_SCRAPE_BYTES = 128 * 1024 * 1024
+MAX_REQUESTS_PER_SCRAPE = 250
 ACCEPT_ENCODING = "gzip, deflate"  # and nothing else is decoded: another coding is refused
 _DECODE_STEP = 64 * 1024  # at most this many decoded bytes are produced per decompression step
 # Request extension marking an exchange whose body carries credentials (an OAuth token
@@ -107,6 +113,12 @@ class DeadlineExceeded(FetchRefused):
     pass
 
 
+class ScrapeBudgetExceeded(FetchRefused):
+    """One scrape's responses together passed ``FetchLimits.max_scrape_bytes`` or its requests
+    ``max_requests``: this request and every later one of the client are refused, and the whole
+    scrape fails (``budget_exceeded``), not only the page that passed it."""
+
+
 @dataclasses.dataclass(frozen=True)
 class FetchLimits:
     """Bounds on what one client may spend: decoded bytes per response, seconds per exchange
@@ -116,10 +128,12 @@ class FetchLimits:
     max_response_bytes: int = MAX_RESPONSE_BYTES
     request_deadline_s: float = REQUEST_DEADLINE_S
     provider_deadline_s: float = PROVIDER_DEADLINE_S
+    max_scrape_bytes: int = MAX_SCRAPE_BYTES
+    max_requests: int = MAX_REQUESTS_PER_SCRAPE
 
     def __post_init__(self) -> None:
-        if self.max_response_bytes < 1:
-            raise ValueError("max_response_bytes must be at least 1")
+        if self.max_response_bytes < 1 or self.max_scrape_bytes < 1 or self.max_requests < 1:
+            raise ValueError("byte and request limits must be at least 1")
         if not (self.request_deadline_s > 0 and self.provider_deadline_s > 0):
             raise ValueError("deadlines must be positive")
 
@@ -281,12 +295,18 @@ class _BoundedBody(httpx.SyncByteStream):
     ``limit`` decoded bytes or after the exchange's deadline."""
 
     def __init__(
-        self, inner: httpx.SyncByteStream, coding: str, limit: int, watchdog: _Watchdog | None
+        self,
+        inner: httpx.SyncByteStream,
+        coding: str,
+        limit: int,
+        watchdog: _Watchdog | None,
+        spend: Callable[[int], None] | None = None,
     ) -> None:
         self._inner = inner
         self._decoder = _Decoder(coding)
         self._limit = limit
         self._watchdog = watchdog
+        self._spend = spend  # the scrape's running byte count (``_PoliteClient._spend``)
 
     def __iter__(self) -> Iterator[bytes]:
         total = 0
@@ -295,6 +315,8 @@ class _BoundedBody(httpx.SyncByteStream):
                 if self._watchdog is not None:
                     self._watchdog.check()
                 total += len(out)
+                if self._spend is not None:
+                    self._spend(len(out))
                 if total > self._limit:
                     raise ResponseTooLarge(
                         f"body larger than {_megabytes(self._limit)} (decoded), refused while"
@@ -360,6 +382,10 @@ class _PoliteClient(httpx.Client):
         self.fetch_limits = fetch_limits or FetchLimits()
         self._trust_captured_at = trust_captured_at
         self._budget_ends = time.monotonic() + self.fetch_limits.provider_deadline_s
+        self._bytes_read = 0
+        self._requests_sent = 0
+        # why the scrape's budget refused a request; every later request is refused with it
+        self.budget_error: str | None = None
         hooks = self.event_hooks
         self.event_hooks = {
             "request": [_check_redirect, *hooks["request"]],
@@ -370,7 +396,27 @@ class _PoliteClient(httpx.Client):
         """Seconds left of the provider deadline (negative once it passed)."""
         return self._budget_ends - time.monotonic()
 
+    def _refuse(self, why: str) -> ScrapeBudgetExceeded:
+        self.budget_error = self.budget_error or why
+        return ScrapeBudgetExceeded(self.budget_error)
+
+    def _spend(self, n: int) -> None:
+        """Count ``n`` decoded bytes against the scrape's budget (raises past it)."""
+        self._bytes_read += n
+        if self._bytes_read > self.fetch_limits.max_scrape_bytes:
+            limit = _megabytes(self.fetch_limits.max_scrape_bytes)
+            raise self._refuse(
+                f"the scrape's responses together passed {limit} (decoded), refused while reading"
+            )
+
     def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        if self.budget_error is not None:
+            raise ScrapeBudgetExceeded(self.budget_error)
+        self._requests_sent += 1
+        if self._requests_sent > self.fetch_limits.max_requests:
+            raise self._refuse(
+                f"more than {self.fetch_limits.max_requests} requests in one scrape, refused"
+            )
         slot = self._throttle.slot(request.url.host) if self._throttle else nullcontext()
         with slot:
             limits = self.fetch_limits
@@ -415,6 +461,7 @@ class _PoliteClient(httpx.Client):
         if content is not None:
             if len(content) > limit:
                 raise ResponseTooLarge(f"body larger than {_megabytes(limit)}")
+            self._spend(len(content))
             return
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -430,9 +477,16 @@ class _PoliteClient(httpx.Client):
         watchdog = response.request.extensions.get(_WATCHDOG_EXTENSION)
         if not isinstance(response.stream, httpx.SyncByteStream):
             return  # an async stream: never one of ours (this client is synchronous)
-        response.stream = _BoundedBody(response.stream, coding, limit, watchdog)
+        response.stream = _BoundedBody(response.stream, coding, limit, watchdog, self._spend)
         if "content-encoding" in response.headers:
             del response.headers["content-encoding"]  # decoded by _BoundedBody
+
+
+def budget_exceeded(client: httpx.Client) -> FetchError | None:
+    """The error that fails the whole scrape when ``client``'s scrape budget refused a request
+    (a scraper may have taken that request's failure for a part that failed alone), else None."""
+    why = getattr(client, "budget_error", None)
+    return FetchError(f"scrape budget: {why}") if why else None
 
 
 def _is_replay(transport: httpx.BaseTransport | None) -> bool:
@@ -669,15 +723,25 @@ def _sent_secrets(headers: Mapping[str, str] | None, params: Mapping[str, Any] |
 
 def credential_forms(secret: str) -> set[str]:
     """Every way ``secret`` may be printed back: as is, without surrounding whitespace, and
-    escaped as Python (``b'...\\r'`` in h11's "Illegal header value"), JSON or a URL would."""
+    escaped as Python (``b'...\\r'`` in h11's "Illegal header value"), JSON (also with ``\\/``)
+    or a URL would, and base64-encoded (alone, or as Basic auth's ``user:password``). Matched
+    case-insensitively (``scrub_error_text``, ``pipelines.credentials.Scrubber``): a server may
+    print a key upper-cased."""
     bare = {secret, secret.strip()}
     forms = set(bare)
     for s in bare:
         forms.add(repr(s)[1:-1])
         forms.add(repr(s.encode())[2:-1])
-        forms.add(jsonlib.dumps(s)[1:-1])
+        json_form = jsonlib.dumps(s)[1:-1]
+        forms.add(json_form)
+        forms.add(json_form.replace("/", "\\/"))  # JSON's optional escape of "/" (PHP, Java)
         forms.add(quote(s, safe=""))
         forms.add(quote_plus(s))
+        # base64, as HTTP Basic auth sends it ("user:password") or a server re-encodes it
+        for raw in (s, f"{s}:", f":{s}"):
+            for encoded in (base64.b64encode(raw.encode()), base64.urlsafe_b64encode(raw.encode())):
+                text = encoded.decode()
+                forms |= {text, text.rstrip("=")}
     return {f for f in forms if f}
 
 
@@ -688,9 +752,14 @@ def scrub_error_text(text: str, secrets: set[str] | frozenset[str] = frozenset()
     lines = text.strip().splitlines()
     line = _ILLEGAL_HEADER.sub(r"\1 (not shown: it may be a credential)", lines[0] if lines else "")
     line = redact_text(line)
-    for form in sorted({f for s in secrets for f in credential_forms(s)}, key=len, reverse=True):
-        line = line.replace(form, REDACTED)
-    return line
+    forms = {f for s in secrets for f in credential_forms(s)}
+    return secrets_pattern(forms).sub(REDACTED, line) if forms else line
+
+
+def secrets_pattern(forms: Iterable[str]) -> re.Pattern[str]:
+    """One case-insensitive pattern of ``forms`` (longest first)."""
+    ordered = sorted(set(forms), key=len, reverse=True)
+    return re.compile("|".join(re.escape(f) for f in ordered), re.IGNORECASE)
 
 
 def get(client: httpx.Client, url: str, **kwargs: Any) -> RawResponse:

@@ -17,12 +17,28 @@ from typing import Any, TypeVar
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.base import Offer, PageTooLarge, RawResponse, SchemaDriftError
+from scrapers.base import (
+    Offer,
+    PageOverBudget,
+    PageTooLarge,
+    RawResponse,
+    SchemaDriftError,
+    check_parse_deadline,
+)
 
 # Table rows one HTML page may hold before it is refused while being read (issue 15: a 31.5 MB
 # page of 200k rows took 63 s to parse before the offer cap refused its 600k offers). The
 # largest real capture has 38 rows, a full live pricing page a few hundred.
 MAX_TABLE_ROWS_PER_PAGE = 5_000
+# The HTML parse budget (issue 27: lexbor is quadratic in nesting depth; a 2.2 MB page of 200k
+# nested <div> took 191 s, 22 MB ran past 300 s), checked by a linear scan before lexbor runs.
+# Depth: Chromium's own parser stops nesting at 512 (kMaximumHTMLParserDOMTreeDepth,
+# https://source.chromium.org/chromium/chromium/src/+/main:third_party/blink/renderer/core/html/parser/html_construction_site.h);
+# the deepest real capture nests 141 (Modal's rendered page), lexbor parses 512 in under 1 ms.
+# Elements: the largest real capture has 4,166. Bytes: the largest real HTML capture is 0.23 MB.
+MAX_HTML_DEPTH = 512
+MAX_HTML_ELEMENTS = 200_000
+MAX_HTML_BYTES = 16 * 1024 * 1024
 MIB_PER_GB = Decimal(1000) / Decimal("1.048576")  # 1 GB = 1e9 B; 1 MiB = 1.048576e6 B
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 # a minus right before the symbol or the digits is the price's sign ("-$3.64", "$-3.64",
@@ -67,6 +83,7 @@ def offers_from_rows(
     """
     offers: list[Offer] = []
     for row in rows:
+        check_parse_deadline("reading rows")
         try:
             read = read_row(row)
             # a generator raises while it is read: the row's offers are all kept or none
@@ -128,6 +145,7 @@ def gb_from_mib(mib: Decimal | int | float) -> Decimal:
 
 
 def json_body(response: RawResponse) -> Any:
+    check_parse_deadline(response.url)
     try:
         return json.loads(response.body)
     except json.JSONDecodeError as exc:
@@ -136,11 +154,68 @@ def json_body(response: RawResponse) -> Any:
         raise SchemaDriftError(f"{response.url}: body is not UTF-8 JSON ({exc.reason})") from None
 
 
+# Elements whose content is text (a script's "a<b" is no tag), comments, and tags. Elements that
+# never nest in an HTML tree (void ones, and those whose end tag is implied by the next: a <p>
+# or <li> closes the one before it) count as elements but not as depth.
+_TOKEN = re.compile(
+    rb"<!--.*?(?:-->|\Z)"
+    rb"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)\b[^>]*>"
+    rb".*?(?:</\1\s*>|\Z)"
+    rb"|<(/?)([a-zA-Z][^\s/>]*)[^>]*>",
+    re.S | re.I,
+)
+_FLAT = frozenset(
+    b"area base br col embed hr img input link meta param source track wbr"
+    b" p li dt dd tr td th option optgroup thead tbody tfoot colgroup caption rb rt rp"
+    b" html head body".split()
+)
+
+
+def check_html_budget(response: RawResponse) -> None:
+    """Raise ``PageOverBudget`` for a page lexbor should not be given: over ``MAX_HTML_BYTES``,
+    nesting deeper than ``MAX_HTML_DEPTH`` or holding more than ``MAX_HTML_ELEMENTS`` elements.
+    One linear pass over the tags (stopping at the first bound passed); the depth counted is an
+    upper bound of the tree's (a stray end tag is not matched to its start)."""
+    body = response.body
+    if len(body) > MAX_HTML_BYTES:
+        raise PageOverBudget(
+            f"{response.url}: HTML page of {len(body) / 1e6:.1f} MB, more than"
+            f" {MAX_HTML_BYTES // (1024 * 1024)} MB, refused before parsing"
+        )
+    depth = elements = 0
+    for match in _TOKEN.finditer(body):
+        if match.group(1) is not None:  # a text-only element: one element, no depth
+            elements += 1
+        elif match.group(3) is not None:
+            name = match.group(3).lower()
+            if match.group(2):  # an end tag
+                if name not in _FLAT and depth:
+                    depth -= 1
+                continue
+            elements += 1
+            if name not in _FLAT and not match.group(0).endswith(b"/>"):
+                depth += 1
+                if depth > MAX_HTML_DEPTH:
+                    raise PageOverBudget(
+                        f"{response.url}: HTML nested more than {MAX_HTML_DEPTH} elements deep,"
+                        " refused before parsing"
+                    )
+        if elements > MAX_HTML_ELEMENTS:
+            raise PageOverBudget(
+                f"{response.url}: more than {MAX_HTML_ELEMENTS:,} HTML elements on one page,"
+                " refused before parsing"
+            )
+
+
 def html_body(response: RawResponse) -> LexborHTMLParser:
-    """The page as a selectolax (lexbor) tree; ``PageTooLarge`` when it holds more than
+    """The page as a selectolax (lexbor) tree, within the HTML budget (``check_html_budget``,
+    then the parse deadline); ``PageTooLarge`` when it holds more than
     ``MAX_TABLE_ROWS_PER_PAGE`` table rows (counted in C right after parsing, before any row is
     read in Python)."""
+    check_parse_deadline(response.url)
+    check_html_budget(response)
     tree = LexborHTMLParser(response.body.decode("utf-8", errors="replace"))
+    check_parse_deadline(response.url)
     rows = len(tree.css("tr"))
     if rows > MAX_TABLE_ROWS_PER_PAGE:
         raise _too_many_rows(response, f"{rows:,} table rows")
@@ -278,6 +353,8 @@ def html_tables(response: RawResponse) -> list[list[list[Cell]]]:
     tables are not supported (their cells would be merged into the outer row). Raises
     ``PageTooLarge`` at the first row past ``MAX_TABLE_ROWS_PER_PAGE``, without reading further.
     """
+    check_parse_deadline(response.url)
+    check_html_budget(response)
     tokens = _TableTokens(response)
     tokens.feed(response.body.decode("utf-8", errors="replace"))
     tokens.close()

@@ -10,6 +10,7 @@ partial capture: its scrape never closes an offer it does not list (``Capture.pa
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+
+from scrapers.base import ScraperError
+
+_log = logging.getLogger(__name__)
 
 # The capture time a replayed response carries; scrapers.http believes it only from this
 # module's transport (a live server's copy is dropped).
@@ -61,21 +66,29 @@ def capture_time(filename: str) -> tuple[datetime, bool] | None:
     """The capture time encoded in a file name's leading part, and whether it is approximate.
 
     ``2025-06-15T1027Z_x.json`` -> 10:27 UTC; ``c2026-09_x.json`` (circa) -> 2026-09-01, approx.
-    Returns None when the name carries no date.
+    Returns None when the name carries no date; raises ``CaptureNameError`` (one line) for a
+    date that does not exist (``2025-13-45_``, ``2025-02-30_``, hour 25).
     """
     match = _DATE_PREFIX.match(filename)
     if match is None:
         return None
     parts = match.groupdict()
-    when = datetime(
-        int(parts["y"]),
-        int(parts["m"]),
-        int(parts["d"] or 1),
-        int(parts["H"] or 0),
-        int(parts["M"] or 0),
-        tzinfo=UTC,
-    )
+    try:
+        when = datetime(
+            int(parts["y"]),
+            int(parts["m"]),
+            int(parts["d"] or 1),
+            int(parts["H"] or 0),
+            int(parts["M"] or 0),
+            tzinfo=UTC,
+        )
+    except ValueError as exc:
+        raise CaptureNameError(f"capture {filename}: its date does not exist ({exc})") from None
     return when, bool(parts["approx"]) or parts["d"] is None
+
+
+class CaptureNameError(ScraperError):
+    """A capture file named with a date that does not exist (issue 27: a traceback before)."""
 
 
 def capture_precision(filename: str) -> str | None:
@@ -148,9 +161,10 @@ def name_partial_reason(filename: str) -> str | None:
 
 
 def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, list[Capture]]:
-    """Replayable captures per provider slug, oldest first. A capture holds a subset of its
-    provider's rows (``partial_reason``) when PROVENANCE.md says so, or, for a file it does not
-    describe, when the file's name says so."""
+    """Replayable captures per provider slug, oldest first (a file named with a date that does
+    not exist is left out with a warning on the ``scrapers.replay`` log). A capture holds a
+    subset of its provider's rows (``partial_reason``) when PROVENANCE.md says so, or, for a
+    file it does not describe, when the file's name says so."""
     excluded = not_responses(replay_dir)
     partial = partial_captures(replay_dir)
     described = described_captures(replay_dir)
@@ -161,7 +175,11 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
         captures = []
         for path in sorted(folder.iterdir()):
             rel = f"{folder.name}/{path.name}"
-            stamp = capture_time(path.name)
+            try:
+                stamp = capture_time(path.name)
+            except CaptureNameError as exc:  # not replayable: said, and the others replay
+                _log.warning("replay: %s; not replayed", exc)
+                continue
             if not path.is_file() or rel in excluded or stamp is None:
                 continue
             precision = capture_precision(path.name) or "minute"

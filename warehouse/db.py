@@ -6,6 +6,7 @@ readers beside it); the API reads published snapshots instead (see ``warehouse.p
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -71,7 +72,9 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     try:
         yield con
     except BaseException:
-        con.execute("rollback")
+        # DuckDB may have ended the failed transaction itself: what failed is what is raised
+        with contextlib.suppress(duckdb.TransactionException):
+            con.execute("rollback")
         raise
     con.execute("commit")
 

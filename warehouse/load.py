@@ -32,6 +32,7 @@ from warehouse.normalise import fx_rate as fx_rate
 from warehouse.normalise import prepare as prepare
 from warehouse.normalise import unresolved_message as unresolved_message
 from warehouse.normalise import vram_report_mismatch as vram_report_mismatch
+from warehouse.ranges import CONVERSION_ERRORS, conversion_problem
 from warehouse.records import Fetch, Observation, ScrapeExclusion, ScrapeSkippedPart
 from warehouse.records import offer_id as offer_id
 
@@ -160,53 +161,61 @@ def commit_scrape(
     saw only a subset of its provider's list (a recorded excerpt: ``scrapers.replay``) or when
     parts of it were skipped; a partial scrape never closes an offer it does not list."""
     coverage, coverage_reason = scrape_coverage(partial_reason, skipped_parts)
-    with transaction(con):
-        insert_records(
-            con,
-            "observations",
-            [
-                r if r.scrape_id == scrape_id else msgspec.structs.replace(r, scrape_id=scrape_id)
-                for r in rows
-            ],
-        )
-        changes = apply_history(
-            con,
-            scrape_id=scrape_id,
-            provider=provider,
-            observed_at=observed_at,
-            coverage=coverage,
-        )
-        insert_records(
-            con,
-            "scrape_exclusions",
-            [
-                ScrapeExclusion(scrape_id=scrape_id, provider=provider, reason=reason, row_count=n)
-                for reason, n in sorted((exclusions or {}).items())
-                if n > 0
-            ],
-        )
-        insert_records(
-            con,
-            "scrape_skipped_parts",
-            [
-                ScrapeSkippedPart(scrape_id=scrape_id, provider=provider, part=p, error=err)
-                for p, err in sorted((skipped_parts or {}).items())
-            ],
-        )
-        con.execute(
-            "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"
-            " offer_count = ?, observed_precision = ?, coverage = ?, coverage_reason = ?"
-            " where scrape_id = ?",
-            [
-                observed_at,
-                datetime.now(UTC),
-                len(rows),
-                observed_precision,
-                coverage,
-                coverage_reason,
-                scrape_id,
-            ],
-        )
+    try:
+        with transaction(con):
+            insert_records(
+                con,
+                "observations",
+                [
+                    r
+                    if r.scrape_id == scrape_id
+                    else msgspec.structs.replace(r, scrape_id=scrape_id)
+                    for r in rows
+                ],
+            )
+            changes = apply_history(
+                con,
+                scrape_id=scrape_id,
+                provider=provider,
+                observed_at=observed_at,
+                coverage=coverage,
+            )
+            insert_records(
+                con,
+                "scrape_exclusions",
+                [
+                    ScrapeExclusion(
+                        scrape_id=scrape_id, provider=provider, reason=reason, row_count=n
+                    )
+                    for reason, n in sorted((exclusions or {}).items())
+                    if n > 0
+                ],
+            )
+            insert_records(
+                con,
+                "scrape_skipped_parts",
+                [
+                    ScrapeSkippedPart(scrape_id=scrape_id, provider=provider, part=p, error=err)
+                    for p, err in sorted((skipped_parts or {}).items())
+                ],
+            )
+            con.execute(
+                "update scrapes set status = 'success', observed_at = ?, finished_at = ?,"
+                " offer_count = ?, observed_precision = ?, coverage = ?, coverage_reason = ?"
+                " where scrape_id = ?",
+                [
+                    observed_at,
+                    datetime.now(UTC),
+                    len(rows),
+                    observed_precision,
+                    coverage,
+                    coverage_reason,
+                    scrape_id,
+                ],
+            )
+    except CONVERSION_ERRORS as exc:  # a value a column cannot hold that prepare let through
+        problem = conversion_problem(exc)
+        raise LoadError(problem.detail, problem.code) from None
     return changes
 
 

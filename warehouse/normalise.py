@@ -15,10 +15,12 @@ from decimal import Decimal
 from typing import Any
 
 import duckdb
+import msgspec
 
 from warehouse.gpus import family_from_facts, load_gpus, resolve, stated_form_factor
 from warehouse.problems import Problem, ProblemCode
 from warehouse.quality import latest_plausible_observation
+from warehouse.ranges import column_limits, out_of_range, range_problem
 from warehouse.records import Observation, OfferLike, identity_key, offer_id
 from warehouse.units import price_per_gpu_hour_usd, price_per_hour, quantize_money, to_usd
 
@@ -60,6 +62,8 @@ class Validation:
     # observed later than now plus the allowed clock skew (warehouse.quality)
     future_observations: list[str] = field(default_factory=list)
     unresolved_gpus: list[str] = field(default_factory=list)
+    # figures a warehouse column cannot hold (warehouse.ranges): rejected
+    out_of_range: list[str] = field(default_factory=list)
     # warning: the provider's memory figure is more than VRAM_REPORT_TOLERANCE away from the
     # canonical GPU's datasheet (served: the datasheet figure; kept: vram_gb_reported)
     vram_mismatches: list[str] = field(default_factory=list)
@@ -67,7 +71,10 @@ class Validation:
     @property
     def ok(self) -> bool:
         return (
-            self.offer_count > 0 and not self.non_positive_prices and not self.future_observations
+            self.offer_count > 0
+            and not self.non_positive_prices
+            and not self.future_observations
+            and not self.out_of_range
         )
 
     def problems(self) -> list[str]:
@@ -94,6 +101,8 @@ class Validation:
                     + ", ".join(self.future_observations[:5]),
                 )
             )
+        if self.out_of_range:
+            out.append(range_problem(self.out_of_range))
         if self.unresolved_gpus:
             out.append(
                 Problem(ProblemCode.GPU_UNRESOLVED, unresolved_message(self.unresolved_gpus))
@@ -230,6 +239,7 @@ def normalise(
     latest = latest_observed_at or latest_plausible_observation()
     validation = validation or Validation()
     memo = _Memo(con)
+    limits = column_limits(con)
     rows: dict[tuple[str, str], Observation] = {}
     count = 0
     for sid, o in offers:
@@ -304,6 +314,10 @@ def normalise(
                 4
             ]
         if not _announce(row, o, memo, validation):
+            continue
+        too_large = out_of_range(msgspec.structs.asdict(row), limits)
+        if too_large is not None:
+            validation.out_of_range.append(f"{o.instance_type}: {too_large}")
             continue
         previous = rows.get((sid, oid))
         if previous is not None and _history_values(previous) != _history_values(row):

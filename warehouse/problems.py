@@ -26,6 +26,8 @@ class ProblemCode(enum.StrEnum):
     PARSE_FAILED = "parse_failed"  # a ScraperError of the parser: schema drift, a row that fails
     PARSE_ERROR = "parse_error"  # an unexpected exception while parsing (InvalidOperation, ...)
     INVALID_RECORD = "invalid_record"  # a parsed offer the Offer model refuses
+    # a response past the parse budget: HTML bytes, nesting or elements, or the parse deadline
+    PAGE_OVER_BUDGET = "page_over_budget"
     NO_OFFERS_PARSED = "no_offers_parsed"
     # validation (warehouse.load.prepare)
     NON_POSITIVE_PRICE = "non_positive_price"
@@ -33,6 +35,7 @@ class ProblemCode(enum.StrEnum):
     GPU_UNRESOLVED = "gpu_unresolved"  # a warning: loaded with gpu_id null
     DUPLICATE_OFFER = "duplicate_offer"  # two different prices for one offer id
     NO_FX_RATE = "no_fx_rate"
+    VALUE_OUT_OF_RANGE = "value_out_of_range"  # a figure its column cannot hold (warehouse.ranges)
     # bounds and gates (warehouse.quality)
     FUTURE_OBSERVATION = "future_observation"  # the scrape itself is dated in the future
     TOO_MANY_OFFERS = "too_many_offers"
@@ -43,6 +46,8 @@ class ProblemCode(enum.StrEnum):
     # found later (warehouse.recovery)
     INTERRUPTED = "interrupted"
     QUARANTINED_TOO_MANY_OFFERS = "quarantined_too_many_offers"
+    # no longer made (issue 27: the clock never deletes a stored scrape); scrapes stored before
+    # carry it
     QUARANTINED_FUTURE_OBSERVATION = "quarantined_future_observation"
 
 
@@ -84,3 +89,32 @@ def record_problems(con, scrape_id: str, problems: Iterable[Problem]) -> None:
     found = codes(problems)
     if found:
         con.execute("update scrapes set problem_codes = ? where scrape_id = ?", [found, scrape_id])
+
+
+# What a storage engine (SQLite under Dagster, DuckDB) says when the file system fails it.
+_STORAGE_WORDS = (
+    "disk i/o error",
+    "database or disk is full",
+    "attempt to write a readonly database",
+    "unable to open database file",
+)
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """One line for an exception whose cause is the file system (issue 27: a permission error
+    or SQLite's "disk I/O error" under a full disk ended the CLI in a traceback): an ``OSError``
+    (its words and path) or a storage engine's error saying so; None for anything else."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            words = current.strerror or type(current).__name__
+            where = f": {current.filename}" if current.filename else ""
+            return f"{words}{where}"
+        lines = str(current).strip().splitlines()
+        first = lines[0] if lines else ""
+        if any(w in first.lower() for w in _STORAGE_WORDS):
+            return first[:300]
+        current = current.__cause__ or current.__context__
+    return None

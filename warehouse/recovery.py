@@ -12,14 +12,21 @@ What a crash can leave behind, and why each is harmless until cleaned here:
   leftover one is never read; removed here.
 - The warehouse file lock: an OS lock (``flock``), released by the kernel when its holder dies.
 
-A poisoned scrape is a successful one that the checks of ``warehouse.quality`` would now refuse:
-more offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (one such scrape drove every later run's
-derived models out of memory), or observed in the future (it would stay the provider's current
-scrape until that date, and move the observation-retention window with it). It is quarantined:
-its status becomes ``failed`` with a ``QUARANTINED_*`` problem code and an error saying why, its
-observations, screens and exclusions are deleted, and the history it wrote is undone (the
-intervals it opened are deleted, those it closed are reopened up to the offer's next interval),
-so the provider's previous good scrape is current again.
+A poisoned scrape is a successful one that the checks of ``warehouse.quality`` would now refuse
+for its size: more offers than ``GPUPRICES_MAX_OFFERS_PER_SCRAPE`` (one such scrape drove every
+later run's derived models out of memory). It is quarantined: its status becomes ``failed`` with
+``QUARANTINED_TOO_MANY_OFFERS`` and an error saying why, its observations, screens and exclusions
+are deleted, and the history it wrote is undone (the intervals it opened are deleted, those it
+closed are reopened up to the offer's next interval), so the provider's previous good scrape is
+current again.
+
+The clock is never grounds for deleting or hiding a stored scrape (issue 27): a scrape dated after
+"now" is far more often a clock set back than a forged date (18 months back quarantined 32 of 42
+scrapes; 2.4 days back deleted a live scrape for good). Future dates are refused on input
+(``warehouse.quality.future_observation``, at the moment the scrape is loaded, by the clock of
+that moment); what was stored stays, whatever the clock says later. Retention measures its
+windows from the data, never from a clock later than it (``warehouse.retention``,
+``warehouse.history.prune_observations``).
 
 Call ``recover`` while holding the warehouse lock (inside ``Warehouse.connect``): every scrape
 is loaded inside one locked connection, so under the lock nothing else is mid-flight.
@@ -36,8 +43,9 @@ import duckdb
 from warehouse.db import transaction
 from warehouse.history import SCRAPE_SOURCE, mark_dirty
 from warehouse.problems import Problem, ProblemCode
-from warehouse.quality import CLOCK_SKEW_ENV, MAX_OFFERS_ENV, latest_plausible_observation
-from warehouse.settings import DEFAULT_CLOCK_SKEW_S, DEFAULT_MAX_OFFERS_PER_SCRAPE
+from warehouse.quality import MAX_OFFERS_ENV
+from warehouse.retention import archive_files
+from warehouse.settings import DEFAULT_MAX_OFFERS_PER_SCRAPE
 
 INTERRUPTED = "interrupted: the ingest process stopped before this scrape was committed"
 
@@ -56,11 +64,10 @@ def recover(
     *,
     now: datetime | None = None,
     max_offers: int = DEFAULT_MAX_OFFERS_PER_SCRAPE,
-    clock_skew_s: float = DEFAULT_CLOCK_SKEW_S,
 ) -> Recovered:
     """Mark scrapes left ``running`` as failed, delete orphaned raw-archive temp files, and
-    quarantine stored scrapes that are too large or dated in the future (the bounds:
-    ``quarantine_poisoned``)."""
+    quarantine stored scrapes that are too large (``quarantine_poisoned``). ``now`` (default the
+    wall clock) only dates what is marked; no stored scrape is judged by it."""
     now = now or datetime.now(UTC)
     row = con.execute(
         "update scrapes set status = 'failed', error = ?, finished_at = ?, problem_codes = ?"
@@ -68,13 +75,10 @@ def recover(
         [INTERRUPTED, now, [str(ProblemCode.INTERRUPTED)]],
     ).fetchone()
     removed = 0
-    if raw_dir.is_dir():
-        for tmp in raw_dir.glob("*/*.tmp*"):
-            tmp.unlink(missing_ok=True)
-            removed += 1
-    quarantined = quarantine_poisoned(
-        con, now=now, max_offers=max_offers, clock_skew_s=clock_skew_s
-    )
+    for tmp in archive_files(raw_dir, "*.tmp*"):  # never through a link out of the home
+        tmp.unlink(missing_ok=True)
+        removed += 1
+    quarantined = quarantine_poisoned(con, now=now, max_offers=max_offers)
     return Recovered(int(row[0]) if row else 0, removed, quarantined)
 
 
@@ -83,36 +87,24 @@ def quarantine_poisoned(
     *,
     now: datetime | None = None,
     max_offers: int = DEFAULT_MAX_OFFERS_PER_SCRAPE,
-    clock_skew_s: float = DEFAULT_CLOCK_SKEW_S,
 ) -> dict[str, Problem]:
     """Quarantine every successful scrape with more than ``max_offers`` offers
-    (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``) or observed after now plus ``clock_skew_s``
-    (``GPUPRICES_CLOCK_SKEW_S``). Returns scrape id -> problem. Each scrape is undone in its
-    own transaction."""
+    (``GPUPRICES_MAX_OFFERS_PER_SCRAPE``). Returns scrape id -> problem. Each scrape is undone
+    in its own transaction. Its date is not a reason (see the module docstring)."""
     now = now or datetime.now(UTC)
     limit = max_offers
-    latest = latest_plausible_observation(now, clock_skew_s)
     poisoned = con.execute(
         "select scrape_id, provider, observed_at, offer_count from scrapes"
-        " where status = 'success' and (offer_count > ? or observed_at > ?)"
-        " order by observed_at desc",
-        [limit, latest],
+        " where status = 'success' and offer_count > ? order by observed_at desc",
+        [limit],
     ).fetchall()
     done: dict[str, Problem] = {}
     for scrape_id, provider, observed_at, offer_count in poisoned:
-        if offer_count is not None and offer_count > limit:
-            reason = Problem(
-                ProblemCode.QUARANTINED_TOO_MANY_OFFERS,
-                f"quarantined: {offer_count} offers in one scrape, more than"
-                f" {MAX_OFFERS_ENV}={limit}; its offers and history were removed",
-            )
-        else:
-            reason = Problem(
-                ProblemCode.QUARANTINED_FUTURE_OBSERVATION,
-                f"quarantined: observed at {observed_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ},"
-                f" in the future (later than now plus {CLOCK_SKEW_ENV}); its offers and history"
-                " were removed",
-            )
+        reason = Problem(
+            ProblemCode.QUARANTINED_TOO_MANY_OFFERS,
+            f"quarantined: {offer_count} offers in one scrape, more than"
+            f" {MAX_OFFERS_ENV}={limit}; its offers and history were removed",
+        )
         _undo(con, scrape_id, provider, observed_at, reason, now)
         done[scrape_id] = reason
     return done

@@ -6,12 +6,14 @@ alone the archive grows with every scrape. After each provider's ingest (``pipel
 
 1. always: every *current* scrape — each provider's newest successful scrape (what
    ``current_offers`` serves; it also holds every price an open history interval says is
-   current), its newest one not dated in the future (what is served again once a future-dated
-   scrape is quarantined), and any scrape still ``running``. These are never deleted,
-   whatever the cap says;
+   current), its newest one not dated in the future (the current one once the clock has caught
+   up with a scrape stored while it was set ahead), and any scrape still ``running``. These are
+   never deleted, whatever the cap says;
 2. the newest ``GPUPRICES_RAW_KEEP_SCRAPES`` scrapes of each provider (default 20, whatever
    their status: a failed scrape's body is what one debugs it with);
-3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30).
+3. every scrape started in the last ``GPUPRICES_RAW_KEEP_DAYS`` days (default 30) before now
+   or before the newest scrape's start, whichever is earlier: a clock set ahead (issue 27) never
+   makes the whole archive look old.
 
 Everything else is deleted: bodies only older scrapes reference, and bodies no scrape references
 (left by a process killed between archiving and recording its scrape). Then, while the archive
@@ -27,6 +29,7 @@ archived and its scrape recorded under one lock hold, so nothing is half-recorde
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -74,6 +77,20 @@ class RawPruned:
     bytes_current: int
 
 
+def archive_files(raw_dir: Path, pattern: str) -> Iterator[Path]:
+    """The files matching ``pattern`` in the archive's own two-level layout (``raw/ab/<sha>``),
+    never through a symbolic link: a linked folder or file under ``raw/`` may point outside the
+    home, and retention must never delete there (issue 27)."""
+    if not raw_dir.is_dir():
+        return
+    for folder in raw_dir.iterdir():
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for path in folder.glob(pattern):
+            if not path.is_symlink() and path.is_file():
+                yield path
+
+
 def _body_path(raw_dir: Path, digest: str) -> Path:
     return raw_dir / digest[:2] / f"{digest}.gz"
 
@@ -91,11 +108,14 @@ def prune_raw(
     if not raw_dir.is_dir():
         return RawPruned(0, 0, 0, 0)
     on_disk: dict[str, int] = {}
-    for path in raw_dir.glob("*/*.gz"):
+    for path in archive_files(raw_dir, "*.gz"):
         try:
             on_disk[path.name.removesuffix(".gz")] = path.stat().st_size
         except FileNotFoundError:
             continue
+    # the window ends at the newest start or now, whichever is earlier (module docstring, 3.)
+    newest_start = con.execute("select max(started_at) from scrapes").fetchone()
+    window_end = min(now, newest_start[0]) if newest_start and newest_start[0] else now
     # per body: is a current scrape among its references, is a kept one, and the newest start
     rows = con.execute(
         """
@@ -108,8 +128,8 @@ def prune_raw(
             select arg_max(scrape_id, observed_at) as scrape_id
             from scrapes where status = 'success' group by provider
             union
-            -- a scrape dated in the future (stored before the bound refused it) would hide
-            -- the provider's real current one: that one is kept too
+            -- a scrape dated in the future (stored while the clock was ahead) would hide the
+            -- provider's current one by the clock: that one is kept too
             select arg_max(scrape_id, observed_at) as scrape_id
             from scrapes where status = 'success' and observed_at <= $latest group by provider
             union
@@ -126,7 +146,7 @@ def prune_raw(
         """,
         {
             "keep": policy.keep_scrapes,
-            "since": now - timedelta(days=policy.keep_days),
+            "since": window_end - timedelta(days=policy.keep_days),
             "latest": now + FUTURE_TOLERANCE,
         },
     ).fetchall()
@@ -149,7 +169,7 @@ def prune_raw(
             total -= kept.pop(sha)
     freed = 0
     for sha in doomed:
-        path = _body_path(raw_dir, sha)
+        path = _body_path(raw_dir, sha)  # listed by archive_files: no link on its way
         freed += on_disk[sha]
         path.unlink(missing_ok=True)
     if doomed:

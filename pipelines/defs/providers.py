@@ -60,7 +60,9 @@ CHECKS = (
         "within_limits",
         "The scrape is within the bounds of warehouse/quality.py: observed no later than now "
         "plus GPUPRICES_CLOCK_SKEW_S (default 300 s) and at most GPUPRICES_MAX_OFFERS_PER_SCRAPE "
-        "(default 20000) offers; else it is rejected and nothing of it is stored",
+        "(default 20000) offers, every figure fits its warehouse column (value_out_of_range), "
+        "every page within the parse budget of scrapers/parsing.py (page_over_budget); else it "
+        "is rejected and nothing of it is stored",
     ),
     (
         "no_price_jumps",
@@ -113,6 +115,8 @@ RED_WHEN: dict[str, frozenset[ProblemCode]] = {
             _C.TOO_MANY_OFFERS,
             _C.QUARANTINED_TOO_MANY_OFFERS,
             _C.QUARANTINED_FUTURE_OBSERVATION,
+            _C.VALUE_OUT_OF_RANGE,
+            _C.PAGE_OVER_BUDGET,
         }
     ),
     "no_price_jumps": frozenset({_C.PRICE_JUMP}),

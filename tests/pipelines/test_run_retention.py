@@ -4,6 +4,7 @@ deleted with their event-log files and compute logs; nothing of the warehouse is
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -55,17 +56,39 @@ def test_dagster_run_storage_grows_with_no_retention_no_more(tmp_path: Path) -> 
         assert con.execute("select count(*) from scrapes").fetchone() == (1,)
 
 
+def _created(tmp_path: Path, run_id: str, when: datetime) -> None:
+    """Backdate a run (Dagster stamps ``create_timestamp`` itself, naive UTC in runs.db)."""
+    with sqlite3.connect(tmp_path / "history" / "runs.db") as db:
+        db.execute(
+            "update runs set create_timestamp = ? where run_id = ?",
+            [when.astimezone(UTC).replace(tzinfo=None).isoformat(" "), run_id],
+        )
+
+
 def test_runs_older_than_the_window_go_and_unfinished_runs_stay(tmp_path: Path) -> None:
     with dg.DagsterInstance.local_temp(str(tmp_path)) as instance:
-        done = dg.DagsterRun(job_name="ingest", run_id="done", status=dg.DagsterRunStatus.SUCCESS)
-        running = dg.DagsterRun(
-            job_name="ingest", run_id="running", status=dg.DagsterRunStatus.STARTED
+        for run_id, status in (
+            ("old", dg.DagsterRunStatus.SUCCESS),
+            ("done", dg.DagsterRunStatus.SUCCESS),
+            ("running", dg.DagsterRunStatus.STARTED),
+        ):
+            instance.add_run(dg.DagsterRun(job_name="ingest", run_id=run_id, status=status))
+        now = datetime.now(UTC)
+        _created(tmp_path, "old", now - timedelta(days=31))
+        assert prune_runs(instance, RunRetention(keep_runs=50, keep_days=30), now=now) == ["old"]
+        assert sorted(r.run_id for r in instance.get_runs()) == ["done", "running"]
+
+
+def test_clock_set_ahead_deletes_no_run_of_the_window(tmp_path: Path) -> None:
+    """Issue 27: 31 days ahead, every finished run looked older than the window and went; the
+    window ends at the newest run when the clock is later than it."""
+    with dg.DagsterInstance.local_temp(str(tmp_path)) as instance:
+        instance.add_run(
+            dg.DagsterRun(job_name="ingest", run_id="done", status=dg.DagsterRunStatus.SUCCESS)
         )
-        instance.add_run(done)
-        instance.add_run(running)
         later = datetime.now(UTC) + timedelta(days=31)
-        assert prune_runs(instance, RunRetention(keep_runs=50, keep_days=30), now=later) == ["done"]
-        assert [r.run_id for r in instance.get_runs()] == ["running"]
+        assert prune_runs(instance, RunRetention(keep_runs=50, keep_days=30), now=later) == []
+        assert [r.run_id for r in instance.get_runs()] == ["done"]
 
 
 def test_a_policy_that_keeps_nothing_is_refused() -> None:

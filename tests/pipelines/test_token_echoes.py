@@ -9,6 +9,7 @@ credential with a 401 body quoting it in every such form; every archived body un
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from pathlib import Path
@@ -56,3 +57,42 @@ def test_url_encoded_and_json_escaped_echoes_of_a_token_are_scrubbed_from_raw(
     assert scraper_http.REDACTED in archived
     forms = {TOKEN, json.dumps(TOKEN)[1:-1], quote(TOKEN, safe=""), quote_plus(TOKEN), repr(TOKEN)}
     assert [f for f in forms if f in archived] == []
+
+
+def _echo_encoded(request: httpx.Request) -> httpx.Response:
+    sent = request.headers.get("authorization", "").partition(" ")[2]
+    body = json.dumps({"error": f"invalid key {sent.upper()}"})
+    body += f" b64={base64.b64encode(sent.encode()).decode()}"
+    body += f" basic={base64.b64encode(f'{sent}:'.encode()).decode()}"
+    body += " slashed=" + json.dumps(sent)[1:-1].replace("/", "\\/")
+    return httpx.Response(401, text=body, headers={"content-type": "application/json"})
+
+
+def test_base64_upper_case_and_slash_escaped_echoes_of_a_token_are_scrubbed_from_raw(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 27 (low): a server quoting the key base64-encoded (alone or as Basic auth's
+    ``user:``), upper-cased, or JSON-escaped with ``\\/`` left it in ``raw/``."""
+    monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
+    paths = Paths(tmp_path / "home")
+    ensure_seeded(Warehouse(paths.warehouse))
+    [outcome] = scrape_provider(
+        vast.PROVIDER,
+        paths=paths,
+        replay_dir=None,
+        env={vast.TOKEN_ENV: TOKEN},
+        transport=httpx.MockTransport(_echo_encoded),
+    )
+    assert outcome.status == "failed"
+    archived = b"\n".join(
+        gzip.decompress(p.read_bytes()) for p in sorted(paths.raw.rglob("*.gz"))
+    ).decode("utf-8", errors="replace")
+    assert archived.count(scraper_http.REDACTED) >= 4
+    forms = {
+        TOKEN.upper(),
+        base64.b64encode(TOKEN.encode()).decode(),
+        base64.b64encode(f"{TOKEN}:".encode()).decode(),
+        json.dumps(TOKEN)[1:-1].replace("/", "\\/"),
+    }
+    assert [f for f in forms if f in archived] == []
+    assert TOKEN.upper() not in (outcome.error or "").upper()

@@ -9,12 +9,14 @@ server -> the scraper's fetch -> ``parse_report``. Time to refuse is a figure, p
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import httpx
 import pytest
 
-from scrapers import crusoe, datacrunch, http
-from scrapers.base import PageTooLarge, Provider
-from scrapers.parsing import MAX_TABLE_ROWS_PER_PAGE
+from scrapers import base, crusoe, datacrunch, digitalocean, http, lambda_cloud
+from scrapers.base import PageOverBudget, PageTooLarge, Provider, RawResponse
+from scrapers.parsing import MAX_HTML_ELEMENTS, MAX_TABLE_ROWS_PER_PAGE, check_html_budget
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
 from tests.pipelines.test_hostile_input import datacrunch_page
@@ -23,6 +25,10 @@ REFUSED = (
     f" table rows on one page (at most {MAX_TABLE_ROWS_PER_PAGE:,} are read; no real pricing page"
     " has nearly as many), refused while parsing"
 )
+
+
+def raw_from_bytes(body: bytes) -> RawResponse:
+    return RawResponse("https://example.invalid/", "GET", 200, "text/html", body, datetime.now(UTC))
 
 
 def _scrape(provider: Provider, page: bytes):
@@ -36,12 +42,65 @@ def _scrape(provider: Provider, page: bytes):
     return provider.parse_report(responses)
 
 
-def test_a_200k_row_datacrunch_page_is_refused_while_parsing_naming_provider_and_count():
-    page = datacrunch_page(200_000)  # 31.5 MB, 600k offers
+def test_a_200k_row_datacrunch_page_is_refused_before_parsing_naming_provider_and_size():
+    page = datacrunch_page(200_000)  # 31.5 MB, 600k offers: past the HTML byte budget
+    with pytest.raises(PageOverBudget) as refused:
+        _scrape(datacrunch.PROVIDER, page)
+    assert str(refused.value) == (
+        f"DataCrunch (Verda): {datacrunch.PRODUCTS_URL}: HTML page of 31.5 MB, more than 16 MB,"
+        " refused before parsing"
+    )
+
+
+def test_a_datacrunch_page_over_the_row_cap_is_refused_while_parsing_naming_provider_and_count():
+    page = datacrunch_page(MAX_TABLE_ROWS_PER_PAGE + 100)  # within the HTML budget
     with pytest.raises(PageTooLarge) as refused:
         _scrape(datacrunch.PROVIDER, page)
     cap = f"more than {MAX_TABLE_ROWS_PER_PAGE:,}"
     assert str(refused.value) == f"DataCrunch (Verda): {datacrunch.PRODUCTS_URL}: {cap}{REFUSED}"
+
+
+def nested_page(depth: int) -> bytes:
+    """Issue 27's attack: a page of ``depth`` nested ``<div>`` (200k: 2.2 MB, 191 s in lexbor)."""
+    return b"<html><body>" + b"<div>" * depth + b"x" + b"</div>" * depth + b"</body></html>"
+
+
+@pytest.mark.parametrize(
+    "provider", [lambda_cloud.PROVIDER, crusoe.PROVIDER, digitalocean.PROVIDER]
+)
+def test_200k_nested_div_page_is_refused_before_lexbor_parses_it(provider: Provider) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, content=nested_page(200_000), headers={"content-type": "text/html"}
+        )
+
+    with http.make_client(httpx.MockTransport(answer)) as client:
+        responses = provider.fetch(client, None)
+    with pytest.raises(PageOverBudget, match=r"HTML nested more than 512 elements deep, refused"):
+        provider.parse_report(responses)
+
+
+def test_html_element_budget_refuses_a_flat_page_of_too_many_elements() -> None:
+    page = b"<html><body>" + b"<span>x</span>" * (MAX_HTML_ELEMENTS + 1) + b"</body></html>"
+    with pytest.raises(PageOverBudget, match=f"more than {MAX_HTML_ELEMENTS:,} HTML elements"):
+        check_html_budget(raw_from_bytes(page))
+
+
+def test_every_real_html_capture_is_within_the_html_budget() -> None:
+    pages = sorted(SNAPSHOTS.rglob("*.htm*"))
+    assert len(pages) > 20
+    for path in pages:
+        check_html_budget(raw_from_bytes(path.read_bytes()))
+
+
+def test_parse_past_the_deadline_is_refused_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(base, "PARSE_DEADLINE_S", 0.0)
+    capture = discover(SNAPSHOTS, ["crusoe"])["crusoe"][-1].path.read_bytes()
+    with pytest.raises(PageOverBudget) as refused:
+        _scrape(crusoe.PROVIDER, capture)
+    assert str(refused.value) == (
+        f"Crusoe Cloud: {crusoe.PRICING_URL}: parse deadline of 0 s passed, refused while parsing"
+    )
 
 
 def test_a_page_at_the_row_cap_still_parses():
@@ -58,3 +117,30 @@ def test_a_selectolax_read_page_over_the_row_cap_is_refused_naming_provider_and_
         _scrape(crusoe.PROVIDER, page)
     total = MAX_TABLE_ROWS_PER_PAGE + 1
     assert str(refused.value) == f"Crusoe Cloud: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
+
+
+def test_impossible_dates_in_capture_names_are_left_out_with_one_line_not_a_traceback(
+    tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27 (low): ``2025-13-45_...`` (or Feb 30, hour 25) raised ValueError out of
+    ``discover``; the file is left out with a warning naming it, the other captures replay."""
+    from scrapers.replay import CaptureNameError, capture_time
+
+    good = discover(SNAPSHOTS, ["hetzner"])["hetzner"][-1].path
+    folder = tmp_path / "hetzner"
+    folder.mkdir()
+    for name in ("2025-13-45_x.json", "2025-02-30_x.json", "2025-01-01T25_x.json", good.name):
+        (folder / name).write_bytes(good.read_bytes())
+    with caplog.at_level("WARNING", logger="scrapers.replay"):
+        found = discover(tmp_path, ["hetzner"])
+    assert [c.path.name for c in found["hetzner"]] == [good.name]
+    assert [r.getMessage() for r in caplog.records] == [
+        "replay: capture 2025-01-01T25_x.json: its date does not exist (hour must be in 0..23);"
+        " not replayed",
+        "replay: capture 2025-02-30_x.json: its date does not exist (day is out of range for"
+        " month); not replayed",
+        "replay: capture 2025-13-45_x.json: its date does not exist (month must be in 1..12);"
+        " not replayed",
+    ]
+    with pytest.raises(CaptureNameError):
+        capture_time("2025-13-45_x.json")

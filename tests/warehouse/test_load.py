@@ -264,3 +264,27 @@ def test_ambiguous_gpu_name_resolves_to_family_never_nothing(con):
     assert sorted(validation.unresolved_gpus) == sorted(
         ["NVIDIA A100", "NVIDIA A100", "H100 NVLink", "NVIDIA A100", "Quantum Widget 9000"]
     )
+
+
+def test_conversion_error_at_insert_is_a_range_problem_not_the_rollbacks_error(tmp_path) -> None:
+    """Issue 27: a value DuckDB cannot cast at insert (past every check) failed the scrape with
+    "TransactionException: Current transaction is aborted"; it is a VALUE_OUT_OF_RANGE load
+    error naming the value, and the connection works on."""
+    import duckdb as _duckdb
+
+    from warehouse.db import transaction
+    from warehouse.load import LoadError
+    from warehouse.problems import ProblemCode
+    from warehouse.ranges import CONVERSION_ERRORS, conversion_problem
+
+    con = _duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("create table t (x decimal(10, 4))")
+    with pytest.raises(CONVERSION_ERRORS) as raised, transaction(con):
+        con.execute("insert into t values (?::decimal(38, 4))", [10**12])
+    problem = conversion_problem(raised.value)
+    assert problem.code is ProblemCode.VALUE_OUT_OF_RANGE
+    assert problem.detail.startswith("value out of range: Conversion Error:")
+    assert isinstance(LoadError(problem.detail, problem.code), Exception)
+    with transaction(con):
+        con.execute("insert into t values (1)")
+    assert con.execute("select count(*) from t").fetchone() == (1,)

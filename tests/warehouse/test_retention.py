@@ -97,4 +97,32 @@ def test_raw_retention_keeps_the_real_current_scrape_beside_a_future_one(
     prune_raw(con, paths.raw, policy=RawRetention(keep_scrapes=1, keep_days=1e-9, max_bytes=1))
     on_disk = {p.name.removesuffix(".gz") for p in paths.raw.glob("*/*.gz")}
     assert bodies and bodies <= on_disk
-    assert FUTURE_SHA in on_disk  # still the provider's newest until recovery quarantines it
+    assert FUTURE_SHA in on_disk  # the provider's newest: kept (issue 27: never quarantined)
+
+
+def test_symlinks_in_raw_make_retention_delete_nothing_outside_the_home(
+    paths: Paths, con: duckdb.DuckDBPyConnection, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Issue 27 (low): a folder under raw/ linked to another directory had retention (and
+    recovery's temp-file sweep) delete the .gz and .tmp files there."""
+    from warehouse.recovery import recover
+
+    outside = tmp_path_factory.mktemp("outside")
+    for name in ("ee" * 32 + ".gz", "x.tmp1"):
+        (outside / name).write_bytes(b"not the archive's")
+    (outside / "f").mkdir()
+    linked_file = outside / "f" / ("dd" * 32 + ".gz")
+    linked_file.write_bytes(b"not the archive's either")
+    (paths.raw / "ee").symlink_to(outside, target_is_directory=True)
+    (paths.raw / "dd").mkdir(exist_ok=True)
+    (paths.raw / "dd" / ("dd" * 32 + ".gz")).symlink_to(linked_file)
+    try:
+        prune_raw(con, paths.raw, policy=RawRetention(keep_scrapes=1, keep_days=1e-9, max_bytes=1))
+        recover(con, paths.raw)
+        assert sorted(p.name for p in outside.iterdir()) == sorted(
+            ["ee" * 32 + ".gz", "x.tmp1", "f"]
+        )
+        assert linked_file.read_bytes() == b"not the archive's either"
+    finally:
+        (paths.raw / "ee").unlink()
+        (paths.raw / "dd" / ("dd" * 32 + ".gz")).unlink()
