@@ -478,7 +478,7 @@ def _add_unique(offers: dict[tuple[str, str], Offer], offer: Offer) -> None:
 
 PROVIDER = Provider(
     slug=PROVIDER_SLUG,
-    name="Amazon Web Services (EC2)",
+    name="Amazon Web Services",
     homepage=PRICING_PAGE_URL,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

@@ -353,7 +353,7 @@ def _offers(
 
 PROVIDER = Provider(
     slug="crusoe",
-    name="Crusoe Cloud",
+    name="Crusoe",
     homepage=HOMEPAGE,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

@@ -381,7 +381,7 @@ def product_key(name: str) -> str:
 
 PROVIDER = Provider(
     slug="fluidstack",
-    name="FluidStack",
+    name="Fluidstack",
     homepage=HOMEPAGE,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

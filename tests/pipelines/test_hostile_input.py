@@ -569,6 +569,6 @@ def test_200k_row_page_within_the_size_limit_is_refused_while_parsing() -> None:
     result = _measure(200_000, markup=False)
     assert result["status"] == "failed"
     assert result["error"].startswith(
-        "parse failed: DataCrunch (Verda): https://datacrunch.io/products: more than 5,000 table"
+        "parse failed: DataCrunch: https://datacrunch.io/products: more than 5,000 table"
         " rows on one page"
     )

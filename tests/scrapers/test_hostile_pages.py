@@ -41,7 +41,7 @@ def test_a_200k_row_datacrunch_page_is_refused_while_parsing_naming_provider_and
     with pytest.raises(PageTooLarge) as refused:
         _scrape(datacrunch.PROVIDER, page)
     cap = f"more than {MAX_TABLE_ROWS_PER_PAGE:,}"
-    assert str(refused.value) == f"DataCrunch (Verda): {datacrunch.PRODUCTS_URL}: {cap}{REFUSED}"
+    assert str(refused.value) == f"DataCrunch: {datacrunch.PRODUCTS_URL}: {cap}{REFUSED}"
 
 
 def test_a_page_at_the_row_cap_still_parses():
@@ -57,4 +57,4 @@ def test_a_selectolax_read_page_over_the_row_cap_is_refused_naming_provider_and_
     with pytest.raises(PageTooLarge) as refused:
         _scrape(crusoe.PROVIDER, page)
     total = MAX_TABLE_ROWS_PER_PAGE + 1
-    assert str(refused.value) == f"Crusoe Cloud: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
+    assert str(refused.value) == f"Crusoe: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
