@@ -16,7 +16,7 @@ pass CI as generated (CONTRIBUTING.md "Add a provider"):
 - one line in ``scrapers/registry.py``.
 
 A provider's name and kind have one source, its ``Provider(...)`` in the registry: the facts
-seed's ``name``/``kind`` columns are derived from it (``sync_facts``, run by
+seed's ``name``/``kind``/``verified`` columns are derived from it (``sync_facts``, run by
 ``gpuprices new-provider --sync-facts``; ``tests/pipelines/test_kit.py`` keeps them equal).
 Templates are ``string.Template`` files (``$$`` is a literal dollar sign).
 """
@@ -164,6 +164,7 @@ def _add_facts_row(scaffold: Scaffold, root: Path) -> None:
         "provider": scaffold.slug,
         "name": scaffold.name,
         "kind": scaffold.provider_kind,
+        "verified": "docs",
         "facts_as_of": scaffold.day().isoformat(),
         "source_kind": "provider",
         "observed_basis": "retrieved",
@@ -199,16 +200,19 @@ def _add_registry_line(module: str, root: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def sync_facts(registered: Mapping[str, tuple[str, str]], root: Path = REPO) -> list[str]:
-    """Rewrite the facts seed's ``name`` and ``kind`` of every registered provider from
-    ``registered`` (slug -> (name, kind), the registry's); returns the slugs changed. Rows of
-    curated-only providers (no scraper) keep theirs."""
+DERIVED_COLUMNS = ("name", "kind", "verified")  # the facts seed's columns the registry states
+
+
+def sync_facts(registered: Mapping[str, tuple[str, ...]], root: Path = REPO) -> list[str]:
+    """Rewrite the facts seed's ``DERIVED_COLUMNS`` of every registered provider from
+    ``registered`` (slug -> (name, kind, verified), the registry's); returns the slugs changed.
+    Rows of curated-only providers (no scraper) keep theirs."""
     header, rows = _facts(root)
     changed = []
     for row in rows:
         derived = registered.get(row["provider"])
-        if derived is not None and (row["name"], row["kind"]) != derived:
-            row["name"], row["kind"] = derived
+        if derived is not None and tuple(row[c] for c in DERIVED_COLUMNS) != derived:
+            row.update(zip(DERIVED_COLUMNS, derived, strict=True))
             changed.append(row["provider"])
     if changed:
         lines = [_csv_line(header, {c: c for c in header}), *(_csv_line(header, r) for r in rows)]
@@ -216,18 +220,18 @@ def sync_facts(registered: Mapping[str, tuple[str, str]], root: Path = REPO) -> 
     return changed
 
 
-def registered_names() -> dict[str, tuple[str, str]]:
-    """slug -> (name, kind) of every registered provider: the one source of both."""
+def registered_names() -> dict[str, tuple[str, ...]]:
+    """slug -> (name, kind, verified) of every registered provider: their one source."""
     from scrapers.registry import PROVIDERS  # only the commands need the registry
 
-    return {slug: (p.name, p.kind) for slug, p in PROVIDERS.items()}
+    return {slug: (p.name, p.kind, p.verified) for slug, p in PROVIDERS.items()}
 
 
 def _run(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve()
     if args.sync_facts:
         changed = sync_facts(registered_names(), root)
-        print(f"{FACTS_SEED}: name/kind of {len(changed)} provider(s) set from the registry")
+        print(f"{FACTS_SEED}: {'/'.join(DERIVED_COLUMNS)} of {len(changed)} provider(s) set")
         return 0
     if args.slug is None or args.kind is None:
         print("error: new-provider needs SLUG and --kind (or --sync-facts)", file=sys.stderr)

@@ -74,7 +74,11 @@ def test_contributing_add_a_provider_passes_as_written(tree: Path) -> None:
     registry = (tree / "scrapers/registry.py").read_text(encoding="utf-8")
     assert "    acme,\n" in registry and "    acme.PROVIDER,\n" in registry
     rows = {r["provider"]: r for r in csv.DictReader((tree / kit.FACTS_SEED).open())}
-    assert (rows["acme"]["name"], rows["acme"]["kind"]) == ("Acme GPU", "cloud")
+    assert (rows["acme"]["name"], rows["acme"]["kind"], rows["acme"]["verified"]) == (
+        "Acme GPU",
+        "cloud",
+        "docs",
+    )
 
 
 def test_an_html_page_scaffold_of_a_marketplace_passes_too(tree: Path) -> None:
@@ -117,8 +121,8 @@ def test_the_registry_is_the_one_source_of_each_providers_name_and_kind() -> Non
     # Hetzner was a "marketplace" in Dagster and a "cloud" in the API (issue 26); the facts
     # seed's name and kind are derived (`gpuprices new-provider --sync-facts`)
     rows = {r["provider"]: r for r in csv.DictReader((REPO / kit.FACTS_SEED).open())}
-    for slug, (name, kind) in kit.registered_names().items():
-        assert (rows[slug]["name"], rows[slug]["kind"]) == (name, kind), (
+    for slug, derived in kit.registered_names().items():
+        assert tuple(rows[slug][c] for c in kit.DERIVED_COLUMNS) == derived, (
             f"{slug}: run `uv run gpuprices new-provider --sync-facts`"
         )
 
@@ -127,7 +131,9 @@ def test_sync_facts_sets_name_and_kind_from_the_registry_and_nothing_else(tmp_pa
     seed = tmp_path / kit.FACTS_SEED
     seed.parent.mkdir(parents=True)
     original = (REPO / kit.FACTS_SEED).read_text(encoding="utf-8")
-    seed.write_text(original.replace("hetzner,Hetzner,marketplace,", "hetzner,Hetzner,cloud,"))
+    wrong = original.replace("hetzner,Hetzner,marketplace,capture,", "hetzner,Hetzner,cloud,docs,")
+    assert wrong != original
+    seed.write_text(wrong)
     assert kit.sync_facts(kit.registered_names(), tmp_path) == ["hetzner"]
     assert seed.read_text(encoding="utf-8") == original
     assert kit.sync_facts(kit.registered_names(), tmp_path) == []
