@@ -33,6 +33,7 @@ from api.schemas.fields import (
     RequestedPrecision,
     SourceUrl,
     TensorParallel,
+    Verified,
 )
 from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
@@ -49,6 +50,7 @@ class ProviderFacts(Schema):
     provider: ProviderSlug
     name: Annotated[str, _d("The provider's display name")]
     kind: Annotated[str, _d("cloud, marketplace or serverless")]
+    verified: Verified
     billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
     billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
     minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration per start, seconds")]

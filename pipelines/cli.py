@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import NoReturn
 
-from pipelines import cli_exports, cli_history, cli_query, cli_sql, cli_status
+from pipelines import cli_exports, cli_history, cli_query, cli_sql, cli_status, kit
 from pipelines.cli_snapshot import load_settings
 from warehouse.graph import GraphError
 from warehouse.paths import Paths
@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--replay",
         metavar="DIR",
         help="answer every request from recorded responses in DIR/<provider>/ "
-        "(default: $GPUPRICES_REPLAY_DIR; unset = live sites)",
+        "(default: $GPUPRICES_REPLAY_DIR; unset = live sites); a provider with no capture "
+        "there is left out unless named with --provider",
     )
     ingest.add_argument(
         "--fallback-replay",
@@ -352,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_status.register(sub)
     cli_history.register(sub)
     cli_sql.register(sub)
+    kit.register(sub)
     return parser
 
 

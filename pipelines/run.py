@@ -15,6 +15,7 @@ from pipelines.prefetch import DEFAULT_FETCH_CONCURRENCY
 from pipelines.run_report import IngestReport, fill_provider_lines
 from pipelines.run_retention import RunRetention, prune_runs
 from scrapers.registry import PROVIDERS
+from scrapers.replay import discover
 from warehouse.paths import Paths
 from warehouse.problems import disk_full
 
@@ -63,7 +64,7 @@ def run_ingest(
     executor (see ``pipelines.execution``); ``on_event`` follows its events while it runs.
     In-process, a live run fetches ``fetch_concurrency`` providers at once (``pipelines.prefetch``).
     """
-    slugs = list(providers) if providers else sorted(PROVIDERS)
+    slugs = list(providers) if providers else _default_slugs(replay_dir)
     instance = instance or dagster_instance(verbose)
     try:
         report = _run_jobs(
@@ -89,6 +90,16 @@ def run_ingest(
             publish_error=f"{disk_full_line(exc)} (under {paths.home}); the snapshot published"
             " before is still served",
         )
+
+
+def _default_slugs(replay_dir: Path | None) -> list[str]:
+    """Every registered provider; a replay leaves out those with no capture in ``replay_dir``
+    (a provider verified against its docs has none: there is nothing to replay). Named with
+    ``providers``, such a provider is run and reported skipped (``no_capture``)."""
+    if replay_dir is None or not replay_dir.is_dir():
+        return sorted(PROVIDERS)
+    captured = discover(replay_dir)
+    return sorted(slug for slug in PROVIDERS if slug in captured)
 
 
 def dagster_instance(verbose: bool) -> dg.DagsterInstance:

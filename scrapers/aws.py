@@ -60,6 +60,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -78,7 +79,14 @@ from scrapers.base import (
     unknown_row,
     unknown_rows,
 )
-from scrapers.parsing import decimal, distinct_bodies, gb_from_gib, json_body
+from scrapers.parsing import (
+    RowExcluded,
+    decimal,
+    distinct_bodies,
+    gb_from_gib,
+    json_body,
+    offers_from_rows,
+)
 
 PROVIDER_SLUG = "aws"
 PRICING_PAGE_URL = "https://aws.amazon.com/ec2/pricing/on-demand/"
@@ -308,10 +316,9 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
         for region_name, entries in _region_files(response):
-            for key, entry in entries.items():
-                offer = _parse_entry(key, entry, region_name, response, excluded)
-                if offer is not None:
-                    _add_unique(offers, offer)
+            read = partial(_parse_entry, region_name=region_name, response=response)
+            for offer in offers_from_rows(entries.items(), read, excluded):
+                _add_unique(offers, offer)
     if not offers:
         unknown = ", ".join(sorted(unknown_rows(excluded))[:10])
         raise SchemaDriftError(
@@ -354,62 +361,47 @@ def _per_region_file(
     return list(regions.items())
 
 
-def _parse_entry(
-    key: str,
-    entry: Any,
-    region_name: str,
-    response: RawResponse,
-    excluded: Counter[str],
-) -> Offer | None:
+def _parse_entry(item: tuple[str, Any], region_name: str, response: RawResponse) -> Offer:
+    key, entry = item
     if not isinstance(entry, dict):
         raise SchemaDriftError(f"{response.url}: entry {key!r} is not an object")
     instance_type = _text(entry, "Instance Type", key, response)
     family, _, size = instance_type.partition(".")
     spec = _FAMILIES.get(family)
     if spec is None and entry.get("Instance Family") != GPU_INSTANCE_FAMILY:
-        excluded["not_gpu"] += 1
-        return None
+        raise RowExcluded("not_gpu")
     # before the family and size checks: the live file lists each instance type once per
     # software bundle, and a new family must count once per instance type, not once per bundle
     if _text(entry, "Pre Installed S/W", key, response) != NO_SOFTWARE:
-        excluded["preinstalled_software"] += 1
-        return None
+        raise RowExcluded("preinstalled_software")
     if spec is None:
-        excluded[unknown_row("family", family)] += 1  # add it to _FAMILIES
-        return None
+        raise RowExcluded(unknown_row("family", family))  # add it to _FAMILIES
     if size not in spec.gpus_by_size:
-        excluded[unknown_row("size", instance_type)] += 1  # add it to _FAMILIES[family]
-        return None
+        raise RowExcluded(unknown_row("size", instance_type))  # add it to _FAMILIES[family]
     operating_system = _text(entry, "Operating System", key, response)
     if operating_system != OPERATING_SYSTEM:
-        excluded[unknown_row("os", operating_system)] += 1
-        return None
+        raise RowExcluded(unknown_row("os", operating_system))
     location = _text(entry, "Location", key, response)
     if location != region_name:
         raise SchemaDriftError(f"{response.url}: {key!r} is in {location!r}, not {region_name!r}")
     region = REGIONS.get(location)
     if region is None:
-        excluded[unknown_row("region", location)] += 1  # add it to REGIONS
-        return None
+        raise RowExcluded(unknown_row("region", location))  # add it to REGIONS
     price = _number(_text(entry, "price", key, response))
     if price is None:
-        excluded["unparsed_price"] += 1
-        return None
+        raise RowExcluded("unparsed_price")
     if price <= 0:  # rejected, not excluded: a wrong price must fail the scrape
         raise SchemaDriftError(f"{response.url}: {instance_type} in {region}: price {price}")
     ram_gb = _memory_gb(_text(entry, "Memory", key, response))
     if ram_gb is None:
-        excluded["unparsed_memory"] += 1
-        return None
+        raise RowExcluded("unparsed_memory")
     storage_text = _text(entry, "Storage", key, response)
     storage_gb = _storage_gb(storage_text)
     if storage_gb is None and storage_text.lower() != EBS_ONLY:
-        excluded["unparsed_storage"] += 1
-        return None
+        raise RowExcluded("unparsed_storage")
     vcpus = _number(_text(entry, "vCPU", key, response))
     if vcpus is None:
-        excluded["unparsed_vcpus"] += 1
-        return None
+        raise RowExcluded("unparsed_vcpus")
     return Offer(
         provider=PROVIDER_SLUG,
         instance_type=instance_type,
@@ -478,7 +470,7 @@ def _add_unique(offers: dict[tuple[str, str], Offer], offer: Offer) -> None:
 
 PROVIDER = Provider(
     slug=PROVIDER_SLUG,
-    name="Amazon Web Services (EC2)",
+    name="Amazon Web Services",
     homepage=PRICING_PAGE_URL,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

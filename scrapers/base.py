@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -353,6 +354,7 @@ def check_structure(offers: Iterable[Offer], excluded: Counter[str]) -> None:
         )
 
 
+Verified = Literal["capture", "docs"]
 FetchFn = Callable[[httpx.Client, "str | None"], list[RawResponse]]
 # fetch, plus the parts of a multi-request fetch that failed on their own (one region, one page
 # after the first): part name -> one-line error. The rest is published; the parts are reported.
@@ -375,6 +377,10 @@ class Provider:
     token_env: str | None = None
     token_required: bool = False  # fetch raises MissingTokenError without it
     kind: str = "cloud"  # "cloud", "marketplace" or "serverless"
+    # what the parser is checked against: "capture", real recorded responses of the provider
+    # (../shared/snapshots/<slug>/); "docs", the provider's own published API reference or
+    # pricing-page example (tests/scrapers/examples/<slug>/, its URL cited in the test)
+    verified: Verified = "capture"
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)
     # fetch, also listing the parts that failed on their own (see PartialFetchFn); a module

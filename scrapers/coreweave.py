@@ -69,6 +69,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -85,6 +86,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     ensure_unique,
     gb_from_size,
@@ -94,6 +96,7 @@ from scrapers.parsing import (
     money,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://www.coreweave.com/pricing"
@@ -244,51 +247,44 @@ def _parse_component_table(
     rows = tree.css(COMPONENT_ROW)
     if not rows:
         raise SchemaDriftError(f"{response.url}: GPU component table has no '{COMPONENT_ROW}' rows")
-    offers = []
-    for row in rows:
-        name_node = row.css_first(COMPONENT_NAME)
-        if name_node is None or not node_text(name_node):
-            excluded["unnamed_row"] += 1
-            continue
-        name = node_text(name_node)
-        cells = [node_text(cell) for cell in row.css(COMPONENT_CELL)]
-        if not cells and is_document_tail(row):
-            excluded["truncated_row"] += 1
-            continue
-        if not _known_gpu(name):
-            excluded[unknown_row("gpu", name)] += 1
-            continue
-        # VRAM (GB), max vCPUs per GPU, max RAM (GB) per GPU, price
-        if len(cells) != COMPONENT_CELLS or not _INTEGER.match(cells[0]):
-            excluded["unparsed_row"] += 1
-            continue
-        vram, _max_vcpus, _max_ram, price_text = cells
-        marker = no_price_marker(price_text)
-        if marker is not None:
-            excluded[marker] += 1
-            continue
-        try:  # the cell is the amount, then maybe a "Reserve Now" link
-            price, currency = money(price_text)
-        except SchemaDriftError:
-            excluded["unparsed_price"] += 1
-            continue
-        offers.append(
-            Offer(
-                provider="coreweave",
-                instance_type=name,
-                gpu_name=name,
-                gpu_count=Decimal(1),
-                vram_gb_reported=decimal(vram),
-                pricing=PricingModel.ON_DEMAND,
-                price=price,
-                currency=currency,
-                price_unit=PriceUnit.HOUR,
-                price_per=PricePer.GPU,
-                source_url=response.url,
-                observed_at=response.fetched_at,
-            )
-        )
-    return offers
+    return offers_from_rows(rows, partial(_read_component_row, response), excluded)
+
+
+def _read_component_row(response: RawResponse, row: LexborNode) -> Offer:
+    name_node = row.css_first(COMPONENT_NAME)
+    if name_node is None or not node_text(name_node):
+        raise RowExcluded("unnamed_row")
+    name = node_text(name_node)
+    cells = [node_text(cell) for cell in row.css(COMPONENT_CELL)]
+    if not cells and is_document_tail(row):
+        raise RowExcluded("truncated_row")
+    if not _known_gpu(name):
+        raise RowExcluded(unknown_row("gpu", name))
+    # VRAM (GB), max vCPUs per GPU, max RAM (GB) per GPU, price
+    if len(cells) != COMPONENT_CELLS or not _INTEGER.match(cells[0]):
+        raise RowExcluded("unparsed_row")
+    vram, _max_vcpus, _max_ram, price_text = cells
+    marker = no_price_marker(price_text)
+    if marker is not None:
+        raise RowExcluded(marker)
+    try:  # the cell is the amount, then maybe a "Reserve Now" link
+        price, currency = money(price_text)
+    except SchemaDriftError:
+        raise RowExcluded("unparsed_price") from None
+    return Offer(
+        provider="coreweave",
+        instance_type=name,
+        gpu_name=name,
+        gpu_count=Decimal(1),
+        vram_gb_reported=decimal(vram),
+        pricing=PricingModel.ON_DEMAND,
+        price=price,
+        currency=currency,
+        price_unit=PriceUnit.HOUR,
+        price_per=PricePer.GPU,
+        source_url=response.url,
+        observed_at=response.fetched_at,
+    )
 
 
 def _heading_key(text: str) -> str:
@@ -370,73 +366,81 @@ def _parse_instance_table(
     rows = table.css(INSTANCE_ROW)
     if not rows:
         raise SchemaDriftError(f"{response.url}: {region} GPU table has no rows")
-    offers = []
-    for row in rows:
-        cells = _row_cells(row)
-        name = cells[0] if cells else ""
-        if not name:
-            excluded["unnamed_row"] += 1
+    read = partial(_read_instance_row, response, region, headings, col, excluded)
+    return offers_from_rows(rows, read, excluded)
+
+
+def _read_instance_row(
+    response: RawResponse,
+    region: str,
+    headings: list[str],
+    col: dict[str, int],
+    excluded: Counter[str],
+    row: LexborNode,
+) -> list[Offer]:
+    cells = _row_cells(row)
+    name = cells[0] if cells else ""
+    if not name:
+        raise RowExcluded("unnamed_row")
+    if not _known_gpu(name):
+        raise RowExcluded(unknown_row("gpu", name))
+    figures = [col["vcpus"], col["ram"], col["storage"]]
+    count_match = _GPU_COUNT.match(cells[col["count"]]) if len(cells) == len(headings) else None
+    if (
+        count_match is None
+        or not _INTEGER.match(cells[col["vram"]])
+        or not all(_NUMBER.match(cells[index]) for index in figures)
+    ):
+        raise RowExcluded("unparsed_row")
+    vcpus, ram_gb, storage_tb = (decimal(cells[index]) for index in figures)
+    gpu_name = _MEMORY_VARIANT.sub("", name)
+    vram = decimal(cells[col["vram"]])
+    shape = (gpu_name, int(count_match["n"]), int(vram))
+    common = {
+        "provider": "coreweave",
+        "region": region,
+        "gpu_name": gpu_name,
+        "vram_gb_reported": vram,
+        "gpu_form_factor": DOCUMENTED_FORM_FACTORS.get(shape),
+        "price_unit": PriceUnit.HOUR,
+        "source_url": response.url,
+        "observed_at": response.fetched_at,
+    }
+    found: list[Offer] = []
+    # the Inference Single GPU column: a property of the row's on-demand offer
+    single = _instance_price(cells[col["inference"]], excluded) if "inference" in col else None
+    for role, pricing in _INSTANCE_PRICINGS.items():
+        if role not in col:
             continue
-        if not _known_gpu(name):
-            excluded[unknown_row("gpu", name)] += 1
+        priced = _instance_price(cells[col[role]], excluded)
+        if priced is None:
             continue
-        figures = [col["vcpus"], col["ram"], col["storage"]]
-        count_match = _GPU_COUNT.match(cells[col["count"]]) if len(cells) == len(headings) else None
-        if (
-            count_match is None
-            or not _INTEGER.match(cells[col["vram"]])
-            or not all(_NUMBER.match(cells[index]) for index in figures)
-        ):
-            excluded["unparsed_row"] += 1
-            continue
-        vcpus, ram_gb, storage_tb = (decimal(cells[index]) for index in figures)
-        gpu_name = _MEMORY_VARIANT.sub("", name)
-        vram = decimal(cells[col["vram"]])
-        shape = (gpu_name, int(count_match["n"]), int(vram))
-        common = {
-            "provider": "coreweave",
-            "region": region,
-            "gpu_name": gpu_name,
-            "vram_gb_reported": vram,
-            "gpu_form_factor": DOCUMENTED_FORM_FACTORS.get(shape),
-            "price_unit": PriceUnit.HOUR,
-            "source_url": response.url,
-            "observed_at": response.fetched_at,
-        }
-        # the Inference Single GPU column: a property of the row's on-demand offer
-        single = _instance_price(cells[col["inference"]], excluded) if "inference" in col else None
-        for role, pricing in _INSTANCE_PRICINGS.items():
-            if role not in col:
-                continue
-            priced = _instance_price(cells[col[role]], excluded)
-            if priced is None:
-                continue
-            derived = single if pricing is PricingModel.ON_DEMAND else None
-            if derived is not None and derived[1] != priced[1]:
-                raise SchemaDriftError(
-                    f"{response.url}: {name}: the single-GPU price is in {derived[1]}, the"
-                    f" instance price in {priced[1]}"
-                )
-            offers.append(
-                Offer(
-                    **common,
-                    instance_type=name,
-                    gpu_count=decimal(count_match["n"]),
-                    vcpus=vcpus,
-                    ram_gb=ram_gb,
-                    storage_gb=gb_from_size(f"{storage_tb} TB"),
-                    pricing=pricing,
-                    price=priced[0],
-                    currency=priced[1],
-                    price_per=PricePer.INSTANCE,
-                    single_gpu_price=derived[0] if derived is not None else None,
-                )
+        derived = single if pricing is PricingModel.ON_DEMAND else None
+        if derived is not None and derived[1] != priced[1]:
+            raise SchemaDriftError(
+                f"{response.url}: {name}: the single-GPU price is in {derived[1]}, the"
+                f" instance price in {priced[1]}"
             )
-            single = None if derived is not None else single
-        if single is not None:
-            # a single-GPU price with no on-demand instance price to belong to
-            excluded["single_gpu_price_without_on_demand"] += 1
-    return offers
+        found.append(
+            Offer(
+                **common,
+                instance_type=name,
+                gpu_count=decimal(count_match["n"]),
+                vcpus=vcpus,
+                ram_gb=ram_gb,
+                storage_gb=gb_from_size(f"{storage_tb} TB"),
+                pricing=pricing,
+                price=priced[0],
+                currency=priced[1],
+                price_per=PricePer.INSTANCE,
+                single_gpu_price=derived[0] if derived is not None else None,
+            )
+        )
+        single = None if derived is not None else single
+    if single is not None:
+        # a single-GPU price with no on-demand instance price to belong to
+        excluded["single_gpu_price_without_on_demand"] += 1
+    return found
 
 
 PROVIDER = Provider(

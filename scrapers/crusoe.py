@@ -50,6 +50,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
+from functools import partial
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -66,6 +67,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     html_body,
     is_document_tail,
@@ -73,6 +75,7 @@ from scrapers.parsing import (
     money,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://www.crusoe.ai/cloud/pricing"
@@ -218,41 +221,41 @@ def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str
     columns = [_column(response, node_text(th)) for th in table.css("thead th")[1:]]
     if not columns:
         raise SchemaDriftError(f"{response.url}: '{TABLE_HEADING}' table has no price columns")
-    offers = []
-    for row in table.css("tbody tr"):
-        cells = row.css("td")
-        if not cells:
-            excluded["unparsed_row"] += 1
-            continue
-        # The GPU cell holds three leaf texts: name, VRAM tag ("141GB"), form factor ("SXM").
-        leaves = [
-            node_text(node)
-            for node in cells[0].css("*")
-            if not any(child.is_element_node for child in node.iter())
-        ]
-        if len(cells) == 1 and leaves and is_document_tail(row):
-            excluded["truncated_row"] += 1
-            continue
-        if leaves and leaves[0] and not _known_gpu(leaves[0]):
-            excluded[unknown_row("gpu", leaves[0])] += 1
-            continue
-        if len(leaves) != 3 or len(cells) != len(columns) + 1:
-            excluded["unparsed_row"] += 1
-            continue
-        name, vram, form = leaves
-        prices = [node_text(cell) for cell in cells[1:]]
-        offers.extend(
-            _offers(
-                response,
-                name,
-                vram,
-                form,
-                zip(columns, prices, strict=True),
-                TABLE_PRICE_SUFFIX,
-                excluded,
-            )
+    read = partial(_read_table_row, response=response, columns=columns, excluded=excluded)
+    return offers_from_rows(table.css("tbody tr"), read, excluded)
+
+
+def _read_table_row(
+    row: LexborNode, response: RawResponse, columns: list[Column], excluded: Counter[str]
+) -> list[Offer]:
+    cells = row.css("td")
+    if not cells:
+        raise RowExcluded("unparsed_row")
+    # The GPU cell holds three leaf texts: name, VRAM tag ("141GB"), form factor ("SXM").
+    leaves = [
+        node_text(node)
+        for node in cells[0].css("*")
+        if not any(child.is_element_node for child in node.iter())
+    ]
+    if len(cells) == 1 and leaves and is_document_tail(row):
+        raise RowExcluded("truncated_row")
+    if leaves and leaves[0] and not _known_gpu(leaves[0]):
+        raise RowExcluded(unknown_row("gpu", leaves[0]))
+    if len(leaves) != 3 or len(cells) != len(columns) + 1:
+        raise RowExcluded("unparsed_row")
+    name, vram, form = leaves
+    prices = [node_text(cell) for cell in cells[1:]]
+    return list(
+        _offers(
+            response,
+            name,
+            vram,
+            form,
+            zip(columns, prices, strict=True),
+            TABLE_PRICE_SUFFIX,
+            excluded,
         )
-    return offers
+    )
 
 
 def _parse_list(response: RawResponse, header: LexborNode, excluded: Counter[str]) -> list[Offer]:
@@ -266,36 +269,36 @@ def _parse_list(response: RawResponse, header: LexborNode, excluded: Counter[str
     items = scope.css(LIST_ITEM)
     if not items:
         raise SchemaDriftError(f"{response.url}: {LIST_HEADING!r} list has no '{LIST_ITEM}' items")
-    offers = []
-    for item in items:
-        name_node = item.css_first(LIST_ITEM_NAME)
-        if name_node is None or not node_text(name_node):
-            excluded["unnamed_row"] += 1
-            continue
-        name = node_text(name_node)
-        cells = [node_text(cell) for cell in item.css(LIST_ITEM_CELL)]
-        if not cells and is_document_tail(item):
-            excluded["truncated_row"] += 1
-            continue
-        if not _known_gpu(name):
-            excluded[unknown_row("gpu", name)] += 1
-            continue
-        tags = [node_text(tag) for tag in item.css(LIST_ITEM_TAG)]
-        if len(tags) != 2 or len(cells) != len(columns):  # VRAM and form tags, one cell a column
-            excluded["unparsed_row"] += 1
-            continue
-        offers.extend(
-            _offers(
-                response,
-                name,
-                tags[0],
-                tags[1],
-                zip(columns, cells, strict=True),
-                LIST_PRICE_SUFFIX,
-                excluded,
-            )
+    read = partial(_read_list_item, response=response, columns=columns, excluded=excluded)
+    return offers_from_rows(items, read, excluded)
+
+
+def _read_list_item(
+    item: LexborNode, response: RawResponse, columns: list[Column], excluded: Counter[str]
+) -> list[Offer]:
+    name_node = item.css_first(LIST_ITEM_NAME)
+    if name_node is None or not node_text(name_node):
+        raise RowExcluded("unnamed_row")
+    name = node_text(name_node)
+    cells = [node_text(cell) for cell in item.css(LIST_ITEM_CELL)]
+    if not cells and is_document_tail(item):
+        raise RowExcluded("truncated_row")
+    if not _known_gpu(name):
+        raise RowExcluded(unknown_row("gpu", name))
+    tags = [node_text(tag) for tag in item.css(LIST_ITEM_TAG)]
+    if len(tags) != 2 or len(cells) != len(columns):  # VRAM and form tags, one cell a column
+        raise RowExcluded("unparsed_row")
+    return list(
+        _offers(
+            response,
+            name,
+            tags[0],
+            tags[1],
+            zip(columns, cells, strict=True),
+            LIST_PRICE_SUFFIX,
+            excluded,
         )
-    return offers
+    )
 
 
 def _offers(
@@ -353,7 +356,7 @@ def _offers(
 
 PROVIDER = Provider(
     slug="crusoe",
-    name="Crusoe Cloud",
+    name="Crusoe",
     homepage=HOMEPAGE,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

@@ -473,7 +473,7 @@ def _page_row(
 
 PROVIDER = Provider(
     slug="datacrunch",
-    name="DataCrunch (Verda)",
+    name="DataCrunch",
     homepage=HOMEPAGE,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

@@ -70,6 +70,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -86,6 +87,7 @@ from scrapers.base import (
     unknown_row,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     html_body,
     is_document_tail,
@@ -93,6 +95,7 @@ from scrapers.parsing import (
     money,
     no_price_marker,
     node_text,
+    offers_from_rows,
 )
 
 PRICING_URL = "https://www.fluidstack.io/pricing"
@@ -234,13 +237,17 @@ def _parse_grid(
     response: RawResponse, tree: LexborHTMLParser, header: list[str], excluded: Counter[str]
 ) -> list[Offer]:
     columns = _columns(response, header)
-    offers = []
-    for row in tree.css(GRID_ROW):
-        name_node = row.css_first(GRID_ROW_NAME)
-        cells = [node_text(cell) for cell in row.css(GRID_ROW_CELL)]
-        name = node_text(name_node) if name_node is not None else ""
-        offers.extend(_row_offers(response, row, name, columns, cells, excluded))
-    return offers
+    read = partial(_grid_row, response, columns, excluded)
+    return offers_from_rows(tree.css(GRID_ROW), read, excluded)
+
+
+def _grid_row(
+    response: RawResponse, columns: list[_Column], excluded: Counter[str], row: LexborNode
+) -> list[Offer]:
+    name_node = row.css_first(GRID_ROW_NAME)
+    cells = [node_text(cell) for cell in row.css(GRID_ROW_CELL)]
+    name = node_text(name_node) if name_node is not None else ""
+    return _row_offers(response, row, name, columns, cells, excluded)
 
 
 def _find_table(tree: LexborHTMLParser) -> LexborNode | None:
@@ -254,13 +261,17 @@ def _find_table(tree: LexborHTMLParser) -> LexborNode | None:
 
 def _parse_table(response: RawResponse, table: LexborNode, excluded: Counter[str]) -> list[Offer]:
     columns = _columns(response, [node_text(th) for th in table.css("thead th")])
-    offers = []
-    for row in table.css("tbody tr"):
-        name_node = row.css_first("th")
-        cells = [node_text(cell) for cell in row.css("td")]
-        name = node_text(name_node) if name_node is not None else ""
-        offers.extend(_row_offers(response, row, name, columns, cells, excluded))
-    return offers
+    read = partial(_table_row, response, columns, excluded)
+    return offers_from_rows(table.css("tbody tr"), read, excluded)
+
+
+def _table_row(
+    response: RawResponse, columns: list[_Column], excluded: Counter[str], row: LexborNode
+) -> list[Offer]:
+    name_node = row.css_first("th")
+    cells = [node_text(cell) for cell in row.css("td")]
+    name = node_text(name_node) if name_node is not None else ""
+    return _row_offers(response, row, name, columns, cells, excluded)
 
 
 def _row_offers(
@@ -271,24 +282,21 @@ def _row_offers(
     cells: list[str],
     excluded: Counter[str],
 ) -> list[Offer]:
-    """The offers of one grid/table row; none (counted) for a row it cannot read."""
+    """The offers of one grid/table row; ``RowExcluded`` for a row it cannot read (a price
+    it cannot read is counted here, the row's other prices kept)."""
     if not name:
-        excluded["unnamed_row"] += 1
-        return []
+        raise RowExcluded("unnamed_row")
     if not cells and is_document_tail(row):
-        excluded["truncated_row"] += 1
-        return []
+        raise RowExcluded("truncated_row")
     if not _known_gpu(name):
-        excluded[unknown_row("gpu", name)] += 1
-        return []
+        raise RowExcluded(unknown_row("gpu", name))
     specs_ok = all(
         _INTEGER.match(text)
         for column, text in zip(columns, cells, strict=False)
         if column.kind != "price"
     )
     if len(cells) != len(columns) or not specs_ok:
-        excluded["unparsed_row"] += 1
-        return []
+        raise RowExcluded("unparsed_row")
     specs: dict[str, Decimal | None] = {"vram": None, "vcpus": None, "ram": None}
     prices = []
     for column, text in zip(columns, cells, strict=True):
@@ -353,24 +361,25 @@ def _cluster_cards(tree: LexborHTMLParser) -> list[LexborNode]:
 
 def _parse_cards(cards: list[LexborNode], excluded: Counter[str], read: list[str]) -> list[Offer]:
     """Read every card (see the module docstring); none is an offer, each is counted."""
-    for card in cards:
-        heading = card.css_first(CARD_NAME)
-        name = node_text(heading) if heading is not None else ""
-        prices = [t for t in map(_price_text, card.css(CARD_PRICE_LAYER)) if t is not None]
-        if not name:
-            excluded["unnamed_row"] += 1
-        elif not _known_gpu(name):
-            excluded[unknown_row("gpu", name)] += 1
-        elif len(prices) != 1:
-            excluded["unparsed_row"] += 1
-        elif prices[0].lower() == ON_REQUEST:
-            excluded[ON_REQUEST] += 1
-        elif CARD_UNIT.replace(" ", "") not in node_text(card).replace(" ", "").upper():
-            excluded[unknown_row("unit", name)] += 1
-        else:
-            read.append(f"{name} {prices[0]} {CARD_UNIT}")  # the card's own words
-            excluded["cluster_price_no_term"] += 1
-    return []
+    return offers_from_rows(cards, partial(_read_card, read), excluded)
+
+
+def _read_card(read: list[str], card: LexborNode) -> None:
+    heading = card.css_first(CARD_NAME)
+    name = node_text(heading) if heading is not None else ""
+    prices = [t for t in map(_price_text, card.css(CARD_PRICE_LAYER)) if t is not None]
+    if not name:
+        raise RowExcluded("unnamed_row")
+    if not _known_gpu(name):
+        raise RowExcluded(unknown_row("gpu", name))
+    if len(prices) != 1:
+        raise RowExcluded("unparsed_row")
+    if prices[0].lower() == ON_REQUEST:
+        raise RowExcluded(ON_REQUEST)
+    if CARD_UNIT.replace(" ", "") not in node_text(card).replace(" ", "").upper():
+        raise RowExcluded(unknown_row("unit", name))
+    read.append(f"{name} {prices[0]} {CARD_UNIT}")  # the card's own words
+    raise RowExcluded("cluster_price_no_term")
 
 
 def product_key(name: str) -> str:
@@ -381,7 +390,7 @@ def product_key(name: str) -> str:
 
 PROVIDER = Provider(
     slug="fluidstack",
-    name="FluidStack",
+    name="Fluidstack",
     homepage=HOMEPAGE,
     fetch=fetch,
     parse_with_exclusions=parse_with_exclusions,

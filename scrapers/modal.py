@@ -49,6 +49,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -64,7 +65,14 @@ from scrapers.base import (
     SchemaDriftError,
     unknown_row,
 )
-from scrapers.parsing import html_body, money, no_price_marker, node_text
+from scrapers.parsing import (
+    RowExcluded,
+    html_body,
+    money,
+    no_price_marker,
+    node_text,
+    offers_from_rows,
+)
 
 PROVIDER_SLUG = "modal"
 PRICING_URL = "https://modal.com/pricing"
@@ -183,16 +191,12 @@ def _parse_pricing_page(response: RawResponse, excluded: Counter[str]) -> list[O
     rows = section.css(ROW_SELECTOR)
     if not rows:
         raise SchemaDriftError(f"{response.url}: no {ROW_SELECTOR} rows under GPU Tasks")
-    offers: list[Offer] = []
+    offers = offers_from_rows(rows, partial(_parse_row, response=response), excluded)
     seen: set[str] = set()
-    for row in rows:
-        offer = _parse_row(row, response, excluded)
-        if offer is None:
-            continue
+    for offer in offers:
         if offer.instance_type in seen:
             raise SchemaDriftError(f"{response.url}: GPU tier {offer.instance_type!r} listed twice")
         seen.add(offer.instance_type)
-        offers.append(offer)
     return offers
 
 
@@ -204,22 +208,19 @@ def _next_element(node: Any) -> Any:
     return sibling
 
 
-def _parse_row(row: Any, response: RawResponse, excluded: Counter[str]) -> Offer | None:
-    """The row's offer, or None when it is excluded (its reason counted in ``excluded``)."""
+def _parse_row(row: Any, response: RawResponse) -> Offer:
+    """The row's offer; ``RowExcluded`` with its reason when it is left out."""
     name_node = row.css_first("p")
     price_node = row.css_first(PRICE_SELECTOR)
     name = node_text(name_node) if name_node is not None else ""
     if not name or price_node is None or name_node is price_node:
-        excluded["unparsed_row"] += 1
-        return None
+        raise RowExcluded("unparsed_row")
     if _key(name) not in _TIER_KEYS:
-        excluded[unknown_row("gpu", name)] += 1
-        return None
+        raise RowExcluded(unknown_row("gpu", name))
     name = _TIER_KEYS[_key(name)]
     reason = _unreadable_price(price_node)
     if reason is not None:
-        excluded[reason] += 1
-        return None
+        raise RowExcluded(reason)
     unit = UNITS["".join(node_text(price_node.css_first("span")).split()).lower()]
     price, currency = money(node_text(price_node))
     vram = _VRAM_IN_NAME.search(name)

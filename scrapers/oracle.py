@@ -51,6 +51,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -68,7 +69,14 @@ from scrapers.base import (
     unknown_row,
     unknown_rows,
 )
-from scrapers.parsing import decimal, distinct_bodies, ensure_unique, json_body
+from scrapers.parsing import (
+    RowExcluded,
+    decimal,
+    distinct_bodies,
+    ensure_unique,
+    json_body,
+    offers_from_rows,
+)
 
 PROVIDER_SLUG = "oracle"
 HOMEPAGE = "https://www.oracle.com/cloud/compute/gpu/pricing/"
@@ -190,8 +198,9 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        for index, item in enumerate(_items(response)):
-            offers.extend(_parse_item(item, response, excluded, index))
+        offers.extend(
+            offers_from_rows(enumerate(_items(response)), partial(_parse_item, response), excluded)
+        )
     if not offers:
         unknown = unknown_rows(excluded)
         reasons = sorted(excluded, key=lambda reason: (reason not in unknown, reason))
@@ -229,9 +238,8 @@ def _next_link(response: RawResponse) -> str | None:
     raise SchemaDriftError(f"{response.url}: hasMore is true but there is no next link")
 
 
-def _parse_item(
-    item: Any, response: RawResponse, excluded: Counter[str], index: int
-) -> list[Offer]:
+def _parse_item(response: RawResponse, numbered: tuple[int, Any]) -> list[Offer]:
+    index, item = numbered
     if not isinstance(item, dict):
         raise SchemaDriftError(f"{response.url}: item {index} is not an object")
     part, name, metric = item.get("partNumber"), item.get("displayName"), item.get("metricName")
@@ -241,22 +249,17 @@ def _parse_item(
         )
     assert isinstance(part, str) and isinstance(name, str)
     if metric != GPU_HOUR_METRIC:
-        excluded["not_gpu_hour"] += 1
-        return []
+        raise RowExcluded("not_gpu_hour")
     if CLOUD_AT_CUSTOMER in name or CLOUD_AT_CUSTOMER in str(item.get("serviceCategory", "")):
-        excluded["cloud_at_customer"] += 1
-        return []
+        raise RowExcluded("cloud_at_customer")
     if part in UNMAPPED_PARTS:
-        excluded["no_documented_shape"] += 1
-        return []
+        raise RowExcluded("no_documented_shape")
     spec = PARTS.get(part)
     if spec is None:
-        excluded[unknown_row("part", f"{part} {name}")] += 1  # add it to PARTS
-        return []
+        raise RowExcluded(unknown_row("part", f"{part} {name}"))  # add it to PARTS
     price = _pay_as_you_go(item)
     if isinstance(price, str):
-        excluded[price] += 1
-        return []
+        raise RowExcluded(price)
     return [
         Offer(
             provider=PROVIDER_SLUG,

@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 
 import httpx
 from selectolax.lexbor import LexborNode
@@ -58,7 +59,15 @@ from scrapers.base import (
     unknown_row,
     unknown_rows,
 )
-from scrapers.parsing import html_body, is_document_tail, money_at, no_price_marker, node_text
+from scrapers.parsing import (
+    RowExcluded,
+    html_body,
+    is_document_tail,
+    money_at,
+    no_price_marker,
+    node_text,
+    offers_from_rows,
+)
 
 PRICING_URL = "https://www.voltagepark.com/pricing"
 HOMEPAGE = "https://www.voltagepark.com"
@@ -109,11 +118,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in responses:
-        found = [
-            offer
-            for card in _cards(response)
-            if (offer := _card_offer(response, card, excluded)) is not None
-        ]
+        found = offers_from_rows(_cards(response), partial(_card_offer, response), excluded)
         if not found:
             unknown = ", ".join(sorted(unknown_rows(excluded)))
             detail = f" (unknown cards: {unknown})" if unknown else ""
@@ -158,46 +163,38 @@ def _no_price_marker(text: str) -> str | None:
     return no_price_marker(text) or (normalised if normalised in CARD_NO_PRICE_MARKERS else None)
 
 
-def _card_offer(response: RawResponse, card: _Card, excluded: Counter[str]) -> Offer | None:
+def _card_offer(response: RawResponse, card: _Card) -> Offer | None:
     heading = node_text(card.heading)
     if not card.has_body:
         if not card.prices and is_document_tail(card.heading):
-            excluded["truncated_card"] += 1
+            raise RowExcluded("truncated_card")
         # Otherwise an eyebrow of another page section, not a plan card.
         return None
     if len(card.prices) != 1:
-        excluded[UNPARSED_PRICE] += 1  # no price heading, or several: which one is the price?
-        return None
+        raise RowExcluded(UNPARSED_PRICE)  # no price heading, or several: which one is the price?
     text = card.prices[0]
     marker = _no_price_marker(text)
     if marker is not None:
-        excluded[marker] += 1
-        return None
+        raise RowExcluded(marker)
     if RESERVE_WORD in heading.lower():
-        excluded["reserve_card"] += 1
-        return None
+        raise RowExcluded("reserve_card")
     if not heading.lower().startswith(ON_DEMAND_PREFIX):
-        excluded[unknown_row("plan", heading)] += 1
-        return None
+        raise RowExcluded(unknown_row("plan", heading))
     ranges = [m for feature in card.features if (m := _GPU_RANGE.search(feature))]
     if len(ranges) != 1:
-        excluded[NO_GPU_LINE] += 1
-        return None
+        raise RowExcluded(NO_GPU_LINE)
     gpu = ranges[0]["gpu"]
     if gpu not in KNOWN_GPUS:
-        excluded[unknown_row("gpu", gpu)] += 1
-        return None
+        raise RowExcluded(unknown_row("gpu", gpu))
     if not text.replace(" ", "").endswith(PRICE_SUFFIX):
-        excluded[unknown_row("unit", heading)] += 1
-        return None
+        raise RowExcluded(unknown_row("unit", heading))
     if _NEGATIVE_PRICE.search(text):
         # Not an odd card: an impossible price fails the scrape (last good data stays served).
         raise SchemaDriftError(f"{response.url}: {heading!r} has a negative price {text!r}")
     try:
         price, currency = money_at(text, f"{response.url}: {heading!r} price")
     except SchemaDriftError:
-        excluded[UNPARSED_PRICE] += 1
-        return None
+        raise RowExcluded(UNPARSED_PRICE) from None
     return Offer(
         provider="voltagepark",
         instance_type=heading,

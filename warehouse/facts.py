@@ -94,8 +94,17 @@ def _date(value: str | None) -> date | None:
         raise ValueError(f"not an ISO date: {text!r}") from None
 
 
+def _verified(value: str | None) -> str | None:
+    """'capture' or 'docs' (a scraped provider's verification basis), empty for none."""
+    text = _text(value)
+    if text not in (None, "capture", "docs"):
+        raise ValueError(f"expected capture, docs or empty, got {text!r}")
+    return text
+
+
 _PROVIDER_COLUMNS: dict[str, Callable[[str | None], Any]] = {
-    "provider": _text, "name": _text, "kind": _text, "billing_granularity": _text,
+    "provider": _text, "name": _text, "kind": _text, "verified": _verified,
+    "billing_granularity": _text,
     "billing_granularity_s": _decimal, "minimum_charge_s": _decimal,
     "egress_usd_per_gb": _decimal, "block_storage_usd_per_gb_month": _decimal,
     "spot_available": _bool, "interconnect_notes": _text, "facts_as_of": _date,

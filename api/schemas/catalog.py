@@ -8,7 +8,7 @@ from typing import Annotated
 import msgspec
 
 from api.schemas.base import Number, Schema
-from api.schemas.fields import AsOf, GpuId, ProviderSlug
+from api.schemas.fields import AsOf, GpuId, ProviderSlug, Verified
 
 
 class Gpu(Schema):
@@ -259,6 +259,7 @@ class ProviderStatus(Schema):
             "24) hours before the snapshot was published: the pipeline is not refreshing it"
         ),
     ]
+    verified: Verified
 
 
 class ProviderList(Schema):

@@ -4,7 +4,7 @@ so the OpenAPI document describes ``as_of`` or ``provider`` alike in every answe
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -26,6 +26,14 @@ CloudTier = Annotated[
     msgspec.Meta(
         description="The provider's product tier of this price where it sells one GPU in"
         " several (RunPod: secure, community); null: the provider has no tiers"
+    ),
+]
+Verified = Annotated[
+    Literal["capture", "docs"] | None,
+    msgspec.Meta(
+        description="What the provider's parser is checked against: capture (real recorded"
+        " responses of the provider) or docs (the provider's own published API or pricing-page"
+        " example, no capture yet); null: a provider with facts and no scraper"
     ),
 ]
 NextOffset = Annotated[

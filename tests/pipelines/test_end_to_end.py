@@ -30,7 +30,9 @@ def test_replay_ingest_succeeds_for_every_provider(replayed):
     failed = [line for line in report.lines() if "FAILED" in line]
     assert failed == []
     assert report.ok and report.snapshot_id
-    assert {p.provider for p in report.providers} == set(PROVIDERS)
+    # a provider verified by its docs has no capture to replay: left out of the replay
+    captured = {slug for slug, p in PROVIDERS.items() if p.verified == "capture"}
+    assert {p.provider for p in report.providers} == captured
 
 
 def test_instances_min_vram_fp8(replayed):

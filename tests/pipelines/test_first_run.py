@@ -47,7 +47,9 @@ def test_the_shipped_offers_are_what_the_parsers_read_off_the_newest_captures(sh
 
 
 def test_every_provider_ships_dated_sourced_facts_and_no_markup(shipped_rows):
-    assert {r["provider"] for r in shipped_rows} == set(PROVIDERS)
+    # recorded rows only where a real capture exists (a provider verified by its docs has none)
+    captured = {slug for slug, p in PROVIDERS.items() if p.verified == "capture"}
+    assert {r["provider"] for r in shipped_rows} == captured
     for row in shipped_rows:
         assert row["source_url"].startswith("https://"), row
         assert date.fromisoformat(row["observed_at"][:10]) <= date(2026, 12, 1)

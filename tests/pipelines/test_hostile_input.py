@@ -562,7 +562,7 @@ def test_200k_row_page_within_the_size_limit_is_refused_while_parsing() -> None:
     result = _measure(200_000, markup=False)
     assert result["status"] == "failed"
     assert result["error"] == (
-        "parse failed: DataCrunch (Verda): https://datacrunch.io/products: HTML page of 31.5 MB,"
+        "parse failed: DataCrunch: https://datacrunch.io/products: HTML page of 31.5 MB,"
         " more than 16 MB, refused before parsing"
     )
 

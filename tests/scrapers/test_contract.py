@@ -46,6 +46,7 @@ from scrapers.base import (
 from scrapers.registry import PROVIDERS
 from scrapers.replay import REPLAY_TOKEN, Capture, ReplayTransport, discover
 from tests.conftest import SNAPSHOTS
+from tests.scrapers.examples import examples_for
 from warehouse.records import identity_key, offer_id
 
 # Providers whose real captures reached ../shared/snapshots (2026-08-22/29) before their scrapers:
@@ -56,12 +57,15 @@ AWAITING_SCRAPER = frozenset(
         "civo", "deepinfra", "e2e", "fal", "gmicloud", "hotaisle", "hyperbolic",
     }
 )  # fmt: skip
+# A provider verified against its documentation has no capture: its examples stand in
+# (tests/scrapers/examples/<slug>/, the provider's own published example responses).
+DOCS_VERIFIED = sorted(slug for slug, p in PROVIDERS.items() if p.verified == "docs")
 CAPTURES = [
     capture
     for slug, found in discover(SNAPSHOTS).items()
     if slug not in AWAITING_SCRAPER
     for capture in found
-]
+] + [capture for slug in DOCS_VERIFIED for capture in examples_for(slug)]
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
@@ -84,8 +88,16 @@ def _parsed(capture: Capture) -> tuple[list[Offer], Counter[str]]:
 
 
 def test_every_provider_folder_with_a_real_response_has_a_scraper():
-    assert set(discover(SNAPSHOTS)) - AWAITING_SCRAPER == set(PROVIDERS)
+    captured = {slug for slug, p in PROVIDERS.items() if p.verified == "capture"}
+    assert set(discover(SNAPSHOTS)) - AWAITING_SCRAPER == captured
     assert not AWAITING_SCRAPER & set(PROVIDERS), "a scraper landed: drop it from AWAITING_SCRAPER"
+
+
+def test_a_provider_verified_by_its_docs_has_an_example_and_no_capture():
+    captured = discover(SNAPSHOTS)
+    for slug in DOCS_VERIFIED:
+        assert examples_for(slug), f"tests/scrapers/examples/{slug}/ holds no dated example"
+        assert slug not in captured, f"{slug} has a real capture: mark it verified='capture'"
 
 
 @pytest.mark.parametrize("slug", sorted(PROVIDERS))

@@ -57,7 +57,7 @@ def test_a_datacrunch_page_over_the_row_cap_is_refused_while_parsing_naming_prov
     with pytest.raises(PageTooLarge) as refused:
         _scrape(datacrunch.PROVIDER, page)
     cap = f"more than {MAX_TABLE_ROWS_PER_PAGE:,}"
-    assert str(refused.value) == f"DataCrunch (Verda): {datacrunch.PRODUCTS_URL}: {cap}{REFUSED}"
+    assert str(refused.value) == f"DataCrunch: {datacrunch.PRODUCTS_URL}: {cap}{REFUSED}"
 
 
 def nested_page(depth: int) -> bytes:
@@ -116,7 +116,7 @@ def test_a_selectolax_read_page_over_the_row_cap_is_refused_naming_provider_and_
     with pytest.raises(PageTooLarge) as refused:
         _scrape(crusoe.PROVIDER, page)
     total = MAX_TABLE_ROWS_PER_PAGE + 1
-    assert str(refused.value) == f"Crusoe Cloud: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
+    assert str(refused.value) == f"Crusoe: {crusoe.PRICING_URL}: {total:,}{REFUSED}"
 
 
 def test_impossible_dates_in_capture_names_are_left_out_with_one_line_not_a_traceback(

@@ -27,10 +27,13 @@ from scrapers.base import (
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
+from tests.scrapers.examples import examples_for
 
 
 def _newest(slug: str):
-    return raw_from_capture(discover(SNAPSHOTS, [slug])[slug][-1].path)
+    # the newest real capture; a provider verified by its docs has its newest example instead
+    found = discover(SNAPSHOTS, [slug]).get(slug) or examples_for(slug)
+    return raw_from_capture(found[-1].path)
 
 
 @pytest.mark.parametrize("slug", sorted(PROVIDERS))

@@ -22,16 +22,14 @@ from tests.conftest import REPO, SNAPSHOTS
 
 SEEDS = REPO / "warehouse" / "seeds"
 
-PROVIDER_SLUGS = {
-    "aws", "azure", "gcp", "oracle", "lambda", "runpod", "modal", "coreweave", "crusoe",
-    "datacrunch", "fluidstack", "hetzner", "hyperstack", "nebius", "ovh", "paperspace", "vast",
-    "voltagepark", "vultr", "denvr", "akash", "digitalocean",
-    "scaleway", "shadeform", "latitude", "massedcompute", "together", "tensorpool",
-}  # fmt: skip
+# Every registered provider has a facts row; so does each curated-only one (facts, no scraper).
+CURATED_ONLY = {"denvr"}
+PROVIDER_SLUGS = set(PROVIDERS) | CURATED_ONLY
 PROVIDER_COLUMNS = [
-    "provider", "name", "kind", "billing_granularity", "billing_granularity_s", "minimum_charge_s",
-    "egress_usd_per_gb", "block_storage_usd_per_gb_month", "spot_available", "interconnect_notes",
-    "facts_as_of", "source_kind", "observed_basis", "capture_files", "source_urls", "notes",
+    "provider", "name", "kind", "verified", "billing_granularity", "billing_granularity_s",
+    "minimum_charge_s", "egress_usd_per_gb", "block_storage_usd_per_gb_month", "spot_available",
+    "interconnect_notes", "facts_as_of", "source_kind", "observed_basis", "capture_files",
+    "source_urls", "notes",
 ]  # fmt: skip
 PLATFORM_COLUMNS = [
     "platform", "name", "deployment", "billing_granularity_s", "minimum_charge_s", "scale_to_zero",

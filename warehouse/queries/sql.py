@@ -119,6 +119,8 @@ _PROVIDER_STATUS = (
     " from_json(skipped_parts, '\"MAP(VARCHAR, VARCHAR)\"') as skipped_parts,"
     " from_json(expired_by_kind, '\"MAP(VARCHAR, INTEGER)\"') as expired_by_kind)"
     " from provider_status"
+    # what its parser is verified against (the facts seed's copy of the registry's field)
+    " left join (select provider, verified from provider_facts) using (provider)"
 )
 PROVIDERS_SQL = f"{_PROVIDER_STATUS} order by provider"
 PROVIDER_STATUS_SQL = f"{_PROVIDER_STATUS} where provider = ?"
