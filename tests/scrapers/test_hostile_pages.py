@@ -47,7 +47,7 @@ def test_a_200k_row_datacrunch_page_is_refused_before_parsing_naming_provider_an
     with pytest.raises(PageOverBudget) as refused:
         _scrape(datacrunch.PROVIDER, page)
     assert str(refused.value) == (
-        f"DataCrunch (Verda): {datacrunch.PRODUCTS_URL}: HTML page of 31.5 MB, more than 16 MB,"
+        f"DataCrunch: {datacrunch.PRODUCTS_URL}: HTML page of 31.5 MB, more than 16 MB,"
         " refused before parsing"
     )
 
@@ -99,7 +99,7 @@ def test_parse_past_the_deadline_is_refused_with_one_line(monkeypatch: pytest.Mo
     with pytest.raises(PageOverBudget) as refused:
         _scrape(crusoe.PROVIDER, capture)
     assert str(refused.value) == (
-        f"Crusoe Cloud: {crusoe.PRICING_URL}: parse deadline of 0 s passed, refused while parsing"
+        f"Crusoe: {crusoe.PRICING_URL}: parse deadline of 0 s passed, refused while parsing"
     )
 
 
