@@ -41,7 +41,7 @@ def test_runs_stored_with_open_connections_read_back_through_dagsters_own_storag
         metadata = event.asset_materialization.metadata
         # Lambda's capture of 2026-01-09 lists 5 offers
         assert metadata["offers_latest"].value == 5
-        assert metadata["observed_at"].value.startswith("2026-01-09")
+        assert str(metadata["observed_at"].value).startswith("2026-01-09")
         checks = instance.event_log_storage.get_asset_check_execution_history(
             dg.AssetCheckKey(asset_key("lambda"), "non_empty"), limit=5
         )
