@@ -34,6 +34,7 @@ Exit status 1 when a run fails, or when even the fastest run is slower than ``--
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import resource
@@ -105,10 +106,15 @@ def _command(snapshots: Path, profile_to: Path | None = None) -> list[str]:
     ]
 
 
-def run_once(command: list[str], home: Path) -> Run:
-    """Run ``command`` with ``GPUPRICES_HOME=home`` from the repository; time it."""
+def run_once(command: list[str], home: Path, *, no_bytecode: bool = False) -> Run:
+    """Run ``command`` with ``GPUPRICES_HOME=home`` from the repository; time it. With
+    ``no_bytecode``, Python looks for .pyc files in an empty folder (``PYTHONPYCACHEPREFIX``),
+    so every module is compiled from source, as in an environment without them."""
     env = {**os.environ, "GPUPRICES_HOME": str(home)}
     env.pop("DAGSTER_HOME", None)  # the CLI makes its own under GPUPRICES_HOME
+    if no_bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(home.parent / "no-pycache")
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
@@ -204,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         default=TARGET_S,
         help=f"fail when the fastest run takes longer (default {TARGET_S:g} s)",
     )
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="compile every module from source, ignoring installed .pyc files",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
     args = parser.parse_args(argv)
     if not args.snapshots.is_dir():
@@ -213,12 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="gpuprices-replay-bench-"))
     print(
         f"gpuprices ingest --replay {snapshots}: a fresh GPUPRICES_HOME per run, "
-        f"{os.cpu_count()} CPUs, git {_git_head()}"
+        f"{os.cpu_count()} CPUs, git {_git_head()}, {_bytecode(args.no_bytecode)}"
     )
     runs: list[Run] = []
     failed = False
     for i in range(args.runs):
-        run = run_once(_command(snapshots), root / f"run-{i + 1}")
+        run = run_once(_command(snapshots), root / f"run-{i + 1}", no_bytecode=args.no_bytecode)
         runs.append(run)
         print(
             f"run {i + 1}: wall {run.wall_s:5.1f} s, CPU {run.cpu_s:5.1f} s, "
@@ -233,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         print(summary)
     if not args.no_profile:
         profile_file = root / "replay.pyisession"
-        run = run_once(_command(snapshots, profile_file), root / "profiled")
+        run = run_once(
+            _command(snapshots, profile_file), root / "profiled", no_bytecode=args.no_bytecode
+        )
         failed |= _failed(run)
         seconds, wall, cpu = breakdown(profile_file)
         print(
@@ -259,6 +272,15 @@ def _failed(run: Run) -> bool:
         return False
     print(f"  FAILED (exit {run.returncode}): {run.stderr.strip().splitlines()[-1:]}")
     return True
+
+
+def _bytecode(disabled: bool) -> str:
+    if disabled:
+        return "no .pyc (--no-bytecode)"
+    spec = importlib.util.find_spec("dagster")  # located, not imported
+    origin = Path(spec.origin) if spec and spec.origin else REPO
+    cached = any((origin.parent / "__pycache__").glob("*.pyc"))
+    return "installed packages' .pyc present" if cached else "no .pyc installed"
 
 
 def _git_head() -> str:
