@@ -113,7 +113,7 @@ def _prepare_dagster_home(paths: Paths) -> Path:
 
 def _ingest(args: argparse.Namespace) -> int:
     from pipelines.progress import IngestProgress
-    from pipelines.run import run_ingest
+    from pipelines.run import dagster_instance, run_ingest
     from scrapers.registry import PROVIDERS
 
     unknown = [s for s in args.provider or [] if s not in PROVIDERS]
@@ -132,7 +132,7 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"error: replay directory {replay} does not exist", file=sys.stderr)
         return 2
     paths = _export_home(settings)
-    _prepare_dagster_home(paths)
+    dagster_home = _prepare_dagster_home(paths)
     recorded_fallback = settings.recorded_fallback and not args.no_recorded_fallback
     fallback = args.fallback_replay or settings.fallback_replay_dir
     if fallback is not None and not Path(fallback).is_dir():
@@ -152,9 +152,11 @@ def _ingest(args: argparse.Namespace) -> int:
     # under -v, whose Dagster run log says more (and would interleave).
     progress = IngestProgress(slugs)
     progress.enabled = not args.verbose
-    with progress if progress.enabled else contextlib.nullcontext():
+    instance = dagster_instance(args.verbose, dagster_home)
+    with instance, progress if progress.enabled else contextlib.nullcontext():
         report = run_ingest(
             paths,
+            instance=instance,
             replay_dir=Path(replay).resolve() if replay else None,
             fallback_replay_dir=Path(fallback).resolve() if fallback else None,
             recorded_fallback=recorded_fallback,

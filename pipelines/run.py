@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+from pipelines import dagster_storage
 from pipelines.defs.providers import GROUP, asset_key
 from pipelines.execution import EventCallback, JobRun, execute_ingest
 from pipelines.prefetch import DEFAULT_FETCH_CONCURRENCY
@@ -16,6 +18,7 @@ from pipelines.run_report import IngestReport, fill_provider_lines
 from pipelines.run_retention import RunRetention, prune_runs
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
+from warehouse.db import Warehouse
 from warehouse.paths import Paths
 from warehouse.problems import disk_full
 
@@ -102,19 +105,22 @@ def _default_slugs(replay_dir: Path | None) -> list[str]:
     return sorted(slug for slug in PROVIDERS if slug in captured)
 
 
-def dagster_instance(verbose: bool) -> dg.DagsterInstance:
-    """The Dagster instance of ``$DAGSTER_HOME``; without ``verbose``, with Dagster's Python log
-    level at INFO. The run's console logger is configured (``_run_config``: CRITICAL unless
-    verbose), but each worker process of the multiprocess executor also logs its start at DEBUG
-    through Dagster's default console logger, whose level only this instance setting sets
+def dagster_instance(verbose: bool, root: Path | None = None) -> dg.DagsterInstance:
+    """The Dagster instance of ``root`` (default ``$DAGSTER_HOME``, read through
+    ``DagsterInstance.get()``), on Dagster's SQLite files with connections kept open
+    (``pipelines.dagster_storage``); without ``verbose``, with Dagster's Python log level at
+    INFO. The run's console logger is configured (``_run_config``: CRITICAL unless verbose), but
+    each worker process of the multiprocess executor also logs its start at DEBUG through
+    Dagster's default console logger, whose level only this instance setting sets
     (``python_logs.python_log_level``, carried to the workers in the instance's ref)."""
-    instance = dg.DagsterInstance.get()  # $DAGSTER_HOME's (the CLI prepared it)
-    if verbose:
-        return instance
+    # the CLI passes the DAGSTER_HOME it prepared; opening an instance only to ask it costs
+    # a second set-up of every storage
+    home = str(root) if root else dg.DagsterInstance.get().root_directory
+    overrides: dict[str, Any] = dagster_storage.storage_overrides(home)
+    if not verbose:
+        overrides["python_logs"] = {"python_log_level": "INFO"}
     # local_temp(dir) is the public way to open the instance of a directory with overrides
-    return dg.DagsterInstance.local_temp(
-        instance.root_directory, overrides={"python_logs": {"python_log_level": "INFO"}}
-    )
+    return dg.DagsterInstance.local_temp(home, overrides=overrides)
 
 
 def disk_full_line(exc: BaseException) -> str:
@@ -130,6 +136,43 @@ def disk_full_line(exc: BaseException) -> str:
 
 
 def _run_jobs(
+    paths: Paths,
+    slugs: list[str],
+    instance: dg.DagsterInstance,
+    config: dict,
+    *,
+    live: bool,
+    parallel: int | None,
+    on_event: EventCallback | None,
+    fetch_concurrency: int,
+) -> IngestReport:
+    with _held_warehouse(paths, live=live, parallel=parallel):
+        return _run_both_jobs(
+            paths,
+            slugs,
+            instance,
+            config,
+            live=live,
+            parallel=parallel,
+            on_event=on_event,
+            fetch_concurrency=fetch_concurrency,
+        )
+
+
+def _held_warehouse(
+    paths: Paths, *, live: bool, parallel: int | None
+) -> AbstractContextManager[object]:
+    """For a replay run in this process, one warehouse connection (and its file lock) held
+    through both jobs, which every step's ``Warehouse.connect()`` reuses: each open of the
+    DuckDB file replays its WAL and each close checkpoints it, ~27 times a run otherwise (a
+    replay waits on no network, so holding the lock costs nobody). Steps in other processes
+    (``parallel``) and live runs open it per step, as under ``dagster dev``."""
+    if live or (parallel is not None and parallel > 1):
+        return nullcontext()
+    return Warehouse(paths.warehouse).held()
+
+
+def _run_both_jobs(
     paths: Paths,
     slugs: list[str],
     instance: dg.DagsterInstance,

@@ -139,6 +139,8 @@ class Warehouse:
     def __init__(self, path: Path, lock_timeout_s: float = 300.0) -> None:
         self.path = path
         self.lock_timeout_s = lock_timeout_s
+        # what held() connections are found by: one file however its path is spelled
+        self._key = str(path.expanduser().resolve())
 
     @contextmanager
     def held(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -152,7 +154,7 @@ class Warehouse:
         """
         with self.connect() as con:
             held = _HELD.__dict__.setdefault("connections", {})
-            key = str(self.path)
+            key = self._key
             outer = held.get(key)
             held[key] = con
             try:
@@ -163,7 +165,7 @@ class Warehouse:
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        held = getattr(_HELD, "connections", {}).get(str(self.path))
+        held = getattr(_HELD, "connections", {}).get(self._key)
         if held is not None:  # inside held(): reuse its open, locked, migrated connection
             yield held
             return

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
-from warehouse.settings import Settings, env_var
+from warehouse.settings import SettingError, Settings, env_var
 
 _UNSET = "; unset = ${var}, else its default (README 'Settings')"
 
@@ -98,9 +98,23 @@ class GpupricesResource(dg.ConfigurableResource):
     shelf_life_days_reserved: float | None = _setting_field("shelf_life_days_reserved")
     shelf_life_days_serverless: float | None = _setting_field("shelf_life_days_serverless")
 
+    _settings: Settings | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # Read once when the run starts: a replay's steps ask for paths, directories and limits
+        # ~130 times, and each read parses the environment again. A bad value is left for the
+        # first step to raise (one line, as before), not turned into a resource-init failure.
+        try:
+            self._settings = self._load_settings()
+        except SettingError:
+            self._settings = None
+
     def settings(self) -> Settings:
         """``Settings`` with this resource's fields (an empty string counts as unset) over the
-        environment. Raises ``warehouse.settings.SettingError``."""
+        environment, as read when the run started. Raises ``warehouse.settings.SettingError``."""
+        return self._settings if self._settings is not None else self._load_settings()
+
+    def _load_settings(self) -> Settings:
         given = {name: getattr(self, name) for name in type(self).model_fields}
         return Settings.load(**{k: v for k, v in given.items() if v != ""})
 
