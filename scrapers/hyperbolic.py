@@ -156,11 +156,10 @@ def _instance_type(option: dict[str, Any], count: int, gpu_type: str, form: str)
 def _node_sum(nodes: list[dict[str, Any]], key: str) -> Decimal | None:
     """The nodes' ``key`` summed; None when a node does not state it as a number."""
     values = [n.get(key) for n in nodes]
-    if not values or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in values
-    ):
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if not numbers or len(numbers) != len(values):
         return None
-    return sum((decimal(v) for v in values), Decimal(0))
+    return sum((decimal(v) for v in numbers), Decimal(0))
 
 
 PROVIDER = Provider(
