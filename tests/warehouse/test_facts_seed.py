@@ -26,7 +26,7 @@ PROVIDER_SLUGS = {
     "aws", "azure", "gcp", "oracle", "lambda", "runpod", "modal", "coreweave", "crusoe",
     "datacrunch", "fluidstack", "hetzner", "hyperstack", "nebius", "ovh", "paperspace", "vast",
     "voltagepark", "vultr", "denvr", "akash", "digitalocean",
-    "hyperbolic", "civo", "e2e", "hotaisle", "gmicloud",
+    "hyperbolic", "civo", "e2e", "hotaisle", "gmicloud", "deepinfra",
 }  # fmt: skip
 PROVIDER_COLUMNS = [
     "provider", "name", "kind", "billing_granularity", "billing_granularity_s", "minimum_charge_s",
