@@ -53,7 +53,7 @@ from warehouse.records import identity_key, offer_id
 # neither scraped nor listed fails the test below.
 AWAITING_SCRAPER = frozenset(
     {
-        "fal", "latitude",
+        "latitude",
         "massedcompute", "scaleway", "shadeform", "tensorpool", "together",
     }
 )  # fmt: skip
