@@ -28,6 +28,7 @@ from pipelines.ingest import ensure_seeded, scrape_provider
 from pipelines.run import run_ingest
 from scrapers import hetzner
 from scrapers.base import unrecognised_rows
+from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
 from tests.scrapers.unknown_rows import azure as azure_unknown
@@ -76,13 +77,13 @@ def test_paperspace_stale_from_its_newest_price_not_last_scrape(replayed):
 
 def test_recorded_load_is_not_last_success(replayed):
     providers, health = replayed
-    assert len(providers) == 21
+    assert len(providers) == len(PROVIDERS)
     for item in providers.values():
         assert item["last_status"] == "success"  # every capture replayed
         assert item["last_success_at"] is None, item["provider"]  # none of it was live
         assert item["last_recorded_load_at"] is not None
         assert item["live"] is False and item["overdue"] is True
-    assert health["live_providers"] == 0 and health["scraped_providers"] == 21
+    assert health["live_providers"] == 0 and health["scraped_providers"] == len(PROVIDERS)
     assert health["banner"] == (
         "no provider is live: serving recorded data observed 2024-01-23 to 2026-10-01"
     )
