@@ -54,11 +54,12 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     answer = _get(client, "/instances", gpu="b200", sort="price_per_gpu", limit=1000)
     assert answer["items"] and not any(i["expired"] for i in answer["items"])
     assert "datacrunch" not in {i["provider"] for i in answer["items"]}
-    # TensorPool's pricing page of 2026-08-22: "B200 SXM - $4.99" per GPU-hour
+    # DeepInfra's 2026-08-22 Custom LLMs table: B200 180GB $3.69 / GPU-hour (before it was
+    # scraped, RunPod's 2026-09-01 1x B200 at $5.98/h led)
     first = answer["items"][0]
     assert (first["provider"], first["price_per_gpu_hour_usd"], first["age_days"]) == (
-        "tensorpool",
-        4.99,
+        "deepinfra",
+        3.69,
         102,
     )
     runpod = next(i for i in answer["items"] if i["provider"] == "runpod")
@@ -89,10 +90,10 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     assert every["excluded"]["expired"]["count"] == 0
     # 39 B200 offers (41 before issue 22: Vast's two identical 1x B200 rows are one offer, and
     # CoreWeave's single-GPU B200 price is a property of its 8-GPU offer) and Vultr's listed but
-    # not offered 8x B200 on-demand price (a suspect reference); 5 more since issue 26:
-    # TensorPool's B200 SXM, Massed Compute's B200 SXM6 x8 and Together's HGX B200 on demand
-    # and reserved for 1 and 3 months
-    assert len(everything) == answer["total"] + answer["excluded"]["count"] == 45
+    # not offered 8x B200 on-demand price (a suspect reference); issue 26 added 13 (Civo's three
+    # B200 commitment terms, E2E's hourly and monthly, DeepInfra, fal, GMI Cloud, TensorPool's
+    # B200 SXM, Massed Compute's B200 SXM6 x8, Together's HGX B200 on demand and reserved 1/3 months)
+    assert len(everything) == answer["total"] + answer["excluded"]["count"] == 53
 
 
 def test_dynamic_price_expires_after_two_days(home, tmp_path):
@@ -167,13 +168,14 @@ def test_estimates_rank_only_offers_within_max_age_and_shelf_life(client):
     assert max(i["usd_per_million_total_tokens"] for i in led) < 0.05
     default = _get(client, "/estimates", **query)
     assert default["source"] == "token_estimates" and default["items"]
-    first = default["items"][0]  # TensorPool's 2026-08-22 page: 1x B200 SXM at $4.99/h
+    first = default["items"][0]  # DeepInfra's 2026-08-22 page: B200 at $3.69 / GPU-hour
     assert (first["provider"], first["gpu_count"], first["price_per_hour_usd"]) == (
-        "tensorpool",
-        1,
-        4.99,
+        "deepinfra",
+        1.0,
+        3.69,
     )
-    assert first["usd_per_million_total_tokens"] > 1.8 * led[0]["usd_per_million_total_tokens"]
+    # the expired DataCrunch prices would still lead it (DeepInfra's $3.69 is 1.4x their $2.68)
+    assert first["usd_per_million_total_tokens"] > led[0]["usd_per_million_total_tokens"]
     # the default ranking is the full one with the expired prices taken out, in the same order
     in_force = [i for i in every["items"] if not i["expired"]]
     assert default["items"] == in_force and default["total"] == len(in_force)

@@ -54,7 +54,6 @@ from warehouse.records import identity_key, offer_id
 # neither scraped nor listed fails the test below.
 AWAITING_SCRAPER = frozenset(
     {
-        "civo", "deepinfra", "e2e", "fal", "gmicloud", "hotaisle", "hyperbolic",
     }
 )  # fmt: skip
 # A provider verified against its documentation has no capture: its examples stand in

@@ -45,15 +45,20 @@ def _write(path: Path, header: list[str], rows: list[dict[str, str]]) -> None:
 
 
 def _seeds_with_fal_h100(tmp_path: Path, **cells: str) -> Path:
-    """A copy of the real seeds whose fal GPU-H100 row is the blog's, with ``cells``."""
+    """A copy of the real seeds with the old fal GPU-H100 tier, the blog's, and ``cells``.
+
+    fal's H100 is no longer a curated tier (its list price is scraped off fal's own page,
+    ``scrapers/fal.py``), so the row is added back here from its A100 sibling."""
     seeds = tmp_path / "seeds"
     shutil.copytree(SEEDS, seeds)
     header, rows = _read(seeds / "serverless_tiers.csv")
-    for row in rows:
-        if (row["platform"], row["tier"]) == ("fal", "GPU-H100"):
-            row.update(price="1.89", price_per_hour_usd="1.89", source_url=BLOG, capture_file="")
-            row.update(cells)
-    _write(seeds / "serverless_tiers.csv", header, rows)
+    a100 = next(r for r in rows if (r["platform"], r["tier"]) == ("fal", "GPU-A100"))
+    h100 = {
+        **a100, "tier": "GPU-H100", "gpu_ids": "h100-sxm", "vram_gb_guaranteed": "80",
+        "price": "1.89", "price_per_hour_usd": "1.89", "source_url": BLOG, "capture_file": "",
+    }  # fmt: skip
+    h100.update(cells)
+    _write(seeds / "serverless_tiers.csv", header, [*rows, h100])
     return seeds
 
 
@@ -146,7 +151,7 @@ def test_every_curated_item_says_source_kind_and_observed_basis(con):
         "select o.source_kind, o.observed_basis, t.source_kind, t.observed_basis"
         " from current_offers as o join serverless_tiers as t using (offer_id)"
     ).fetchall()
-    assert len(served) == 81  # 83 tiers, 2 ended by their source (HF Endpoints)
+    assert len(served) == 80  # 82 tiers, 2 ended by their source (HF Endpoints)
     assert all(r[0] == r[2] and r[1] == r[3] for r in served)
     kinds = {(r[0], r[1]) for r in served}
     assert kinds == {
@@ -168,14 +173,13 @@ def test_every_curated_item_says_source_kind_and_observed_basis(con):
     assert hetzner[2] == "hetzner/2026-04-01T18_server-auction_live_data_sb_EUR_items.json"
 
 
-def test_fal_h100_is_dated_by_the_capture_of_fals_own_page(con):
-    row = _offer(con, "fal", "GPU-H100")
-    assert (row["source_kind"], row["observed_basis"]) == ("provider", "captured")
-    assert (float(row["price_per_hour_usd"]), row["observed_at"]) == (
-        4.5,
-        datetime(2026, 8, 22, tzinfo=UTC),
-    )
-    assert row["source_url"] == "https://fal.ai/pricing"
+def test_fal_h100_is_no_longer_a_curated_tier_the_scrape_carries_it(con):
+    # fal's own page (capture 2026-08-22) lists the H100 at $4.50/h: scrapers/fal.py reads it,
+    # so the seed no longer repeats it; the A100, which the page does not list, stays curated
+    tiers = con.execute(
+        "select tier from serverless_tiers where platform = 'fal' order by tier"
+    ).fetchall()
+    assert tiers == [("GPU-A100",)]
 
 
 @pytest.mark.parametrize(
