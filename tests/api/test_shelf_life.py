@@ -92,7 +92,8 @@ def test_cheapest_b200_no_longer_led_by_481_day_old_datacrunch(client):
     # CoreWeave's single-GPU B200 price is a property of its 8-GPU offer) and Vultr's listed but
     # not offered 8x B200 on-demand price (a suspect reference); issue 26 added 13 (Civo's three
     # B200 commitment terms, E2E's hourly and monthly, DeepInfra, fal, GMI Cloud, TensorPool's
-    # B200 SXM, Massed Compute's B200 SXM6 x8, Together's HGX B200 on demand and reserved 1/3 months)
+    # B200 SXM, Massed Compute's B200 SXM6 x8, Together's HGX B200 on demand and
+    # reserved 1/3 months)
     assert len(everything) == answer["total"] + answer["excluded"]["count"] == 53
 
 
