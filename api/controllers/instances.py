@@ -23,7 +23,7 @@ every query would.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import anyio.to_thread
 from litestar import Controller, Request, Response, get
@@ -37,12 +37,12 @@ from api.controllers.instances_query import MAX_OFFSET, parse_query
 from api.encoding import encode, json_response, page_body, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.paging import link_header, next_offset
-from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
+from api.params import ListFormat, offer_query_parameters
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
+    DEFAULT_SORT,
     GPU_DOC,
-    INSTANCE_SORT_KEYS,
     MAX_LIMIT,
     PROVIDER_DOC,
     FilterError,
@@ -53,16 +53,6 @@ from warehouse.queries import (
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
 
-Sort = Literal[
-    "price",
-    "-price",
-    "price_per_gpu",
-    "-price_per_gpu",
-    "price_per_vram_gb",
-    "-price_per_vram_gb",
-    "vram",
-    "-vram",
-]
 # shared with the history controller and the fast route's tests
 __all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body", "parse_query"]
 
@@ -225,40 +215,11 @@ class InstancesController(Controller):
         "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
+    @offer_query_parameters  # one parameter per filter of warehouse.queries.FILTERS; sort
     async def list_instances(
         self,
         request: Request,
         store: Store,
-        min_vram: Annotated[float | None, filter_parameter("min_vram")] = None,
-        min_total_vram: Annotated[float | None, filter_parameter("min_total_vram")] = None,
-        fp8: Annotated[bool | None, filter_parameter("fp8")] = None,
-        bf16: Annotated[bool | None, filter_parameter("bf16")] = None,
-        gpu: Annotated[list[str] | None, filter_parameter("gpu", max_items=MAX_LIST_VALUES)] = None,
-        provider: Annotated[
-            list[str] | None, filter_parameter("provider", max_items=MAX_LIST_VALUES)
-        ] = None,
-        pricing: Annotated[
-            list[str] | None, filter_parameter("pricing", max_items=MAX_LIST_VALUES)
-        ] = None,
-        serverless: Annotated[bool | None, filter_parameter("serverless")] = None,
-        max_price: Annotated[float | None, filter_parameter("max_price")] = None,
-        max_price_per_gpu: Annotated[float | None, filter_parameter("max_price_per_gpu")] = None,
-        min_gpus: Annotated[float | None, filter_parameter("min_gpus")] = None,
-        min_vcpus: Annotated[float | None, filter_parameter("min_vcpus")] = None,
-        min_ram_gb: Annotated[float | None, filter_parameter("min_ram_gb")] = None,
-        region: Annotated[
-            list[str] | None, filter_parameter("region", max_items=MAX_LIST_VALUES)
-        ] = None,
-        country: Annotated[
-            list[str] | None, filter_parameter("country", max_items=MAX_LIST_VALUES)
-        ] = None,
-        continent: Annotated[
-            list[str] | None, filter_parameter("continent", max_items=MAX_LIST_VALUES)
-        ] = None,
-        max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
-        include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
-        include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
-        include_unavailable: Annotated[bool, filter_parameter("include_unavailable")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -269,48 +230,18 @@ class InstancesController(Controller):
                 ),
             ),
         ] = False,
-        sort: Annotated[
-            Sort,
-            Parameter(
-                description=(
-                    "price = USD/instance-hour, price_per_gpu = USD/GPU-hour, "
-                    "price_per_vram_gb = USD/GB-hour (usable), vram = usable GB per GPU; "
-                    "ascending, or descending with a leading '-' (-price); rows without the "
-                    "value last, ties by id"
-                ),
-            ),
-        ] = "price",
+        sort: str = DEFAULT_SORT,
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
         ] = 100,
         offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
+        **filters: Any,
     ) -> Response[bytes]:
         snapshot = store.get()
         try:
             query = OfferQuery(
-                OfferFilter.build(
-                    min_vram=min_vram,
-                    min_total_vram=min_total_vram,
-                    fp8=fp8,
-                    bf16=bf16,
-                    gpu=gpu,
-                    provider=provider,
-                    pricing=pricing,
-                    serverless=serverless,
-                    max_price=max_price,
-                    max_price_per_gpu=max_price_per_gpu,
-                    min_gpus=min_gpus,
-                    min_vcpus=min_vcpus,
-                    min_ram_gb=min_ram_gb,
-                    region=region,
-                    country=country,
-                    continent=continent,
-                    max_age_days=max_age_days,
-                    include_suspect=include_suspect,
-                    include_expired=include_expired,
-                    include_unavailable=include_unavailable,
-                ),
+                OfferFilter.build(**filters),
                 sort=sort,
                 limit=limit,
                 offset=offset,
@@ -326,6 +257,3 @@ class InstancesController(Controller):
         if link is not None:
             response.headers["Link"] = link
         return response
-
-
-assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree
