@@ -71,9 +71,10 @@ def slugs(values: Iterable[str] | None, name: str = "provider") -> list[str] | N
     return split_values(values, name, lower=True)
 
 
-def gpu_filters(values: Iterable[str] | None) -> list[str] | None:
-    """GPU values (comma lists and repeats) as filter terms: see :func:`gpu_filter`."""
-    found = split_values(values, "gpu")
+def gpu_filters(values: Iterable[str] | None, name: str) -> list[str] | None:
+    """GPU values of parameter ``name`` (comma lists and repeats) as filter terms: see
+    :func:`gpu_filter`."""
+    found = split_values(values, name)
     return sorted({gpu_filter(v) for v in found}) if found else None
 
 

@@ -50,12 +50,13 @@ SHELF_LIVES_SQL = "select price_kind, shelf_life_days from shelf_lives order by 
 @dataclass(frozen=True)
 class Exclusions:
     """Offers a query's rules left out (see the module doc): expired ones per kind of price,
-    those older than ``max_age_days`` (None when the query gave no bound), suspect ones and
-    unavailable ones, with the shelf life in days of each kind the snapshot was built with."""
+    those older than the query's age bound ``age_bound_days`` (``too_old`` None when it gave
+    none), suspect ones and unavailable ones, with the shelf life in days of each kind the
+    snapshot was built with."""
 
     expired_by_kind: dict[str, int] = field(default_factory=dict)
     too_old: int | None = None
-    max_age_days: float | None = None
+    age_bound_days: float | None = None
     suspect: int = 0
     shelf_life_days: dict[str, float] = field(default_factory=dict)
     unavailable: int = 0
@@ -69,7 +70,9 @@ class Exclusions:
         return self.expired + (self.too_old or 0) + self.suspect + self.unavailable
 
     def as_dict(self) -> dict[str, Any]:
-        """The ``excluded`` object of an API answer (``api.schemas.Excluded``)."""
+        """The ``excluded`` object of an API answer (``api.schemas.Excluded``); the too-old
+        count is under the name of the filter that bounds the age, with its value."""
+        bound = _BY_COUNTER["too_old"].name
         return {
             "count": self.count,
             "expired": {
@@ -77,9 +80,9 @@ class Exclusions:
                 "by_kind": dict(sorted(self.expired_by_kind.items())),
                 "shelf_life_days": dict(sorted(self.shelf_life_days.items())),
             },
-            "max_age_days": None
-            if self.max_age_days is None
-            else {"count": self.too_old or 0, "max_age_days": self.max_age_days},
+            bound: None
+            if self.age_bound_days is None
+            else {"count": self.too_old or 0, bound: self.age_bound_days},
             "suspect": {"count": self.suspect},
             "unavailable": {"count": self.unavailable},
         }
@@ -101,7 +104,7 @@ class Exclusions:
         if self.too_old:
             out.append(
                 f"left out {self.too_old} offer{_s(self.too_old)} whose price is older than "
-                f"{self.max_age_days:g} days (max age)"
+                f"{self.age_bound_days:g} days (max age)"
             )
         if self.suspect:
             out.append(
@@ -153,7 +156,7 @@ def tally(
     return Exclusions(
         expired_by_kind=by_kind,
         too_old=None if bound is None else counted["too_old"],
-        max_age_days=bound,
+        age_bound_days=bound,
         suspect=counted["suspect"],
         shelf_life_days=dict(shelf_life_days),
         unavailable=counted["unavailable"],

@@ -173,7 +173,7 @@ class OfferFilter:
                     w.add(spec.column)
             elif value is None or value == ():
                 continue
-            elif spec.comparison == "gpu":
+            elif spec.comparison == "family":
                 gpu_clause(w, spec.column, value, spec.family_column)
             elif spec.comparison == "in":
                 w.add(_in(spec.column, value), *value)

@@ -34,9 +34,9 @@ from warehouse.queries.values import (
 
 Kind = Literal["number", "flag", "list", "rule"]
 # number: column >= / <= the value; flag: column = the value; list: column in the values
-# ("gpu": an id or a family, gpu_clause); rule: the offer must meet `column` (an SQL
-# predicate) unless the filter is true
-Comparison = Literal[">=", "<=", "=", "in", "gpu", "unless"]
+# ("family": a canonical id, or a family and its members, gpu_clause); rule: the offer must
+# meet `column` (an SQL predicate) unless the filter is true
+Comparison = Literal[">=", "<=", "=", "in", "family", "unless"]
 Values = Callable[[Iterable[str] | None, str], tuple[str, ...] | None]
 
 
@@ -51,16 +51,6 @@ def continents(values: Iterable[str] | None, name: str) -> tuple[str, ...] | Non
     if found:
         check_values(name, found, CONTINENTS)
     return found
-
-
-def gpus(values: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
-    """GPU values as filter terms (``warehouse.queries.values.gpu_filter``)."""
-    return gpu_terms(values)
-
-
-def pricings(values: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
-    """Pricing models in any spelling; ``FilterError`` for one that is not a model."""
-    return pricing_models(values)
 
 
 @dataclass(frozen=True)
@@ -145,9 +135,9 @@ FILTERS: dict[str, FilterSpec] = {
             "gpu",
             "list",
             "gpu_id",
-            "gpu",
+            "family",
             GPU_DOC,
-            values=gpus,
+            values=gpu_terms,
             family_column="gpu_family",
             known="gpu_terms",
             metavar="ID",
@@ -169,7 +159,7 @@ FILTERS: dict[str, FilterSpec] = {
             "in",
             "Pricing model: " + ", ".join(PRICING_MODELS) + ", any case, '-' for '_' "
             "(repeatable or comma-separated: spot,on_demand)",
-            values=pricings,
+            values=pricing_models,
             metavar="MODEL",
         ),
         FilterSpec("serverless", "flag", "serverless", "=", SERVERLESS_DOC),
@@ -348,34 +338,42 @@ _KIND_TYPE = {
     "list": "list",
     "rule": "`true`/`false`, default `false`",
 }
-_COMPARISON = {">=": "≥", "<=": "≤", "=": "=", "in": "one of", "gpu": "id or family"}
+_COMPARISON = {
+    ">=": "≥ the value",
+    "<=": "≤ the value",
+    "=": "= the value",
+    "in": "is one of the values",
+    "family": "is one of the GPUs or a member of the families given",
+}
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
 
 
 def _bounds(f: FilterSpec) -> str:
     if f.ge is None and f.le is None:
         return ""
-    low = "" if f.ge is None else f"{f.ge:g}"
-    high = "" if f.le is None else f"{f.le:g}"
-    return f"{low}..{high}"
+    if f.le is None:
+        return f"≥ {_number(f.ge or 0)}"
+    return f"{_number(f.ge or 0)} to {_number(f.le)}"
 
 
 def _compares(f: FilterSpec) -> str:
     if f.comparison == "unless":
-        return f"`{f.column}` unless true"
-    return f"`{f.column}` {_COMPARISON[f.comparison]} the value"
+        return f"`{f.column}`, unless true"
+    return f"`{f.column}` {_COMPARISON[f.comparison]}"
 
 
 def filters_table() -> str:
-    """README's table of the offer filters (between its ``generated`` markers)."""
+    """README's table of the offer filters and sort (between its ``generated`` markers)."""
     lines = [
-        "| filter | type | bounds | keeps offers whose | meaning |",
+        "| parameter | type | bounds | keeps offers whose | meaning |",
         "| --- | --- | --- | --- | --- |",
     ]
     for f in FILTERS.values():
-        doc = f.doc.replace("|", "\\|")
-        lines.append(
-            f"| `{f.name}` | {_KIND_TYPE[f.kind]} | {_bounds(f)} | {_compares(f)} | {doc} |"
-        )
-    sorts = ", ".join(f"`{s.key}` ({s.doc})" for s in SORTS.values())
-    lines.append(f"| `sort` | one of {sorts}, or `-` before it | | | {SORT_DOC} |")
+        cells = [f"`{f.name}`", _KIND_TYPE[f.kind], _bounds(f), _compares(f), f.doc]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    keys = ", ".join(f"`{key}`" for key in SORTS)
+    lines.append(f"| `sort` | {keys}, `-` before one: descending | | | {SORT_DOC} |")
     return "\n".join(lines)

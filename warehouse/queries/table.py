@@ -199,7 +199,7 @@ class OfferTable:
                 m &= _compare(self.ranges[spec.name], spec.comparison, float(value))
             elif spec.kind == "flag":
                 m &= self.flags[spec.name] == int(value)
-            elif spec.comparison == "gpu":
+            elif spec.comparison == "family":
                 found = self._gpu_mask(spec, value[0])
                 for term in value[1:]:
                     found = found | self._gpu_mask(spec, term)

@@ -111,11 +111,11 @@ class FilterVocabulary:
             gpu_terms=family_terms(gpu_ids) | known_gpu_terms(),
         )
 
-    def _known_region(self, region: str) -> bool:
+    def _known_region(self, value: str) -> bool:
         """An id some offer carried or the seed lists; the seed's ``FSN1-DC*`` covers every
         id starting ``fsn1-dc``."""
-        return region in self.regions or any(
-            k.endswith("*") and region.startswith(k[:-1]) for k in self.regions
+        return value in self.regions or any(
+            k.endswith("*") and value.startswith(k[:-1]) for k in self.regions
         )
 
     def _unknown(self, known: str, values: Iterable[str]) -> set[str]:
