@@ -1,8 +1,9 @@
 """``gpuprices query``: the API's /instances filters over the current published snapshot
 (``gpuprices status`` is in ``pipelines.cli_status``).
 
-``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances and answers it with
-the same SQL (``warehouse.queries``; nothing here imports ``api``).
+``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances (its options are
+``warehouse.queries.FILTERS``) and answers it with the same executor, the snapshot's
+``OfferTable`` (``warehouse.queries``; nothing here imports ``api``).
 It prints through ``pipelines.cli_output``: a table that fits 80 columns on a terminal,
 CSV when piped, or ``--format csv|tsv|json``.
 """
@@ -29,9 +30,8 @@ from warehouse.queries import (
     FilterVocabulary,
     OfferFilter,
     OfferQuery,
-    exclusions_sql,
+    OfferTable,
     item_columns,
-    query_offers_sql,
 )
 
 # CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
@@ -170,8 +170,9 @@ def run_query(args: argparse.Namespace) -> int:
         cli_output.error(str(exc))
         return 2
     try:
-        items, total = query_offers_sql(con, query)
-        excluded = exclusions_sql(con, query.filter)
+        table = OfferTable.load(con)  # the API's executor: the same rows, order and counts
+        items, total = table.query(query)
+        excluded = table.exclusions(query.filter)
         fields = item_columns(con)
     finally:
         con.close()

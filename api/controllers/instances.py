@@ -14,6 +14,13 @@ no conditional or CORS headers. It sends the bytes and headers the handler and
 before it existed). Anything it does not expect, an error included, goes to Litestar, whose
 error handling and logging then apply.
 
+One executor: every answer is read off the snapshot's ``OfferTable`` (``api.offers``; the SQL of
+``warehouse.queries`` is what the table is tested against, ``tests/warehouse/test_queries.py``).
+The fast route is the one second path, kept because the latency targets of
+``benchmarks/serving.py`` and ``benchmarks/uncached_queries.py`` are not met through Litestar's
+handler alone (figures in docs/reliability.md "Serving speed"); both read the filters from
+``warehouse.queries.FILTERS``, so neither can take a filter the other does not.
+
 Off the event loop: a table larger than ``INLINE_ROWS`` offers is queried in a worker thread
 (``anyio.to_thread``), so a burst of large queries never holds the loop, and ``/health`` and
 other requests are still answered between them; a small table answers inline (a thread hop
@@ -34,7 +41,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
 from api.controllers.instances_query import MAX_OFFSET, parse_query
-from api.encoding import encode, json_response, page_body, wants_csv
+from api.encoding import encode, json_response, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.paging import link_header, next_offset
 from api.params import ListFormat, offer_query_parameters
@@ -48,7 +55,6 @@ from warehouse.queries import (
     FilterError,
     OfferFilter,
     OfferQuery,
-    query_offers_sql,
 )
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
@@ -67,22 +73,12 @@ def _null_or(value: int | None) -> bytes:
 
 
 def instances_body(snapshot: Snapshot, query: OfferQuery) -> Answer:
-    """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
-    (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
+    """GET /instances' JSON body for ``query`` on ``snapshot``, from its in-memory offers (the
+    ``OfferTable`` and pre-encoded rows: the one executor of the endpoint). ``NoSnapshot``
+    (503) for a snapshot without ``current_offers``."""
     offers = snapshot.offers
     if offers is None:
-        items, total = query_offers_sql(snapshot.cursor(), query)
-        return Answer(
-            page_body(
-                items,
-                total=total,
-                excluded=snapshot.excluded(query.filter),
-                limit=query.limit,
-                offset=query.offset,
-                as_of=snapshot.as_of,
-            ),
-            total,
-        )
+        raise NoSnapshot(f"snapshot {snapshot.info.snapshot_id} holds no current offers")
     found = offers.table.page(query)
     following = next_offset(query.offset, query.limit, found.total)
     body = b"".join(
