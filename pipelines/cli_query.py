@@ -2,8 +2,8 @@
 (``gpuprices status`` is in ``pipelines.cli_status``).
 
 ``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances (its options are
-``warehouse.queries.FILTERS``) and answers it with the same executor, the snapshot's
-``OfferTable`` (``warehouse.queries``; nothing here imports ``api``).
+``warehouse.queries.FILTERS``) and answers it by the SQL the API's in-memory table is tested
+against (``warehouse.queries``; nothing here imports ``api``).
 It prints through ``pipelines.cli_output``: a table that fits 80 columns on a terminal,
 CSV when piped, or ``--format csv|tsv|json``.
 """
@@ -30,8 +30,9 @@ from warehouse.queries import (
     FilterVocabulary,
     OfferFilter,
     OfferQuery,
-    OfferTable,
+    exclusions_sql,
     item_columns,
+    query_offers_sql,
 )
 
 # CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
@@ -170,9 +171,10 @@ def run_query(args: argparse.Namespace) -> int:
         cli_output.error(str(exc))
         return 2
     try:
-        table = OfferTable.load(con)  # the API's executor: the same rows, order and counts
-        items, total = table.query(query)
-        excluded = table.exclusions(query.filter)
+        # one query per process: by SQL (loading the API's OfferTable would cost more than it;
+        # tests/warehouse/test_queries.py holds the two to the same answers)
+        items, total = query_offers_sql(con, query)
+        excluded = exclusions_sql(con, query.filter)
         fields = item_columns(con)
     finally:
         con.close()
