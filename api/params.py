@@ -19,10 +19,11 @@ the alias table (``warehouse/seeds/gpu_aliases.csv``), including gpuhunt's and S
 from __future__ import annotations
 
 import difflib
+import inspect
 import types
 import typing
-from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import parse_qsl
 
 from litestar.exceptions import ClientException
@@ -70,9 +71,10 @@ def slugs(values: Iterable[str] | None, name: str = "provider") -> list[str] | N
     return split_values(values, name, lower=True)
 
 
-def gpu_filters(values: Iterable[str] | None) -> list[str] | None:
-    """GPU values (comma lists and repeats) as filter terms: see :func:`gpu_filter`."""
-    found = split_values(values, "gpu")
+def gpu_filters(values: Iterable[str] | None, name: str) -> list[str] | None:
+    """GPU values of parameter ``name`` (comma lists and repeats) as filter terms: see
+    :func:`gpu_filter`."""
+    found = split_values(values, name)
     return sorted({gpu_filter(v) for v in found}) if found else None
 
 
@@ -88,10 +90,50 @@ def refuse_unknown_values(vocabulary: queries.FilterVocabulary, f: queries.Offer
 
 def filter_parameter(name: str, **extra: Any) -> Any:
     """The Litestar ``Parameter`` of offer filter ``name``: description and bounds from
-    ``warehouse.queries.FILTER_FIELDS``, the one definition of every offer filter."""
-    spec = queries.FILTER_FIELDS[name]
+    ``warehouse.queries.FILTERS``, the one declaration of every offer filter."""
+    spec = queries.FILTERS[name]
     bounds = {k: v for k, v in (("ge", spec.ge), ("le", spec.le)) if v is not None}
-    return Parameter(description=spec.description, **bounds, **extra)
+    return Parameter(description=spec.doc, **bounds, **extra)
+
+
+_FILTER_TYPES: dict[str, Any] = {
+    "number": float | None,
+    "flag": bool | None,
+    "list": list[str] | None,
+    "rule": bool,
+}
+Sort = typing.cast(Any, Literal)[queries.INSTANCE_SORT_KEYS]  # sort's values, from SORTS
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def offer_query_parameters(fn: F) -> F:
+    """Declare the offer filters and ``sort`` of a handler from ``warehouse.queries`` (FILTERS,
+    SORTS): one keyword parameter per filter, in FILTERS' order, in place of ``fn``'s
+    ``**filters`` (which receives them), before its first parameter with a default, each
+    typed by its kind and bounded as ``Annotated[..., Parameter()]``; ``sort`` as the
+    Literal of the sort keys. Litestar reads the signature and annotations set here."""
+    signature = inspect.signature(fn)
+    annotations = dict(fn.__annotations__)
+    annotations.pop("filters", None)
+    filters = [
+        inspect.Parameter(
+            spec.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=spec.default,
+        )
+        for spec in queries.FILTERS.values()
+    ]
+    for spec in queries.FILTERS.values():
+        extra = {"max_items": MAX_LIST_VALUES} if spec.kind == "list" else {}
+        annotations[spec.name] = Annotated[
+            _FILTER_TYPES[spec.kind], filter_parameter(spec.name, **extra)
+        ]
+    annotations["sort"] = Annotated[Sort, Parameter(description=queries.SORT_DOC)]
+    params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    at = next(i for i, p in enumerate(params) if p.default is not p.empty)
+    fn.__signature__ = signature.replace(parameters=[*params[:at], *filters, *params[at:]])  # type: ignore[attr-defined]
+    fn.__annotations__ = annotations
+    return fn
 
 
 # --- handler declarations ---------------------------------------------------------------------

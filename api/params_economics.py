@@ -22,9 +22,7 @@ from api.params import MAX_LIST_VALUES, filter_parameter, slugs
 from warehouse import economics
 from warehouse.estimates import STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS
 from warehouse.queries import (
-    GPU_DOC,
     MAX_LIMIT,
-    PROVIDER_DOC,
     FilterError,
     OfferFilter,
     PricingModel,
@@ -53,15 +51,13 @@ InputTokens = Annotated[
 OutputTokens = Annotated[
     int, Parameter(ge=1, le=MAX_TOKENS, description="Generated tokens per request")
 ]
-GpuFilter = Annotated[list[str] | None, Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES)]
+# the offer filters these endpoints take: GET /instances' declarations (warehouse.queries.FILTERS)
+GpuFilter = Annotated[list[str] | None, filter_parameter("gpu", max_items=MAX_LIST_VALUES)]
 ProviderFilter = Annotated[
-    list[str] | None, Parameter(description=PROVIDER_DOC, max_items=MAX_LIST_VALUES)
+    list[str] | None, filter_parameter("provider", max_items=MAX_LIST_VALUES)
 ]
 PricingFilter = Annotated[list[str] | None, filter_parameter("pricing", max_items=MAX_LIST_VALUES)]
-ServerlessFilter = Annotated[
-    bool | None, Parameter(description="Only serverless tiers (true) or only instances (false)")
-]
-# the price's own age and shelf life: the declarations of GET /instances' filters
+ServerlessFilter = Annotated[bool | None, filter_parameter("serverless")]
 MaxAgeDays = Annotated[float | None, filter_parameter("max_age_days")]
 IncludeExpired = Annotated[bool, filter_parameter("include_expired")]
 IncludeUnavailable = Annotated[bool, filter_parameter("include_unavailable")]

@@ -39,7 +39,7 @@ def _rules(args: argparse.Namespace) -> OfferFilter:
 
 def _days(text: str) -> float:
     value = float(text)
-    if not 0 <= value <= 100_000:  # FILTER_FIELDS' bounds of max_age_days
+    if not 0 <= value <= 100_000:  # the bounds of max_age_days in warehouse.queries.FILTERS
         raise argparse.ArgumentTypeError("must be 0 to 100000 days")
     return value
 

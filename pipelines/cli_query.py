@@ -1,8 +1,9 @@
 """``gpuprices query``: the API's /instances filters over the current published snapshot
 (``gpuprices status`` is in ``pipelines.cli_status``).
 
-``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances and answers it with
-the same SQL (``warehouse.queries``; nothing here imports ``api``).
+``query`` builds the same ``warehouse.queries.OfferQuery`` as GET /instances (its options are
+``warehouse.queries.FILTERS``) and answers it by the SQL the API's in-memory table is tested
+against (``warehouse.queries``; nothing here imports ``api``).
 It prints through ``pipelines.cli_output``: a table that fits 80 columns on a terminal,
 CSV when piped, or ``--format csv|tsv|json``.
 """
@@ -20,11 +21,12 @@ from rich.text import Text
 from pipelines import cli_output
 from pipelines.cli_output import Column
 from pipelines.cli_snapshot import open_snapshot
-from warehouse.places import CONTINENTS
 from warehouse.queries import (
-    INSTANCE_SORTS,
-    PRICING_MODELS,
+    DEFAULT_SORT,
+    FILTERS,
+    SORTS,
     FilterError,
+    FilterSpec,
     FilterVocabulary,
     OfferFilter,
     OfferQuery,
@@ -32,8 +34,6 @@ from warehouse.queries import (
     item_columns,
     query_offers_sql,
 )
-
-PRICING = PRICING_MODELS
 
 # CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
 QUERY_FIELDS = (
@@ -82,28 +82,7 @@ def _num(value: Decimal | float | None) -> str:
 
 def filter_from_args(args: argparse.Namespace) -> OfferFilter:
     """The /instances filter of the arguments (``OfferFilter.build``, as the API builds it)."""
-    return OfferFilter.build(
-        min_vram=args.min_vram,
-        min_total_vram=args.min_total_vram,
-        fp8=args.fp8,
-        bf16=args.bf16,
-        gpu=args.gpu,
-        provider=args.provider,
-        pricing=args.pricing,
-        serverless=args.serverless,
-        max_price=args.max_price,
-        max_price_per_gpu=args.max_price_per_gpu,
-        min_gpus=args.min_gpus,
-        min_vcpus=args.min_vcpus,
-        min_ram_gb=args.min_ram_gb,
-        region=args.region,
-        country=args.country,
-        continent=args.continent,
-        max_age_days=args.max_age_days,
-        include_suspect=args.include_suspect,
-        include_expired=args.include_expired,
-        include_unavailable=args.include_unavailable,
-    )
+    return OfferFilter.build(**{name: getattr(args, name) for name in FILTERS})
 
 
 # --- query -------------------------------------------------------------------------------------
@@ -192,6 +171,8 @@ def run_query(args: argparse.Namespace) -> int:
         cli_output.error(str(exc))
         return 2
     try:
+        # one query per process: by SQL (loading the API's OfferTable would cost more than it;
+        # tests/warehouse/test_queries.py holds the two to the same answers)
         items, total = query_offers_sql(con, query)
         excluded = exclusions_sql(con, query.filter)
         fields = item_columns(con)
@@ -247,6 +228,36 @@ def _count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def _bounded(spec: FilterSpec) -> Callable[[str], float]:
+    """A number within the filter's bounds (the API's 400 is argparse's usage error here)."""
+
+    def parse(text: str) -> float:
+        value = float(text)
+        if (spec.ge is not None and value < spec.ge) or (spec.le is not None and value > spec.le):
+            low = "" if spec.ge is None else f"{spec.ge:g}"
+            high = "" if spec.le is None else f"{spec.le:g}"
+            raise argparse.ArgumentTypeError(f"must be within {low}..{high}")
+        return value
+
+    return parse
+
+
+def add_filter_option(parser: argparse.ArgumentParser, spec: FilterSpec) -> None:
+    """The option of one offer filter (``warehouse.queries.FILTERS``): ``--min-vram GB``,
+    ``--fp8/--no-fp8``, ``--gpu ID`` (repeatable), ``--include-expired``; help = its doc."""
+    doc = spec.doc.replace("%", "%%")
+    if spec.kind == "number":
+        parser.add_argument(spec.flag, type=_bounded(spec), metavar=spec.metavar, help=doc)
+    elif spec.kind == "flag":
+        parser.add_argument(
+            spec.flag, action=argparse.BooleanOptionalAction, default=None, help=doc
+        )
+    elif spec.kind == "list":
+        parser.add_argument(spec.flag, action="append", metavar=spec.metavar, help=doc)
+    else:
+        parser.add_argument(spec.flag, action="store_true", help=doc)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``query`` to the ``gpuprices`` parser."""
     query = sub.add_parser(
@@ -255,121 +266,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Current offers of the published snapshot, filtered like GET /instances. "
         "Prices are USD; GB = 10^9 bytes. Prints a table on a terminal, CSV when piped.",
     )
-    query.add_argument(
-        "--min-vram",
-        type=float,
-        metavar="GB",
-        help="minimum usable GB of VRAM per GPU (a share of a GPU counts with its share)",
-    )
-    query.add_argument(
-        "--min-total-vram", type=float, metavar="GB", help="minimum GB of VRAM per instance"
-    )
-    query.add_argument(
-        "--fp8",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="only GPUs with (--fp8) / without (--no-fp8) native FP8",
-    )
-    query.add_argument(
-        "--bf16",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="only GPUs with (--bf16) / without (--no-bf16) native BF16",
-    )
-    query.add_argument(
-        "--gpu",
-        action="append",
-        metavar="ID",
-        help="canonical GPU id or family, e.g. h100-sxm or h100 (repeatable)",
-    )
-    query.add_argument(
-        "--provider",
-        action="append",
-        metavar="SLUG",
-        help="only this provider, e.g. lambda (repeatable; `gpuprices status` lists them)",
-    )
-    query.add_argument(
-        "--pricing",
-        action="append",
-        metavar="MODEL",
-        help="only this pricing model, any case, comma lists too: "
-        + ", ".join(PRICING)
-        + " (repeatable)",
-    )
-    query.add_argument(
-        "--serverless",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="only serverless tiers (--serverless) or only instances (--no-serverless)",
-    )
-    query.add_argument(
-        "--max-price", type=float, metavar="USD", help="maximum USD per instance-hour"
-    )
-    query.add_argument(
-        "--max-price-per-gpu", type=float, metavar="USD", help="maximum USD per GPU-hour"
-    )
-    query.add_argument("--min-gpus", type=float, metavar="N", help="minimum GPUs per instance")
-    query.add_argument(
-        "--min-vcpus",
-        type=float,
-        metavar="N",
-        help="minimum vCPUs per instance (offers whose vCPUs the source does not state are "
-        "left out)",
-    )
-    query.add_argument(
-        "--min-ram-gb",
-        type=float,
-        metavar="GB",
-        help="minimum GB of system RAM per instance (offers whose RAM is not stated are left out)",
-    )
-    query.add_argument(
-        "--max-age-days",
-        type=float,
-        metavar="DAYS",
-        help="only prices at most DAYS days old (the price's own age)",
-    )
-    query.add_argument(
-        "--include-expired",
-        action="store_true",
-        help="also list prices past the shelf life of their kind (dynamic 2 days, spot and "
-        "marketplace 30, list prices 180 by default: GPUPRICES_SHELF_LIFE_DAYS_*)",
-    )
-    query.add_argument(
-        "--include-suspect",
-        action="store_true",
-        help="also list prices the plausibility screen marks suspect",
-    )
-    query.add_argument(
-        "--include-unavailable",
-        action="store_true",
-        help="also list offers the source says are not on sale now (available false: no "
-        "location, sold out, past the provider's end of service)",
-    )
-    query.add_argument(
-        "--region",
-        action="append",
-        metavar="CODE",
-        help="only this region, as the provider names it, e.g. us-east-1 (repeatable)",
-    )
-    query.add_argument(
-        "--country",
-        action="append",
-        metavar="CC",
-        help="only regions or hosts in this ISO 3166-1 alpha-2 country, e.g. DE (repeatable)",
-    )
-    query.add_argument(
-        "--continent",
-        action="append",
-        metavar="NAME",
-        help="only regions or hosts on this continent, e.g. europe (repeatable): "
-        + ", ".join(CONTINENTS),
-    )
+    for spec in FILTERS.values():
+        add_filter_option(query, spec)
     query.add_argument(
         "--sort",
-        choices=sorted(INSTANCE_SORTS),
-        default="price",
-        help="order, cheapest first: price = USD per instance-hour (default), price_per_gpu = "
-        "per GPU-hour, price_per_vram_gb = per GB-of-VRAM-hour; vram = smallest usable first",
+        choices=sorted(SORTS),
+        default=DEFAULT_SORT,
+        help="order, ascending: "
+        + ", ".join(f"{s.key} = {s.doc}" for s in SORTS.values())
+        + f" (default {DEFAULT_SORT})",
     )
     query.add_argument(
         "--limit", type=_count(1), default=50, metavar="N", help="rows to show (default 50)"

@@ -331,7 +331,7 @@ class HistoryController(Controller):
             raise ClientException(
                 f"since: {start.isoformat()} is not between {FIRST_DAY} and {LAST_DAY}"
             )
-        filters = {"since": start, "provider": slugs(provider), "gpu": gpu_filters(gpu)}
+        filters = {"since": start, "provider": slugs(provider), "gpu": gpu_filters(gpu, "gpu")}
         try:  # a GPU or provider no snapshot knows: 400 with the closest known one
             snapshot.vocabulary.check(
                 OfferFilter.build(provider=filters["provider"], gpu=filters["gpu"])

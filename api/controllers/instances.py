@@ -14,6 +14,13 @@ no conditional or CORS headers. It sends the bytes and headers the handler and
 before it existed). Anything it does not expect, an error included, goes to Litestar, whose
 error handling and logging then apply.
 
+One executor: every answer is read off the snapshot's ``OfferTable`` (``api.offers``; the SQL of
+``warehouse.queries`` is what the table is tested against, ``tests/warehouse/test_queries.py``).
+The fast route is the one second path, kept because the latency targets of
+``benchmarks/serving.py`` and ``benchmarks/uncached_queries.py`` are not met through Litestar's
+handler alone (figures in docs/reliability.md "Serving speed"); both read the filters from
+``warehouse.queries.FILTERS``, so neither can take a filter the other does not.
+
 Off the event loop: a table larger than ``INLINE_ROWS`` offers is queried in a worker thread
 (``anyio.to_thread``), so a burst of large queries never holds the loop, and ``/health`` and
 other requests are still answered between them; a small table answers inline (a thread hop
@@ -23,7 +30,7 @@ every query would.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import anyio.to_thread
 from litestar import Controller, Request, Response, get
@@ -34,35 +41,24 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
 from api.controllers.instances_query import MAX_OFFSET, parse_query
-from api.encoding import encode, json_response, page_body, wants_csv
+from api.encoding import encode, json_response, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.paging import link_header, next_offset
-from api.params import MAX_LIST_VALUES, ListFormat, filter_parameter
+from api.params import ListFormat, offer_query_parameters
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
 from warehouse.queries import (
+    DEFAULT_SORT,
     GPU_DOC,
-    INSTANCE_SORT_KEYS,
     MAX_LIMIT,
     PROVIDER_DOC,
     FilterError,
     OfferFilter,
     OfferQuery,
-    query_offers_sql,
 )
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
 
-Sort = Literal[
-    "price",
-    "-price",
-    "price_per_gpu",
-    "-price_per_gpu",
-    "price_per_vram_gb",
-    "-price_per_vram_gb",
-    "vram",
-    "-vram",
-]
 # shared with the history controller and the fast route's tests
 __all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body", "parse_query"]
 
@@ -77,22 +73,12 @@ def _null_or(value: int | None) -> bytes:
 
 
 def instances_body(snapshot: Snapshot, query: OfferQuery) -> Answer:
-    """GET /instances' JSON body for ``query`` on ``snapshot``: from its in-memory offers
-    (pre-encoded rows), or by SQL when the snapshot has none loaded; the same bytes."""
+    """GET /instances' JSON body for ``query`` on ``snapshot``, from its in-memory offers (the
+    ``OfferTable`` and pre-encoded rows: the one executor of the endpoint). ``NoSnapshot``
+    (503) for a snapshot without ``current_offers``."""
     offers = snapshot.offers
     if offers is None:
-        items, total = query_offers_sql(snapshot.cursor(), query)
-        return Answer(
-            page_body(
-                items,
-                total=total,
-                excluded=snapshot.excluded(query.filter),
-                limit=query.limit,
-                offset=query.offset,
-                as_of=snapshot.as_of,
-            ),
-            total,
-        )
+        raise NoSnapshot(f"snapshot {snapshot.info.snapshot_id} holds no current offers")
     found = offers.table.page(query)
     following = next_offset(query.offset, query.limit, found.total)
     body = b"".join(
@@ -225,40 +211,11 @@ class InstancesController(Controller):
         "(CSV: X-Excluded-* headers).",
         responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
     )
+    @offer_query_parameters  # one parameter per filter of warehouse.queries.FILTERS; sort
     async def list_instances(
         self,
         request: Request,
         store: Store,
-        min_vram: Annotated[float | None, filter_parameter("min_vram")] = None,
-        min_total_vram: Annotated[float | None, filter_parameter("min_total_vram")] = None,
-        fp8: Annotated[bool | None, filter_parameter("fp8")] = None,
-        bf16: Annotated[bool | None, filter_parameter("bf16")] = None,
-        gpu: Annotated[list[str] | None, filter_parameter("gpu", max_items=MAX_LIST_VALUES)] = None,
-        provider: Annotated[
-            list[str] | None, filter_parameter("provider", max_items=MAX_LIST_VALUES)
-        ] = None,
-        pricing: Annotated[
-            list[str] | None, filter_parameter("pricing", max_items=MAX_LIST_VALUES)
-        ] = None,
-        serverless: Annotated[bool | None, filter_parameter("serverless")] = None,
-        max_price: Annotated[float | None, filter_parameter("max_price")] = None,
-        max_price_per_gpu: Annotated[float | None, filter_parameter("max_price_per_gpu")] = None,
-        min_gpus: Annotated[float | None, filter_parameter("min_gpus")] = None,
-        min_vcpus: Annotated[float | None, filter_parameter("min_vcpus")] = None,
-        min_ram_gb: Annotated[float | None, filter_parameter("min_ram_gb")] = None,
-        region: Annotated[
-            list[str] | None, filter_parameter("region", max_items=MAX_LIST_VALUES)
-        ] = None,
-        country: Annotated[
-            list[str] | None, filter_parameter("country", max_items=MAX_LIST_VALUES)
-        ] = None,
-        continent: Annotated[
-            list[str] | None, filter_parameter("continent", max_items=MAX_LIST_VALUES)
-        ] = None,
-        max_age_days: Annotated[float | None, filter_parameter("max_age_days")] = None,
-        include_suspect: Annotated[bool, filter_parameter("include_suspect")] = False,
-        include_expired: Annotated[bool, filter_parameter("include_expired")] = False,
-        include_unavailable: Annotated[bool, filter_parameter("include_unavailable")] = False,
         cheapest_per_gpu: Annotated[
             bool,
             Parameter(
@@ -269,48 +226,18 @@ class InstancesController(Controller):
                 ),
             ),
         ] = False,
-        sort: Annotated[
-            Sort,
-            Parameter(
-                description=(
-                    "price = USD/instance-hour, price_per_gpu = USD/GPU-hour, "
-                    "price_per_vram_gb = USD/GB-hour (usable), vram = usable GB per GPU; "
-                    "ascending, or descending with a leading '-' (-price); rows without the "
-                    "value last, ties by id"
-                ),
-            ),
-        ] = "price",
+        sort: str = DEFAULT_SORT,
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
         ] = 100,
         offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
+        **filters: Any,
     ) -> Response[bytes]:
         snapshot = store.get()
         try:
             query = OfferQuery(
-                OfferFilter.build(
-                    min_vram=min_vram,
-                    min_total_vram=min_total_vram,
-                    fp8=fp8,
-                    bf16=bf16,
-                    gpu=gpu,
-                    provider=provider,
-                    pricing=pricing,
-                    serverless=serverless,
-                    max_price=max_price,
-                    max_price_per_gpu=max_price_per_gpu,
-                    min_gpus=min_gpus,
-                    min_vcpus=min_vcpus,
-                    min_ram_gb=min_ram_gb,
-                    region=region,
-                    country=country,
-                    continent=continent,
-                    max_age_days=max_age_days,
-                    include_suspect=include_suspect,
-                    include_expired=include_expired,
-                    include_unavailable=include_unavailable,
-                ),
+                OfferFilter.build(**filters),
                 sort=sort,
                 limit=limit,
                 offset=offset,
@@ -326,6 +253,3 @@ class InstancesController(Controller):
         if link is not None:
             response.headers["Link"] = link
         return response
-
-
-assert set(INSTANCE_SORT_KEYS) == set(Sort.__args__)  # the Literal and the allow-list agree

@@ -10,7 +10,8 @@ from urllib.parse import parse_qsl
 
 from api.params import MAX_LIST_VALUES
 from warehouse.queries import (
-    FILTER_FIELDS,
+    DEFAULT_SORT,
+    FILTERS,
     INSTANCE_SORT_KEYS,
     MAX_LIMIT,
     FilterError,
@@ -22,11 +23,11 @@ MAX_OFFSET = 1_000_000
 
 _NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 _INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
-_FLOATS = ("min_vram", "min_total_vram", "max_price", "max_price_per_gpu", "min_gpus")
-_FLOATS += ("max_age_days", "min_vcpus", "min_ram_gb")
-_FLAGS = ("fp8", "bf16", "serverless", "include_suspect", "include_expired", "cheapest_per_gpu")
-_FLAGS += ("include_unavailable",)
-_LISTS = ("gpu", "provider", "region", "country", "continent", "pricing")
+# the filters by kind (warehouse.queries.FILTERS); rules are true/false flags too
+_FLOATS = frozenset(name for name, f in FILTERS.items() if f.kind == "number")
+_FLAGS = frozenset(name for name, f in FILTERS.items() if f.kind in ("flag", "rule"))
+_LISTS = frozenset(name for name, f in FILTERS.items() if f.kind == "list")
+_PAGE_FLAGS = frozenset({"cheapest_per_gpu"})
 _PLAIN = re.compile(rb"[A-Za-z0-9_.,&=%+-]*")
 
 
@@ -61,16 +62,16 @@ def parse_query(query_string: bytes) -> OfferQuery | None:
         if name in _FLOATS:
             if not _NUMBER.fullmatch(value):
                 return None
-            number, spec = float(value), FILTER_FIELDS[name]
+            number, spec = float(value), FILTERS[name]
             if (spec.ge is not None and number < spec.ge) or (
                 spec.le is not None and number > spec.le
             ):
                 return None
             scalars[name] = number
-        elif name in _FLAGS:
+        elif name in _FLAGS or name in _PAGE_FLAGS:
             if value not in ("true", "false"):
                 return None
-            (page if name == "cheapest_per_gpu" else scalars)[name] = value == "true"
+            (page if name in _PAGE_FLAGS else scalars)[name] = value == "true"
         elif name in ("limit", "offset"):
             if not _INTEGER.fullmatch(value):
                 return None
@@ -91,7 +92,7 @@ def parse_query(query_string: bytes) -> OfferQuery | None:
     try:
         return OfferQuery(
             OfferFilter.build(**lists, **scalars),
-            sort=page.get("sort", "price"),
+            sort=page.get("sort", DEFAULT_SORT),
             limit=limit,
             offset=offset,
             cheapest_per_gpu=page.get("cheapest_per_gpu", False),

@@ -1,7 +1,10 @@
 """The read side of current offers, outside ``api`` (the CLI and the API both use it).
 
-- ``filters``: ``OfferFilter``, the one definition of every offer filter (name, unit, bounds,
-  normalisation, bound SQL), and ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
+- ``surface``: ``FILTERS`` and ``SORTS``, the one declaration of every offer filter (name,
+  kind, bounds, column, comparison, doc) and sort, from which everything below, the API's
+  parameters, the CLI's options and README's list are derived;
+- ``filters``: ``OfferFilter`` (its fields, normalisation and bound SQL from ``FILTERS``), and
+  ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
 - ``sql``: the page and count queries over any connection holding ``current_offers`` (a
   snapshot file, the warehouse), and the provider status queries;
 - ``liveness``: ``Liveness``, how many providers are live (``LIVENESS_SQL`` over
@@ -26,16 +29,10 @@ from warehouse.queries.excluded import (
     shelf_lives,
 )
 from warehouse.queries.filters import (
-    FILTER_FIELDS,
-    GPU_DOC,
-    INSTANCE_SORT_KEYS,
-    INSTANCE_SORTS,
     MAX_LIMIT,
     MAX_LIST_VALUES,
     PRICING_MODELS,
-    PROVIDER_DOC,
     FilterError,
-    FilterField,
     OfferFilter,
     OfferQuery,
     PricingModel,
@@ -58,12 +55,27 @@ from warehouse.queries.sql import (
     query_offers_sql,
     rows,
 )
+from warehouse.queries.surface import (
+    DEFAULT_SORT,
+    FILTERS,
+    GPU_DOC,
+    INSTANCE_SORT_KEYS,
+    INSTANCE_SORTS,
+    PROVIDER_DOC,
+    SERVERLESS_DOC,
+    SORT_DOC,
+    SORTS,
+    FilterSpec,
+    SortSpec,
+    filters_table,
+)
 from warehouse.queries.table import OfferTable, Page
 from warehouse.queries.values import check_values, pricing_models, unknown_values_error
 from warehouse.queries.vocabulary import FilterVocabulary
 
 __all__ = [
-    "FILTER_FIELDS",
+    "DEFAULT_SORT",
+    "FILTERS",
     "GPU_DOC",
     "INSTANCE_COLUMNS",
     "INSTANCE_SORTS",
@@ -75,10 +87,13 @@ __all__ = [
     "PROVIDERS_SQL",
     "PROVIDER_DOC",
     "PROVIDER_STATUS_SQL",
+    "SERVERLESS_DOC",
     "SHELF_LIFE_COLUMNS",
+    "SORTS",
+    "SORT_DOC",
     "Exclusions",
     "FilterError",
-    "FilterField",
+    "FilterSpec",
     "FilterVocabulary",
     "Liveness",
     "OfferFilter",
@@ -86,10 +101,12 @@ __all__ = [
     "OfferTable",
     "Page",
     "PricingModel",
+    "SortSpec",
     "Where",
     "cheapest_per_gpu_sql",
     "check_values",
     "exclusions_sql",
+    "filters_table",
     "gpu_clause",
     "gpu_filter",
     "gpu_prefix_pattern",

@@ -24,13 +24,22 @@ headers), the CLI as text (:meth:`Exclusions.lines`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 
 from warehouse.queries.filters import OfferFilter
+from warehouse.queries.surface import FILTERS, FilterSpec
+
+# Exclusions' counters, in the order an offer left out is counted (under the first that
+# applies); each is what one filter of FILTERS leaves out (its `counts`).
+COUNTED = ("expired", "too_old", "suspect", "unavailable")
+RULES: tuple[FilterSpec, ...] = tuple(
+    sorted((s for s in FILTERS.values() if s.counts), key=lambda s: COUNTED.index(s.counts or ""))
+)
+_BY_COUNTER = {s.counts: s for s in RULES}
 
 # The shelf life of one offer's price, as every item of an answer that lists offers carries it
 # (current_offers columns; warehouse/models/current_offers.sql).
@@ -41,12 +50,13 @@ SHELF_LIVES_SQL = "select price_kind, shelf_life_days from shelf_lives order by 
 @dataclass(frozen=True)
 class Exclusions:
     """Offers a query's rules left out (see the module doc): expired ones per kind of price,
-    those older than ``max_age_days`` (None when the query gave no bound), suspect ones and
-    unavailable ones, with the shelf life in days of each kind the snapshot was built with."""
+    those older than the query's age bound ``age_bound_days`` (``too_old`` None when it gave
+    none), suspect ones and unavailable ones, with the shelf life in days of each kind the
+    snapshot was built with."""
 
     expired_by_kind: dict[str, int] = field(default_factory=dict)
     too_old: int | None = None
-    max_age_days: float | None = None
+    age_bound_days: float | None = None
     suspect: int = 0
     shelf_life_days: dict[str, float] = field(default_factory=dict)
     unavailable: int = 0
@@ -60,7 +70,9 @@ class Exclusions:
         return self.expired + (self.too_old or 0) + self.suspect + self.unavailable
 
     def as_dict(self) -> dict[str, Any]:
-        """The ``excluded`` object of an API answer (``api.schemas.Excluded``)."""
+        """The ``excluded`` object of an API answer (``api.schemas.Excluded``); the too-old
+        count is under the name of the filter that bounds the age, with its value."""
+        bound = _BY_COUNTER["too_old"].name
         return {
             "count": self.count,
             "expired": {
@@ -68,9 +80,9 @@ class Exclusions:
                 "by_kind": dict(sorted(self.expired_by_kind.items())),
                 "shelf_life_days": dict(sorted(self.shelf_life_days.items())),
             },
-            "max_age_days": None
-            if self.max_age_days is None
-            else {"count": self.too_old or 0, "max_age_days": self.max_age_days},
+            bound: None
+            if self.age_bound_days is None
+            else {"count": self.too_old or 0, bound: self.age_bound_days},
             "suspect": {"count": self.suspect},
             "unavailable": {"count": self.unavailable},
         }
@@ -92,7 +104,7 @@ class Exclusions:
         if self.too_old:
             out.append(
                 f"left out {self.too_old} offer{_s(self.too_old)} whose price is older than "
-                f"{self.max_age_days:g} days (max age)"
+                f"{self.age_bound_days:g} days (max age)"
             )
         if self.suspect:
             out.append(
@@ -113,40 +125,41 @@ def _s(n: int) -> str:
 
 def unruled(f: OfferFilter) -> OfferFilter:
     """``f`` without the rules :class:`Exclusions` counts (its other filters only)."""
-    return replace(
-        f,
-        include_expired=True,
-        include_suspect=True,
-        include_unavailable=True,
-        max_age_days=None,
-    )
+    return replace(f, **{s.name: s.lifted for s in RULES})
+
+
+def _applies(f: OfferFilter, spec: FilterSpec) -> bool:
+    """Whether rule ``spec`` leaves offers out of ``f``'s answer (a rule not lifted, a bound
+    given)."""
+    value = getattr(f, spec.name)
+    return not value if spec.kind == "rule" else value is not None
 
 
 def tally(
     f: OfferFilter,
-    groups: Iterable[tuple[str, bool, bool, bool, bool, int]],
+    groups: Iterable[tuple[str, Sequence[bool], int]],
     shelf_life_days: Mapping[str, float],
 ) -> Exclusions:
     """:class:`Exclusions` of ``f`` from the offers matching ``unruled(f)``, counted by
-    (price_kind, expired, older than f.max_age_days, price ok, not on sale)."""
+    (price_kind, for each of RULES whether the offer fails it): ``(kind, fails, n)``."""
+    counted: dict[str, int] = dict.fromkeys(COUNTED, 0)
     by_kind: dict[str, int] = {}
-    too_old = suspect = unavailable = 0
-    for kind, expired, old, ok, off_sale, n in groups:
-        if expired and not f.include_expired:
-            by_kind[kind] = by_kind.get(kind, 0) + n
-        elif old and f.max_age_days is not None:
-            too_old += n
-        elif not ok and not f.include_suspect:
-            suspect += n
-        elif off_sale and not f.include_unavailable:
-            unavailable += n
+    applies = [_applies(f, spec) for spec in RULES]
+    for kind, fails, n in groups:
+        for spec, failed, applied in zip(RULES, fails, applies, strict=True):
+            if failed and applied:
+                counted[spec.counts or ""] += n
+                if spec.counts == "expired":
+                    by_kind[kind] = by_kind.get(kind, 0) + n
+                break
+    bound = getattr(f, _BY_COUNTER["too_old"].name)
     return Exclusions(
         expired_by_kind=by_kind,
-        too_old=None if f.max_age_days is None else too_old,
-        max_age_days=f.max_age_days,
-        suspect=suspect,
+        too_old=None if bound is None else counted["too_old"],
+        age_bound_days=bound,
+        suspect=counted["suspect"],
         shelf_life_days=dict(shelf_life_days),
-        unavailable=unavailable,
+        unavailable=counted["unavailable"],
     )
 
 
@@ -163,13 +176,18 @@ def exclusions_sql(
     """:class:`Exclusions` of ``f`` by SQL over ``con``'s current_offers (``shelf_life_days``:
     the snapshot's shelf lives when already read, else read from ``con``)."""
     where = unruled(f).where()
-    # an age that does not pass `age_days <= bound` is too old, as OfferFilter.where decides
-    old, params = ("not coalesce(age_days <= ?, false)", [f.max_age_days])
-    if f.max_age_days is None:
-        old, params = "false", []
+    # whether an offer fails each rule, as OfferFilter.where decides (null: not met)
+    fails, params = [], []
+    for spec in RULES:
+        if spec.kind == "rule":
+            fails.append(f"not coalesce({spec.column}, false)")
+        elif (bound := getattr(f, spec.name)) is not None:
+            fails.append(f"not coalesce({spec.column} {spec.comparison} ?, false)")
+            params.append(bound)
+        else:
+            fails.append("false")
     found = con.execute(
-        f"select price_kind, expired, {old} as too_old, price_status <> 'suspect' as ok,"
-        f" coalesce(not available, false) as off_sale, count(*)"
+        f"select price_kind, [{', '.join(fails)}], count(*)"
         f" from current_offers {where.sql()} group by all",
         [*params, *where.params],
     ).fetchall()

@@ -8,7 +8,13 @@ from typing import Any
 
 import duckdb
 
-from warehouse.queries.filters import INSTANCE_SORTS, OfferQuery, Where
+from warehouse.queries.filters import OfferQuery, Where
+from warehouse.queries.surface import INSTANCE_SORTS
+
+# cheapest_per_gpu: one row per group (provider, GPU model, pricing; an unresolved GPU by the
+# provider's spelling, never merged with other GPUs), the cheapest by this sort (ascending)
+CHEAPEST_GROUP = ("provider", "coalesce(gpu_id, 'name:' || gpu_name_provider)", "pricing")
+CHEAPEST_SORT = "price_per_gpu"
 
 # The items' columns: the API's InstanceItem fields (api/schemas/instances.py; bodies follow the
 # schema's order), all selected from current_offers. offers_in_group is last (the
@@ -61,16 +67,14 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
     """Like ``instances_sql``, but one row per (provider, GPU model, pricing): the offer with the
     lowest USD per GPU-hour, with ``offers_in_group`` = matching offers in its group. Offers with
     an unresolved GPU are grouped by the provider's spelling, never merged with other GPUs."""
+    group = ", ".join(CHEAPEST_GROUP)
     ranked = f"""
         with matching as (select * from current_offers {where.sql()}),
         ranked as (
             select *,
-                count(*) over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
-                ) as offers_in_group,
+                count(*) over (partition by {group}) as offers_in_group,
                 row_number() over (
-                    partition by provider, coalesce(gpu_id, 'name:' || gpu_name_provider), pricing
-                    order by price_per_gpu_hour_usd asc, offer_id
+                    partition by {group} order by {INSTANCE_SORTS[CHEAPEST_SORT]} asc, offer_id
                 ) as group_rank
             from matching
         )

@@ -19,36 +19,42 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from warehouse.queries.excluded import Exclusions, shelf_lives, tally, unruled
-from warehouse.queries.filters import (
-    INSTANCE_SORT_KEYS,
-    INSTANCE_SORTS,
-    OfferFilter,
-    OfferQuery,
-    gpu_prefix_pattern,
-)
-from warehouse.queries.sql import INSTANCE_COLUMNS, rows
+from warehouse.queries.excluded import RULES, Exclusions, shelf_lives, tally, unruled
+from warehouse.queries.filters import OfferFilter, OfferQuery, gpu_prefix_pattern
+from warehouse.queries.sql import CHEAPEST_GROUP, CHEAPEST_SORT, INSTANCE_COLUMNS, rows
+from warehouse.queries.surface import FILTERS, INSTANCE_SORT_KEYS, SORTS, FilterSpec
 
-# The columns filters and sorts read, by their warehouse names (not the items' field names).
-_FILTER_SQL = """
-    select offer_id, price_status, expired, available, price_kind, fp8, bf16, serverless, gpu_id,
-        gpu_family, provider, pricing,
-        lower(region) as region, lower(country) as country, continent, gpu_name_provider,
-        age_days, vram_gb_usable, vram_gb_total,
-        price_per_hour_usd, price_per_gpu_hour_usd, price_per_vram_gb_hour_usd, gpu_count,
-        vcpus, ram_gb
-    from current_offers order by offer_id
-"""
-_RANGES = (
-    "age_days",
-    "vram_gb_usable",
-    "vram_gb_total",
-    "price_per_hour_usd",
-    "price_per_gpu_hour_usd",
-    "gpu_count",
-    "vcpus",
-    "ram_gb",
+# The columns filters and sorts read, one per filter (named after it; a rule: whether the offer
+# meets it, as SQL decides), its GPU family column, one per sort, and the cheapest_per_gpu group.
+_FAMILY, _SORT = "family__", "sort__"
+_GROUP = ("group__0", "group__1", "group__2")
+
+
+def _filter_column(spec: FilterSpec) -> str:
+    if spec.kind == "rule":  # null: not met, as in a where clause
+        return f"coalesce({spec.column}, false) as {spec.name}"
+    return f"{spec.column} as {spec.name}"
+
+
+_FILTER_SQL = (
+    "select offer_id, price_kind, "
+    + ", ".join(
+        [_filter_column(spec) for spec in FILTERS.values()]
+        + [f"{s.family_column} as {_FAMILY}{s.name}" for s in FILTERS.values() if s.family_column]
+        + [f"{s.column} as {_SORT}{s.key}" for s in SORTS.values()]
+        + [f"{part} as {name}" for part, name in zip(CHEAPEST_GROUP, _GROUP, strict=True)]
+    )
+    + " from current_offers order by offer_id"
 )
+
+
+def _bits(code: int, n: int) -> list[bool]:
+    return [bool(code >> bit & 1) for bit in range(n)]
+
+
+def _compare(values: np.ndarray, comparison: str, bound: float) -> np.ndarray:
+    """``values >= bound`` or ``values <= bound``; NaN (null) never passes, as SQL's null."""
+    return values >= bound if comparison == ">=" else values <= bound
 
 
 @dataclass(frozen=True)
@@ -111,55 +117,37 @@ class OfferTable:
         n = self.size = len(items)
         if columns["offer_id"] != [i["id"] for i in items]:
             raise ValueError("filter columns and items are not the same rows")
-        self.ok = np.array([s != "suspect" for s in columns["price_status"]], dtype=bool)
-        self.in_force = np.array([not e for e in columns["expired"]], dtype=bool)
-        # on sale or unknown (available true or null); false: the source says not on sale
-        self.on_sale = np.array([a is not False for a in columns["available"]], dtype=bool)
         self.kinds = _Codes(columns["price_kind"])
-        self.flags = {name: _flags(columns[name]) for name in ("fp8", "bf16", "serverless")}
-        self.categories = {
-            name: _Codes(columns[name])
-            for name in (
-                "gpu_id",
-                "gpu_family",
-                "provider",
-                "pricing",
-                "region",
-                "country",
-                "continent",
-            )
-        }
-        self.ranges = {name: _floats(columns[name]) for name in _RANGES}
+        self.keep: dict[str, np.ndarray] = {}  # rules: the offer meets it
+        self.flags: dict[str, np.ndarray] = {}
+        self.categories: dict[str, _Codes] = {}
+        self.ranges: dict[str, np.ndarray] = {}
+        for spec in FILTERS.values():
+            values = columns[spec.name]
+            if spec.kind == "rule":
+                self.keep[spec.name] = np.array(values, dtype=bool)
+            elif spec.kind == "flag":
+                self.flags[spec.name] = _flags(values)
+            elif spec.kind == "list":
+                self.categories[spec.name] = _Codes(values)
+                if spec.family_column:
+                    self.categories[_FAMILY + spec.name] = _Codes(columns[_FAMILY + spec.name])
+            else:
+                self.ranges[spec.name] = _floats(values)
         self.orders: dict[str, np.ndarray] = {}
         self.ranks: dict[str, np.ndarray] = {}
         for key in INSTANCE_SORT_KEYS:
-            column = INSTANCE_SORTS[key.removeprefix("-")]
-            order = _order(_floats(columns[column]), key.startswith("-"))
+            order = _order(_floats(columns[_SORT + key.removeprefix("-")]), key.startswith("-"))
             rank = np.empty(n, dtype=np.intp)  # intp everywhere: indexing converts nothing
             rank[order] = np.arange(n, dtype=np.intp)
             self.orders[key], self.ranks[key] = order, rank
-        # cheapest_per_gpu: (provider, GPU id or the provider's spelling, pricing) per row;
-        # the group's offer is its first by (USD per GPU-hour asc nulls last, offer id)
-        groups = _Codes(
-            [
-                (
-                    p,
-                    g if g is not None else (None if name is None else "name:" + name),
-                    m,
-                )
-                for p, g, name, m in zip(
-                    columns["provider"],
-                    columns["gpu_id"],
-                    columns["gpu_name_provider"],
-                    columns["pricing"],
-                    strict=True,
-                )
-            ]
-        )
+        # cheapest_per_gpu: the group of each row (sql.CHEAPEST_GROUP); the group's offer is
+        # its first by (USD per GPU-hour asc nulls last, offer id)
+        groups = _Codes(list(zip(*(columns[name] for name in _GROUP), strict=True)))
         self.group = groups.codes
         self.group_count = len(groups.code)
-        self.by_gpu_price = self.orders["price_per_gpu"]
-        self.gpu_price_rank = self.ranks["price_per_gpu"]
+        self.by_gpu_price = self.orders[CHEAPEST_SORT]
+        self.gpu_price_rank = self.ranks[CHEAPEST_SORT]
         self._gpu_masks: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -180,14 +168,15 @@ class OfferTable:
     def __len__(self) -> int:
         return self.size
 
-    def _gpu_mask(self, term: str) -> np.ndarray:
+    def _gpu_mask(self, spec: FilterSpec, term: str) -> np.ndarray:
         """Rows whose GPU is ``term`` or, for a family term, whose GPU or family-level row's
-        ``gpu_family`` is ``term`` or starts with ``term-`` (``filters.gpu_clause``)."""
+        family is ``term`` or starts with ``term-`` (``filters.gpu_clause``)."""
         found = self._gpu_masks.get(term)
         if found is None:
             prefix = term + "-" if gpu_prefix_pattern(term) is not None else None
             found = np.zeros(self.size, dtype=bool)
-            for column in ("gpu_id", "gpu_family") if prefix else ("gpu_id",):
+            names = (spec.name, _FAMILY + spec.name) if prefix and spec.family_column else ()
+            for column in names or (spec.name,):
                 codes = self.categories[column]
                 found |= codes.any_of(
                     [v for v in codes.code if v == term or (prefix and v.startswith(prefix))]
@@ -197,70 +186,56 @@ class OfferTable:
         return found
 
     def mask(self, f: OfferFilter) -> np.ndarray:
-        """The rows matching ``f``: the rule of :meth:`OfferFilter.where`."""
-        m = np.ones(self.size, dtype=bool) if f.include_suspect else self.ok.copy()
-        if not f.include_expired:
-            m &= self.in_force
-        if not f.include_unavailable:
-            m &= self.on_sale
-        for column, bound, minimum in (
-            ("age_days", f.max_age_days, False),
-            ("vram_gb_usable", f.min_vram, True),
-            ("vram_gb_total", f.min_total_vram, True),
-            ("price_per_hour_usd", f.max_price, False),
-            ("price_per_gpu_hour_usd", f.max_price_per_gpu, False),
-            ("gpu_count", f.min_gpus, True),
-            ("vcpus", f.min_vcpus, True),  # NaN (not stated) never passes, as SQL's null
-            ("ram_gb", f.min_ram_gb, True),
-        ):
-            if bound is not None:
-                values = self.ranges[column]
-                m &= values >= float(bound) if minimum else values <= float(bound)
-        for column, flag in (("fp8", f.fp8), ("bf16", f.bf16), ("serverless", f.serverless)):
-            if flag is not None:
-                m &= self.flags[column] == int(flag)
-        if f.gpu:
-            any_gpu = self._gpu_mask(f.gpu[0])
-            for term in f.gpu[1:]:
-                any_gpu = any_gpu | self._gpu_mask(term)
-            m &= any_gpu
-        for column, values in (
-            ("provider", f.provider),
-            ("pricing", f.pricing),
-            ("region", f.region),
-            ("country", f.country),
-            ("continent", f.continent),
-        ):
-            if values:
-                m &= self.categories[column].any_of(values)
+        """The rows matching ``f``: the rule of :meth:`OfferFilter.where`, filter by filter."""
+        m = np.ones(self.size, dtype=bool)
+        for spec in FILTERS.values():
+            value = getattr(f, spec.name)
+            if spec.kind == "rule":
+                if not value:
+                    m &= self.keep[spec.name]
+            elif value is None or value == ():
+                continue
+            elif spec.kind == "number":
+                m &= _compare(self.ranges[spec.name], spec.comparison, float(value))
+            elif spec.kind == "flag":
+                m &= self.flags[spec.name] == int(value)
+            elif spec.comparison == "family":
+                found = self._gpu_mask(spec, value[0])
+                for term in value[1:]:
+                    found = found | self._gpu_mask(spec, term)
+                m &= found
+            else:
+                m &= self.categories[spec.name].any_of(value)
         return m
+
+    def _fails(self, f: OfferFilter, spec: FilterSpec) -> np.ndarray:
+        """The rows ``spec`` (a rule Exclusions counts) leaves out when it applies."""
+        if spec.kind == "rule":
+            return ~self.keep[spec.name]
+        bound = getattr(f, spec.name)
+        if bound is None:
+            return np.zeros(self.size, dtype=bool)
+        return ~_compare(self.ranges[spec.name], spec.comparison, float(bound))
 
     def exclusions(self, f: OfferFilter) -> Exclusions:
         """What ``f``'s rules leave out of its matches: ``warehouse.queries.exclusions_sql``.
-        One bincount over the matching rows of (kind, not on sale, expired, too old, ok) as one
+        One bincount over the matching rows of (kind, which of the rules each fails) as one
         code."""
         base = self.mask(unruled(f))
-        old = np.zeros(self.size, dtype=np.intp)
-        if f.max_age_days is not None:
-            old = (~(self.ranges["age_days"] <= float(f.max_age_days))).astype(np.intp)
-        expired = (~self.in_force).astype(np.intp)
-        off_sale = (~self.on_sale).astype(np.intp)
-        code = (
-            self.kinds.codes * 16 + off_sale * 8 + expired * 4 + old * 2 + self.ok.astype(np.intp)
-        )
-        counts = np.bincount(code[base & (code >= 0)], minlength=16 * len(self.kinds.code))
+        width = 1 << len(RULES)
+        code = self.kinds.codes * width
+        for bit, spec in enumerate(RULES):
+            code = code + (self._fails(f, spec).astype(np.intp) << bit)
+        counts = np.bincount(code[base & (code >= 0)], minlength=width * len(self.kinds.code))
         groups = [
             (
                 kind,
-                bool(bits & 4),
-                bool(bits & 2),
-                bool(bits & 1),
-                bool(bits & 8),
-                int(counts[k * 16 + bits]),
+                [bool(bits >> bit & 1) for bit in range(len(RULES))],
+                int(counts[k * width + bits]),
             )
             for kind, k in self.kinds.code.items()
-            for bits in range(16)
-            if counts[k * 16 + bits]
+            for bits in range(width)
+            if counts[k * width + bits]
         ]
         return tally(f, groups, self.shelf_life_days)
 

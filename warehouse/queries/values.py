@@ -125,9 +125,10 @@ def gpu_filter(value: str) -> str:
     return term
 
 
-def gpu_terms(values: Iterable[str] | None) -> tuple[str, ...] | None:
-    """GPU values (comma lists and repeats) as sorted filter terms (:func:`gpu_filter`)."""
-    found = split_values(values, "gpu")
+def gpu_terms(values: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
+    """GPU values of parameter ``name`` (comma lists and repeats) as sorted filter terms
+    (:func:`gpu_filter`)."""
+    found = split_values(values, name)
     return tuple(sorted({gpu_filter(v) for v in found})) if found else None
 
 
@@ -186,12 +187,13 @@ def check_values(
         raise unknown_values_error(key, unknown, allowed, what)
 
 
-def pricing_models(values: Iterable[str] | None) -> tuple[str, ...] | None:
-    """Pricing values (repeats, comma lists, any case, ``on-demand`` for ``on_demand``) as
-    sorted models; ``FilterError`` (with suggestions) for one that is not a model."""
-    found = split_values(values, "pricing", lower=True)
+def pricing_models(values: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
+    """Pricing values of parameter ``name`` (repeats, comma lists, any case, ``on-demand`` for
+    ``on_demand``) as sorted models; ``FilterError`` (with suggestions) for one that is not a
+    model."""
+    found = split_values(values, name, lower=True)
     if not found:
         return None
     models = tuple(sorted({hyphenated(v).replace("-", "_") for v in found}))
-    check_values("pricing", models, PRICING_MODELS, "pricing model")
+    check_values(name, models, PRICING_MODELS, "pricing model")
     return models

@@ -25,6 +25,7 @@ import duckdb
 
 from warehouse.gpus import SEEDS_DIR
 from warehouse.queries.filters import OfferFilter
+from warehouse.queries.surface import FILTERS
 from warehouse.queries.values import (
     FilterError,
     family_terms,
@@ -110,29 +111,37 @@ class FilterVocabulary:
             gpu_terms=family_terms(gpu_ids) | known_gpu_terms(),
         )
 
-    def _known_region(self, region: str) -> bool:
+    def _known_region(self, value: str) -> bool:
         """An id some offer carried or the seed lists; the seed's ``FSN1-DC*`` covers every
         id starting ``fsn1-dc``."""
-        return region in self.regions or any(
-            k.endswith("*") and region.startswith(k[:-1]) for k in self.regions
+        return value in self.regions or any(
+            k.endswith("*") and value.startswith(k[:-1]) for k in self.regions
         )
+
+    def _unknown(self, known: str, values: Iterable[str]) -> set[str]:
+        if known == "regions":
+            return {v for v in values if not self._known_region(v)}
+        return set(values) - getattr(self, known)
 
     def check(self, f: OfferFilter) -> None:
         """Raise ``FilterError`` (each unknown value with the closest known one, ``extra``
-        for the 400's body) for a GPU, provider, region or country value this snapshot does
-        not know; every unknown value of every such filter is named at once."""
+        for the 400's body) for a value of a filter whose values this snapshot knows
+        (``FilterSpec.known``: GPU, provider, region, country) that it does not know; every
+        unknown value of every such filter is named at once."""
         errors: list[FilterError] = []
-        regions = {r for r in f.region or () if not self._known_region(r)}
-        for key, unknown, known, what, valid in (
-            ("gpu", set(f.gpu or ()) - self.gpu_terms, self.gpu_terms, "GPU", self.gpu_ids),
-            ("provider", set(f.provider or ()) - self.providers, self.providers, "provider", None),
-            ("region", regions, self.regions, "region", None),
-            ("country", set(f.country or ()) - self.countries, self.countries, "country", None),
-        ):
-            if unknown:
-                names = _country_names() if key == "country" else None
+        for spec in FILTERS.values():
+            if spec.known is None or not (values := getattr(f, spec.name)):
+                continue
+            if unknown := self._unknown(spec.known, values):
+                what, valid, names = _KNOWN[spec.known]
+                known = getattr(self, spec.known)
                 error = unknown_values_error(
-                    key, sorted(unknown), valid or known, what, known, names
+                    spec.name,
+                    sorted(unknown),
+                    getattr(self, valid) if valid else known,
+                    what,
+                    known,
+                    _country_names() if names else None,
                 )
                 errors.append(error)
         if not errors:
@@ -142,3 +151,13 @@ class FilterVocabulary:
         raise FilterError(
             "; ".join(str(e) for e in errors), [x for e in errors for x in e.extra or []]
         )
+
+
+# FilterSpec.known -> (what a value is, the set listed as valid when not the known one, whether
+# a country's name suggests its code)
+_KNOWN: dict[str, tuple[str, str | None, bool]] = {
+    "gpu_terms": ("GPU", "gpu_ids", False),
+    "providers": ("provider", None, False),
+    "regions": ("region", None, False),
+    "countries": ("country", None, True),
+}
