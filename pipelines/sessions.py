@@ -1,5 +1,9 @@
 """Where a scrape's responses come from, and fetching them: no warehouse is touched here.
 
+The sessions (each one scrape): live, prefetched (a live fetch already done,
+``pipelines.prefetch``), replay (one per capture), fallback (the replay of a failed live fetch)
+and recorded (the offers that ship with the project, ``pipelines.loading.run_recorded``).
+
 Each session (a live fetch, or the replay of one capture) is one scrape. ``fetch`` runs its
 requests and keeps every response for the raw archive; it never raises for a provider fault, so
 fetches can run side by side (``pipelines.prefetch``) while loads stay one at a time.
@@ -12,13 +16,16 @@ and ``GPUPRICES_PROVIDER_DEADLINE_S`` (``fetch_limits``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
+from pipelines.credentials import Scrubber, archivable_body
 from scrapers import http as scraper_http
-from scrapers.base import MissingTokenError, Provider, RawResponse
+from scrapers.base import MissingTokenError, Provider, RawResponse, ScraperError
 from scrapers.replay import Capture, ReplayTransport, discover
+from warehouse.scrape import Received
 from warehouse.settings import Settings
 
 
@@ -33,30 +40,37 @@ class Session:
     # why the responses hold only a subset of the provider's list (a recorded excerpt), or None;
     # a live fetch knows it saw a subset through its skipped parts instead
     partial_reason: str | None = None
+    fallback: bool = False  # replayed because the live fetch failed
 
     @property
     def is_replay(self) -> bool:
         return self.mode == "replay"
 
     @classmethod
-    def replay(cls, capture: Capture) -> Session:
+    def replay(cls, capture: Capture, *, fallback: bool = False) -> Session:
         return cls(
             "replay",
             f"{capture.provider}/{capture.path.name}",
             ReplayTransport(capture),
             capture.precision,
             capture.partial_reason,
+            fallback,
         )
 
 
 def sessions_for(
-    provider: str, replay_dir: Path | None, transport: httpx.BaseTransport | None = None
+    provider: str,
+    replay_dir: Path | None,
+    transport: httpx.BaseTransport | None = None,
+    *,
+    fallback: bool = False,
 ) -> list[Session]:
-    """Live: one session. Replay: one session per replayable capture, oldest first."""
+    """Live: one session. Replay: one session per replayable capture, oldest first
+    (``fallback``: replayed because the live fetch failed)."""
     if replay_dir is None:
         return [Session("live", "live", transport)]
     captures = discover(replay_dir, [provider]).get(provider, [])
-    return [Session.replay(c) for c in captures]
+    return [Session.replay(c, fallback=fallback) for c in captures]
 
 
 class _Recorder:
@@ -80,6 +94,30 @@ class Fetched:
     skipped: dict[str, str] = field(default_factory=dict)
     error: BaseException | None = None
     missing_token: MissingTokenError | None = None
+
+    def received(self, scrub: Scrubber) -> tuple[list[Received], BaseException | None]:
+        """Every response as it is archived (credentials scrubbed, URL redacted, stamped with
+        its fetch time), and the fetch's error: a replayed capture time that does not read is
+        one (that response is stamped now)."""
+        error = self.error
+        out = []
+        for r in self.recorded:
+            try:
+                fetched_at = scraper_http.fetched_at(r)
+            except ScraperError as exc:
+                fetched_at = datetime.now(UTC)
+                error = error or exc
+            out.append(
+                Received(
+                    r.request.method,
+                    scraper_http.redact_url(r.request.url),
+                    r.status_code,
+                    fetched_at,
+                    r.headers.get("content-type", ""),
+                    archivable_body(r, scrub),
+                )
+            )
+        return out, error
 
 
 def fetch(
