@@ -3,9 +3,9 @@ retention.
 
 Plain functions, so the Dagster assets stay thin and tests can drive them directly. This module
 only chooses the sessions (``pipelines.sessions``: live, prefetched, replay, fallback, recorded)
-and runs each one's scrape lifecycle (``pipelines.loading`` hands the responses, the parser and
-the token's scrubber to ``warehouse.scrape``: archive -> parse -> validate -> screen -> commit,
-which stores the problems found and derives the outcome). A failing scrape records its error
+and runs each one's scrape lifecycle (the session hands its responses, the parser and the
+token's scrubber to ``warehouse.scrape``: archive -> parse -> validate -> screen -> commit, which
+stores the problems found and derives the outcome). A failing scrape records its error
 and leaves the provider's last good data current.
 
 Bounds (issue 15), from the settings a provider's ingest is given (``warehouse.settings``, the
@@ -23,9 +23,18 @@ from pathlib import Path
 import httpx
 
 from pipelines.credentials import Scrubber, TokenError, replay_token, token_for
-from pipelines.loading import lifecycle, load_fetched, refuse_session, run_recorded, run_session
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus
-from pipelines.sessions import Fetched, Session, fetch_limits, sessions_for
+from pipelines.sessions import (
+    Fetched,
+    Session,
+    fetch_limits,
+    lifecycle,
+    load_fetched,
+    refuse_session,
+    run_recorded,
+    run_session,
+    sessions_for,
+)
 from scrapers import http as scraper_http
 from scrapers.base import Provider
 from warehouse import retention
@@ -88,6 +97,14 @@ def scrape_provider(
     settings = settings if settings is not None else Settings.load({**os.environ, **env})
     warehouse = Warehouse(paths.warehouse)
     limits = fetch_limits(settings)
+    # the sessions first: what to ask with, and where the responses come from
+    try:
+        token, token_error = token_for(provider, env), None
+    except TokenError as exc:
+        token, token_error = None, exc
+    replay = replay_token(provider)
+    throttle = scraper_http.HostThrottle() if replay_dir is None else None
+    sessions = sessions_for(provider.slug, replay_dir, transport)
     with warehouse.connect() as con:
         # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
         recover(
@@ -106,18 +123,12 @@ def scrape_provider(
         if on_outcome is not None:
             on_outcome(outcome)
 
-    throttle = scraper_http.HostThrottle() if replay_dir is None else None
-    sessions = sessions_for(provider.slug, replay_dir, transport)
     if not sessions:
         problem = Problem(
             ProblemCode.NO_CAPTURE, f"no replayable captures for {provider.slug} in {replay_dir}"
         )
         nothing = Session("replay", str(replay_dir))
         outcomes.append(lifecycle(provider, nothing, run_id, settings).skip(problem).outcome())
-    try:
-        token, token_error = token_for(provider, env), None
-    except TokenError as exc:
-        token, token_error = None, exc
     for session in sessions:
         if token_error is not None and not session.is_replay:
             outcome = refuse_session(
@@ -131,7 +142,6 @@ def scrape_provider(
             )
         elif prefetched is not None and not session.is_replay:
             outcome = load_fetched(
-                provider,
                 session,
                 prefetched,
                 warehouse=warehouse,
@@ -146,7 +156,7 @@ def scrape_provider(
                 session,
                 warehouse=warehouse,
                 paths=paths,
-                token=replay_token(provider) if session.is_replay else token,
+                token=replay if session.is_replay else token,
                 run_id=run_id,
                 throttle=throttle,
                 limits=limits,
@@ -173,7 +183,7 @@ def scrape_provider(
             session,
             warehouse=warehouse,
             paths=paths,
-            token=replay_token(provider),
+            token=replay,
             run_id=run_id,
             limits=limits,
             settings=settings,

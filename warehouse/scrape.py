@@ -144,7 +144,8 @@ class Scrape:
         """Archive ``received``, parse them with ``parse``, validate, screen and commit: one
         writer at a time (the warehouse lock is held from archiving to commit). Never raises for
         a provider fault. ``fetch_error``: what went wrong fetching (the scrape fails once its
-        responses are archived). ``fingerprint`` and ``observed_at`` identify a scrape that has
+        responses are archived); ``skipped_parts``: part -> the (scrubbed) error of a request
+        that failed alone. ``fingerprint`` and ``observed_at`` identify a scrape that has
         no responses (recorded offers)."""
         try:
             with warehouse.connect() as con:
@@ -209,7 +210,7 @@ class Scrape:
         self.observed_at = observed_at or min(
             (r.fetched_at for r in received), default=datetime.now(UTC)
         )
-        self.skipped_parts = {p: self.scrub(e) for p, e in sorted((skipped_parts or {}).items())}
+        self.skipped_parts = dict(sorted((skipped_parts or {}).items()))
         hashes = [fingerprint] if fingerprint is not None else [f.sha256 for f in records]
         self.scrape_id = (
             scrape_id(self.provider, self.observed_at, hashes)
