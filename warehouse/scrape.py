@@ -127,8 +127,6 @@ class Scrape:
     _validation: Validation = field(default_factory=Validation)
     _error: str | None = None  # the one line stored and shown for a failed or skipped scrape
 
-    # -- the whole lifecycle ------------------------------------------------------------------
-
     def run(
         self,
         warehouse: Warehouse,
@@ -166,6 +164,7 @@ class Scrape:
             if not disk_full(exc):
                 raise
             self.scrape_id = None  # nothing of it can be written, the row stays 'running'
+            self.offer_count = 0
             self._end(State.FAILED, [self.explain(exc, Stage.LOAD)])
         return self.outcome()
 
@@ -176,9 +175,12 @@ class Scrape:
         with the problem's code says so."""
         if con is not None:
             record_skip(
-                con, provider=self.provider, run_id=self.run_id, reason=problem.detail,
+                con,
+                provider=self.provider,
+                run_id=self.run_id,
+                reason=problem.detail,
                 problem_codes=[str(problem.code)],
-            )  # fmt: skip
+            )
         return self._end(State.SKIPPED, [problem])
 
     def archive(
@@ -330,8 +332,6 @@ class Scrape:
             for offer_id, reasons in verdicts.items()
         }
         return self._end(State.COMMITTED, warnings)
-
-    # -- the outcome --------------------------------------------------------------------------
 
     def outcome(self) -> ScrapeOutcome:
         """What the scrape came to, from the state it reached (the only ``ScrapeOutcome`` made):
