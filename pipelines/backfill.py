@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
-
 from warehouse.db import Warehouse, transaction
 from warehouse.derive import rebuild
 from warehouse.importers import ImportResult, import_all
+from warehouse.importers.common import held_imports
 from warehouse.paths import Paths
 from warehouse.publish import SnapshotInfo, current, publish
 from warehouse.seeding import load_seeds
@@ -84,16 +83,9 @@ def snapshot_holds(info: SnapshotInfo | None, results: Sequence[ImportResult]) -
     fingerprint in its ``history_imports``). False for no snapshot or an unreadable one."""
     if info is None or not info.path.is_file():
         return False
-    try:
-        con = duckdb.connect(str(info.path), read_only=True)
-    except duckdb.Error:
+    held = held_imports(info.path)
+    if held is None:
         return False
-    try:
-        held = dict(con.execute("select source, fingerprint from history_imports").fetchall())
-    except duckdb.Error:
-        return False
-    finally:
-        con.close()
     return all(held.get(r.source) == r.fingerprint for r in results)
 
 

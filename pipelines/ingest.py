@@ -1,11 +1,12 @@
-"""One provider's ingest, end to end: its sessions, in order, then the raw-archive retention.
+"""One provider's ingest, end to end: which sessions it runs, in order, then the raw-archive
+retention.
 
-Plain functions, so the Dagster assets stay thin and tests can drive them directly. The steps
-live beside this module: ``pipelines.sessions`` (where responses come from, and fetching),
-``pipelines.credentials`` (tokens, and scrubbing them from what is kept), ``pipelines.loading``
-(archive -> parse -> validate -> load) and ``pipelines.outcomes`` (what a scrape came to: a
-status and coded problems). A failing scrape records its error and leaves the provider's last
-good data current.
+Plain functions, so the Dagster assets stay thin and tests can drive them directly. This module
+only chooses the sessions (``pipelines.sessions``: live, prefetched, replay, fallback, recorded)
+and runs each one's scrape lifecycle (the session hands its responses, the parser and the
+token's scrubber to ``warehouse.scrape``: archive -> parse -> validate -> screen -> commit, which
+stores the problems found and derives the outcome). A failing scrape records its error
+and leaves the provider's last good data current.
 
 Bounds (issue 15), from the settings a provider's ingest is given (``warehouse.settings``, the
 Dagster resource's): the fetch limits (``pipelines.sessions.fetch_limits``), the offers per
@@ -16,7 +17,6 @@ retention of ``warehouse.retention``, applied after every provider.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -24,16 +24,23 @@ from pathlib import Path
 import httpx
 
 from pipelines.credentials import Scrubber, TokenError, replay_token, token_for
-from pipelines.loading import _load, _start, load_fetched, refuse_session, run_session
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus
-from pipelines.sessions import Fetched, Session, fetch_limits, sessions_for
+from pipelines.sessions import (
+    Fetched,
+    Session,
+    fetch_limits,
+    lifecycle,
+    load_fetched,
+    refuse_session,
+    run_recorded,
+    run_session,
+    sessions_for,
+)
 from scrapers import http as scraper_http
-from scrapers import recorded
 from scrapers.base import Provider
 from warehouse import retention
 from warehouse.db import Warehouse, transaction
 from warehouse.identity import merge_offer_identities
-from warehouse.load import scrape_id
 from warehouse.paths import Paths
 from warehouse.problems import Problem, ProblemCode
 from warehouse.recovery import recover
@@ -94,6 +101,14 @@ def scrape_provider(
     settings = settings if settings is not None else Settings.load({**os.environ, **env})
     warehouse = Warehouse(paths.warehouse)
     limits = fetch_limits(settings)
+    # the sessions first: what to ask with, and where the responses come from
+    try:
+        token, token_error = token_for(provider, env), None
+    except TokenError as exc:
+        token, token_error = None, exc
+    replay = replay_token(provider)
+    throttle = scraper_http.HostThrottle() if replay_dir is None else None
+    sessions = sessions_for(provider.slug, replay_dir, transport)
     with warehouse.connect() as con:
         # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
         recover(con, paths.raw, now=now, max_offers=settings.max_offers_per_scrape)
@@ -107,33 +122,25 @@ def scrape_provider(
         if on_outcome is not None:
             on_outcome(outcome)
 
-    throttle = scraper_http.HostThrottle() if replay_dir is None else None
-    sessions = sessions_for(provider.slug, replay_dir, transport)
     if not sessions:
         problem = Problem(
             ProblemCode.NO_CAPTURE, f"no replayable captures for {provider.slug} in {replay_dir}"
         )
-        outcomes.append(
-            ScrapeOutcome(
-                provider.slug,
-                str(replay_dir),
-                ScrapeStatus.SKIPPED,
-                error=problem.detail,
-                problems=[problem],
-            )
-        )
-    try:
-        token, token_error = token_for(provider, env), None
-    except TokenError as exc:
-        token, token_error = None, exc
+        nothing = Session("replay", str(replay_dir))
+        outcomes.append(lifecycle(provider, nothing, run_id, settings).skip(problem).outcome())
     for session in sessions:
         if token_error is not None and not session.is_replay:
             outcome = refuse_session(
-                provider, session, warehouse=warehouse, run_id=run_id, error=token_error
+                provider,
+                session,
+                warehouse=warehouse,
+                paths=paths,
+                run_id=run_id,
+                error=token_error,
+                settings=settings,
             )
         elif prefetched is not None and not session.is_replay:
             outcome = load_fetched(
-                provider,
                 session,
                 prefetched,
                 warehouse=warehouse,
@@ -149,7 +156,7 @@ def scrape_provider(
                 session,
                 warehouse=warehouse,
                 paths=paths,
-                token=replay_token(provider) if session.is_replay else token,
+                token=replay if session.is_replay else token,
                 run_id=run_id,
                 throttle=throttle,
                 limits=limits,
@@ -161,79 +168,33 @@ def scrape_provider(
         o.status in (ScrapeStatus.FAILED, ScrapeStatus.SKIPPED) for o in outcomes
     )
     fallback_sessions = (
-        sessions_for(provider.slug, fallback_replay_dir)
+        sessions_for(provider.slug, fallback_replay_dir, fallback=True)
         if live_failed and fallback_replay_dir is not None and fallback_replay_dir.is_dir()
         else []
     )
     if live_failed and not fallback_sessions and recorded_fallback:
-        outcome = run_recorded(provider, warehouse=warehouse, run_id=run_id, settings=settings)
-        outcome.fallback = True
-        report(outcome)
+        report(
+            run_recorded(
+                provider, warehouse=warehouse, paths=paths, run_id=run_id, settings=settings
+            )
+        )
     for session in fallback_sessions:
         outcome = run_session(
             provider,
             session,
             warehouse=warehouse,
             paths=paths,
-            token=replay_token(provider),
+            token=replay,
             run_id=run_id,
             limits=limits,
             settings=settings,
             now=now,
         )
-        outcome.fallback = True
         report(outcome)
     with warehouse.connect() as con:
         # a bounded raw/ (see warehouse.retention)
         retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings), now=now)
     return outcomes
-
-
-def run_recorded(
-    provider: Provider,
-    *,
-    warehouse: Warehouse,
-    run_id: str | None,
-    settings: Settings | None = None,
-) -> ScrapeOutcome:
-    """Load the provider's recorded offers that ship with the project (``scrapers.recorded``):
-    one scrape observed at their capture date, labelled recorded (mode 'replay'). Loading the
-    same rows again is 'unchanged'."""
-    capture = recorded.capture_of(provider.slug)
-    observed_at = recorded.captured_at(provider.slug)
-    if capture is None or observed_at is None:
-        problem = Problem(
-            ProblemCode.NO_CAPTURE,
-            f"no recorded offers for {provider.slug} ship with this version",
-        )
-        return ScrapeOutcome(
-            provider.slug,
-            "recorded",
-            ScrapeStatus.SKIPPED,
-            error=problem.detail,
-            problems=[problem],
-        )
-    session = Session(
-        "replay",
-        f"recorded offers of {capture} (shipped)",
-        observed_precision=recorded.precision_of(provider.slug),
-    )
-    sid = scrape_id(provider.slug, observed_at, [recorded.fingerprint(provider.slug)])
-    with warehouse.connect() as con:
-        unchanged = _start(con, provider, session, sid, observed_at, run_id, [])
-        if unchanged is not None:
-            return unchanged
-        return _load(
-            con,
-            provider,
-            session,
-            sid,
-            observed_at,
-            lambda: (recorded.offers(provider.slug), Counter()),
-            {},
-            Scrubber(None, []),
-            settings or Settings.load({}),
-        )
 
 
 def iter_failures(outcomes: list[ScrapeOutcome]) -> Iterator[ScrapeOutcome]:

@@ -1,15 +1,17 @@
-"""What one scrape came to: a status from a closed set and the problems found, each with a code.
+"""Naming what went wrong (``problem_of``: an exception as a coded problem), and what a
+provider's run ended serving (``served_from``).
 
-Decisions (the Dagster asset checks in ``pipelines.defs.providers``, the failure of a provider's
-asset) read ``status`` and the problems' codes; ``error`` is the one-line message people read
-(stored in ``scrapes.error``, shown by the CLI and ``GET /providers``) and may be reworded freely.
+A scrape's outcome (``ScrapeOutcome``: a status from a closed set and the problems found, each
+with a code) is made by its lifecycle, ``warehouse.scrape``; it is re-exported here. Decisions
+(the Dagster asset checks in ``pipelines.defs.providers``, the failure of a provider's asset) read
+``status`` and the problems' codes; ``error`` is the one-line message people read (stored in
+``scrapes.error``, shown by the CLI and ``GET /providers``) and may be reworded freely.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from pydantic import ValidationError
@@ -17,22 +19,19 @@ from pydantic import ValidationError
 from pipelines.credentials import TokenError
 from scrapers.base import FetchError, MissingTokenError, PageOverBudget, ScraperError
 from warehouse.load import LoadError
-from warehouse.problems import Problem, ProblemCode, disk_full
+from warehouse.outcome import ScrapeOutcome, ScrapeStatus
+from warehouse.problems import Problem, ProblemCode, Stage, disk_full
 
-
-class ScrapeStatus(enum.StrEnum):
-    SUCCESS = "success"
-    FAILED = "failed"
-    SKIPPED = "skipped"  # not attempted: no token, no capture to replay
-    UNCHANGED = "unchanged"  # this exact scrape (same bytes, same time) is already loaded
-
-
-class Stage(enum.StrEnum):
-    """Where an exception was caught: what an unexpected one is reported as."""
-
-    FETCH = "fetch"
-    PARSE = "parse"
-    LOAD = "load"
+__all__ = [
+    "ScrapeOutcome",
+    "ScrapeStatus",
+    "Served",
+    "Stage",
+    "failures",
+    "one_line",
+    "problem_of",
+    "served_from",
+]
 
 
 _UNEXPECTED = {
@@ -40,33 +39,6 @@ _UNEXPECTED = {
     Stage.PARSE: ProblemCode.PARSE_ERROR,
     Stage.LOAD: ProblemCode.LOAD_ERROR,
 }
-
-
-@dataclass
-class ScrapeOutcome:
-    provider: str
-    source: str
-    status: ScrapeStatus
-    offer_count: int = 0
-    error: str | None = None  # one line for people, from ``problems``; never branch on it
-    scrape_id: str | None = None
-    observed_at: datetime | None = None
-    history: dict[str, int] = field(default_factory=dict)
-    fallback: bool = False  # replayed because the live fetch failed
-    unresolved_gpus: list[str] = field(default_factory=list)  # loaded with gpu_id null
-    vram_mismatches: list[str] = field(default_factory=list)  # served at datasheet memory
-    # plausibility screen (warehouse.plausibility): offer description -> reason codes
-    suspect: dict[str, list[str]] = field(default_factory=dict)
-    # rows the parser recognised as not offers, per reason (stored in scrape_exclusions)
-    excluded: dict[str, int] = field(default_factory=dict)
-    # parts of a multi-request fetch that failed alone: part -> one-line error (the rest loaded)
-    skipped_parts: dict[str, str] = field(default_factory=dict)
-    # what was wrong, with codes (a failed or skipped scrape has at least one)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def codes(self) -> set[ProblemCode]:
-        return {p.code for p in self.problems}
 
 
 def one_line(exc: BaseException) -> str:
@@ -104,11 +76,6 @@ def problem_of(exc: BaseException, stage: Stage, scrub: Callable[[str], str]) ->
     if stage is Stage.PARSE:
         return Problem(_UNEXPECTED[stage], f"parse failed: {text}")
     return Problem(_UNEXPECTED[stage], text)
-
-
-def message(problems: Iterable[Problem], prefix: str = "") -> str:
-    """The one-line ``error`` of a scrape with ``problems``."""
-    return prefix + "; ".join(p.detail for p in problems)
 
 
 def failures(outcomes: Iterable[ScrapeOutcome]) -> list[ScrapeOutcome]:

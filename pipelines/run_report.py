@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from scrapers.base import unrecognised_rows
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
-from warehouse.queries import Liveness, liveness
+from warehouse.queries import Liveness
+from warehouse.run_facts import run_facts
 
 
 @dataclass
@@ -90,82 +91,16 @@ def fill_provider_lines(
     step_failures: dict[str, str] | None = None,
 ) -> None:
     with Warehouse(paths.warehouse).connect() as con:
-        rows = con.execute(
-            """
-            select provider,
-                   count(*) as scrapes,
-                   count(*) filter (where status = 'failed') as failed,
-                   count(*) filter (where status = 'skipped') as skipped,
-                   arg_max(error, started_at)
-                       filter (where status in ('failed', 'skipped')) as error,
-                   max(observed_at) filter (where status = 'success') as observed_at,
-                   count(*) filter (where status = 'success' and mode = 'replay') as replayed,
-                   bool_or(mode = 'live' and status = 'success') as live_ok
-            from scrapes where run_id = ? group by provider
-            """,
-            [report.run_id],
-        ).fetchall()
-        have_current = _has_table(con, "current_offers")
-        current = (
-            {
-                provider: (n, observed)
-                for provider, n, observed in con.execute(
-                    "select provider, count(*), max(observed_at) from current_offers"
-                    " where price_source = 'scrape' group by provider"
-                ).fetchall()
-            }
-            if have_current
-            else {}
-        )
-        unknown_gpus = (
-            dict(
-                con.execute(
-                    "select provider,"
-                    " string_agg(distinct gpu_name_provider, ', ' order by gpu_name_provider)"
-                    " from current_offers where gpu_id is null group by provider"
-                ).fetchall()
-            )
-            if have_current
-            else {}
-        )
-        if have_current:
-            report.origins = dict(
-                con.execute(
-                    "select data_origin, count(*) from current_offers group by data_origin"
-                    " order by data_origin"
-                ).fetchall()
-            )
-        # the parts of this run's fetches that failed alone (an AWS region, a page)
-        skipped_parts = dict(
-            con.execute(
-                "select k.provider, string_agg(k.part, ', ' order by k.part)"
-                " from scrape_skipped_parts as k inner join scrapes as s using (scrape_id)"
-                " where s.run_id = ? group by k.provider",
-                [report.run_id],
-            ).fetchall()
-        )
-        # offers current_offers serves from an older scrape than the newest (which skipped parts)
-        kept_offers = (
-            dict(
-                con.execute(
-                    "select provider, kept_offer_count from provider_status"
-                    " where kept_offer_count > 0"
-                ).fetchall()
-            )
-            if _has_table(con, "provider_status")
-            else {}
-        )
-        # rows the parsers of this run did not know (unknown SKUs), named
-        for provider, reason in con.execute(
-            "select distinct e.provider, e.reason from scrape_exclusions as e"
-            " inner join scrapes as s using (scrape_id) where s.run_id = ? order by 1, 2",
-            [report.run_id],
-        ).fetchall():
-            if unrecognised_rows({reason: 1}):
-                report.unknown_rows.setdefault(provider, []).append(reason)
-        if _has_table(con, "provider_status"):
-            report.liveness = liveness(con)
-    by_provider = {r[0]: r for r in rows}
+        facts = run_facts(con, report.run_id)
+    current, unknown_gpus = facts.current, facts.unknown_gpus
+    skipped_parts, kept_offers = facts.skipped_parts, facts.kept_offers
+    report.origins = facts.origins
+    report.liveness = facts.liveness
+    # rows the parsers of this run did not know (unknown SKUs), named
+    for provider, reason in facts.exclusions:
+        if unrecognised_rows({reason: 1}):
+            report.unknown_rows.setdefault(provider, []).append(reason)
+    by_provider = facts.scrapes
     live = "live" if report.live else "replay"
     for slug in slugs:
         offers, served_observed = current.get(slug, (0, None))
@@ -186,7 +121,13 @@ def fill_provider_lines(
             )
             report.providers.append(line)
             continue
-        _, scrapes, failed, skipped, error, observed_at, replayed, live_ok = row
+        scrapes, failed, skipped = row.scrapes, row.failed, row.skipped
+        error, observed_at, replayed, live_ok = (
+            row.error,
+            row.observed_at,
+            row.replayed,
+            row.live_ok,
+        )
         reason = short_reason(error or "")
         if report.live and not live_ok and (failed or skipped):
             # the live fetch failed (or was skipped for lack of a token)
@@ -223,10 +164,3 @@ def fill_provider_lines(
             line = ProviderLine(slug, status, scrapes, offers, what)
         report.providers.append(line)
     report.offer_count = sum(report.origins.values())
-
-
-def _has_table(con, name: str) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_name = ?", [name]
-    ).fetchone()
-    return bool(row and row[0])

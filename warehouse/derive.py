@@ -81,3 +81,10 @@ def rebuild(
     counts["observations_pruned"] = pruned
     counts["analysis_views"] = views
     return counts
+
+
+def fitting_token_estimates(con: duckdb.DuckDBPyConnection) -> int:
+    """How many rows of ``token_estimates`` fit their model (``fits``): the derived asset's
+    check wants at least one."""
+    row = con.execute("select count(*) from token_estimates where fits").fetchone()
+    return int(row[0]) if row else 0

@@ -127,13 +127,27 @@ def fail_scrape(con: duckdb.DuckDBPyConnection, scrape_id: str, error: str) -> N
 
 
 def record_skip(
-    con: duckdb.DuckDBPyConnection, *, provider: str, run_id: str | None, reason: str
+    con: duckdb.DuckDBPyConnection,
+    *,
+    provider: str,
+    run_id: str | None,
+    reason: str,
+    problem_codes: Sequence[str] | None = None,
 ) -> None:
+    """Record a live scrape that was not attempted (``reason``, with its problem codes)."""
     now = datetime.now(UTC)
     con.execute(
         "insert into scrapes (scrape_id, provider, run_id, mode, source, started_at, finished_at,"
-        " status, error) values (?, ?, ?, 'live', 'live', ?, ?, 'skipped', ?)",
-        [f"skip-{provider}-{now.timestamp():.6f}", provider, run_id, now, now, reason],
+        " status, error, problem_codes) values (?, ?, ?, 'live', 'live', ?, ?, 'skipped', ?, ?)",
+        [
+            f"skip-{provider}-{now.timestamp():.6f}",
+            provider,
+            run_id,
+            now,
+            now,
+            reason,
+            list(problem_codes) if problem_codes else None,
+        ],
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -29,6 +30,7 @@ from warehouse.plausibility_rules import (
     screen,
     status,
 )
+from warehouse.records import Observation
 
 __all__ = [
     "CONFIRMED",
@@ -111,6 +113,41 @@ def _market_offer(
     )
 
 
+def _own_offer(
+    row: Observation,
+    scrape_id: str,
+    vram_gb_per_gpu: Decimal | None,
+    earlier: Mapping[tuple[str, Decimal], bool],
+) -> MarketOffer:
+    """What the screen reads of one prepared observation of the scrape ``scrape_id``
+    (``vram_gb_per_gpu``: the canonical GPU's datasheet figure)."""
+    price = Decimal(row.price)
+    return MarketOffer(
+        offer_id=row.offer_id,
+        scrape_id=scrape_id,
+        provider=row.provider,
+        instance_type=row.instance_type,
+        region=row.region,
+        cloud_tier=row.cloud_tier,
+        pricing=str(row.pricing),
+        gpu_id=row.gpu_id,
+        gpu_name_provider=row.gpu_name_provider,
+        gpu_count=Decimal(row.gpu_count),
+        vram_gb_per_gpu=vram_gb_per_gpu,
+        price=price,
+        currency=row.currency,
+        price_unit=str(row.price_unit),
+        price_per=str(row.price_per),
+        price_per_hour_usd=Decimal(row.price_per_hour_usd),
+        price_per_gpu_hour_usd=Decimal(str(row.price_per_gpu_hour_usd)),
+        offered=row.offered,
+        earlier_offered=earlier.get((row.offer_id, price)),
+        serverless=bool(row.serverless),
+        observed_at=row.observed_at,
+        source_url=str(row.source_url or ""),
+    )
+
+
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict]:
     cursor = con.execute(sql, params or [])
     names = [d[0] for d in cursor.description]
@@ -142,31 +179,39 @@ _EARLIER_VERDICTS_SQL = """
 """
 
 
+@dataclass(frozen=True)
+class _Unflagged:
+    """An offer whose response says nothing of being offered: its earlier flag is looked up."""
+
+    offer_id: str
+    price: Decimal
+    observed_at: datetime
+
+
 def _earlier_flags(
-    con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
+    con: duckdb.DuckDBPyConnection, unflagged: Sequence[_Unflagged]
 ) -> dict[tuple[str, Decimal], bool]:
-    """For the rows without a flag: the newest flag of the same offer and price observed before
-    the row itself, by (offer_id, price); past the observations' retention, False where the
+    """For offers without a flag: the newest flag of the same offer and price observed before
+    the offer itself, by (offer_id, price); past the observations' retention, False where the
     newest earlier stored verdict of that price said not_offered. One query each for any
     number of scrapes."""
-    unflagged = [r for r in rows if r.get("offered") is None]
     if not unflagged:
         return {}
     flags = {
         (offer_id, Decimal(price)): bool(offered)
         for offer_id, price, offered in con.execute(
             _EARLIER_FLAGS_SQL,
-            [[r["offer_id"] for r in unflagged], [r["observed_at"] for r in unflagged]],
+            [[r.offer_id for r in unflagged], [r.observed_at for r in unflagged]],
         ).fetchall()
     }
-    rest = [r for r in unflagged if (r["offer_id"], Decimal(r["price"])) not in flags]
+    rest = [r for r in unflagged if (r.offer_id, r.price) not in flags]
     if rest:
         for offer_id, price, not_offered in con.execute(
             _EARLIER_VERDICTS_SQL,
             [
-                [r["offer_id"] for r in rest],
-                [str(r["price"]) for r in rest],
-                [r["observed_at"] for r in rest],
+                [r.offer_id for r in rest],
+                [str(r.price) for r in rest],
+                [r.observed_at for r in rest],
             ],
         ).fetchall():
             if not_offered:
@@ -258,7 +303,12 @@ def screen_current(con: duckdb.DuckDBPyConnection, *, now: datetime | None = Non
     """
     now = now or datetime.now(UTC)
     rows = _rows(con, _CURRENT_SQL)
-    earlier = _earlier_flags(con, rows)
+    unflagged = [
+        _Unflagged(r["offer_id"], Decimal(r["price"]), r["observed_at"])
+        for r in rows
+        if r.get("offered") is None
+    ]
+    earlier = _earlier_flags(con, unflagged)
     offers = [_market_offer(r, earlier) for r in rows]
     verdicts = screen(offers)
     changed = _store(con, offers, verdicts, _confirmed(con, offers, verdicts), now)
@@ -270,7 +320,7 @@ def screen_scrape(
     *,
     scrape_id: str,
     provider: str,
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[Observation],
     store: bool = True,
 ) -> dict[str, list[Reason]]:
     """Screen one provider's prepared rows (``warehouse.load.prepare``) against the other
@@ -295,16 +345,15 @@ def screen_scrape(
         gpu_id: Decimal(vram)
         for gpu_id, vram in con.execute("select gpu_id, vram_gb from gpus").fetchall()
     }
-    own_rows = [
-        {
-            **r,
-            "scrape_id": scrape_id,
-            "vram_gb_per_gpu": gpus.get(r.get("gpu_id") or ""),
-        }
-        for r in rows
-    ]
-    earlier = _earlier_flags(con, own_rows)
-    own = [_market_offer(r, earlier) for r in own_rows]
+    earlier = _earlier_flags(
+        con,
+        [
+            _Unflagged(r.offer_id, Decimal(r.price), r.observed_at)
+            for r in rows
+            if r.offered is None
+        ],
+    )
+    own = [_own_offer(r, scrape_id, gpus.get(r.gpu_id or ""), earlier) for r in rows]
     verdicts = {k: v for k, v in screen([*market, *own]).items() if k in {o.offer_id for o in own}}
     confirmed = _confirmed(con, own, verdicts)
     if store:

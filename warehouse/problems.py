@@ -1,11 +1,11 @@
 """Typed problems of a scrape: a code saying what went wrong, and a one-line detail for people.
 
 A problem is made where it is found (``warehouse.quality`` for the bounds and price jumps,
-``warehouse.load`` for validation and load errors, ``warehouse.recovery`` for scrapes it
-quarantines, ``pipelines`` for fetch and parse failures). Whatever decides something about a
-scrape (the Dagster asset checks, the ingest report) reads the ``code``; the ``detail`` is only
-shown, so rewording a message never changes a decision. The codes are stored with the scrape
-(``scrapes.problem_codes``, migration 0011).
+``warehouse.normalise`` for validation, ``warehouse.recovery`` for scrapes it quarantines,
+``warehouse.scrape`` for exceptions by ``Stage``, named by ``pipelines.outcomes.problem_of``).
+Whatever decides something about a scrape (the Dagster asset checks, the ingest report) reads
+the ``code``; the ``detail`` is only shown, so rewording a message never changes a decision.
+The codes are stored with the scrape (``scrapes.problem_codes``, migration 0011).
 """
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ class ProblemCode(enum.StrEnum):
     QUARANTINED_FUTURE_OBSERVATION = "quarantined_future_observation"
 
 
+class Stage(enum.StrEnum):
+    """Where an exception was caught: what an unexpected one is reported as."""
+
+    FETCH = "fetch"
+    PARSE = "parse"
+    LOAD = "load"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a scrape. ``detail`` is a one-line message for people (credentials
@@ -63,6 +71,11 @@ class Problem:
 def codes(problems: Iterable[Problem]) -> list[str]:
     """The distinct codes of ``problems``, in order of first appearance (as stored)."""
     return list(dict.fromkeys(str(p.code) for p in problems))
+
+
+def message(problems: Iterable[Problem], prefix: str = "") -> str:
+    """The one-line ``error`` of a scrape with ``problems``."""
+    return prefix + "; ".join(p.detail for p in problems)
 
 
 def disk_full(exc: BaseException) -> bool:

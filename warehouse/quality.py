@@ -43,7 +43,7 @@ settings say.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -54,7 +54,7 @@ import duckdb
 
 from warehouse.db import transaction
 from warehouse.problems import Problem, ProblemCode
-from warehouse.records import SCRAPE_SOURCE
+from warehouse.records import SCRAPE_SOURCE, Observation
 from warehouse.settings import (
     DEFAULT_CLOCK_SKEW_S,
     DEFAULT_MAX_OFFERS_PER_SCRAPE,
@@ -145,7 +145,7 @@ class PriceJump:
 def price_jumps(
     con: duckdb.DuckDBPyConnection,
     provider: str,
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[Observation],
     factor: Decimal | None = None,
 ) -> list[PriceJump]:
     """Offers of ``rows`` (prepared by ``warehouse.load.prepare``) whose ``price_per_hour_usd``
@@ -191,25 +191,21 @@ def price_jumps(
             per_gpu_hour[(gpu_id, pricing)].append(Decimal(usd_per_gpu))
     medians = {key: median(values) for key, values in per_gpu_hour.items()}
 
-    def median_usd(row: Mapping[str, Any]) -> Decimal | None:
-        gpu_id = row.get("gpu_id")
-        reference = medians.get((gpu_id, str(row["pricing"]))) if gpu_id else None
+    def median_usd(row: Observation) -> Decimal | None:
+        reference = medians.get((row.gpu_id, str(row.pricing))) if row.gpu_id else None
         if reference is None:
             return None
-        return (reference * Decimal(row["gpu_count"])).quantize(Decimal("0.000001"))
+        return (reference * Decimal(row.gpu_count)).quantize(Decimal("0.000001"))
 
     def jumped(new: Decimal, old: Decimal) -> bool:
         return new >= old * factor or new * factor <= old
 
     jumps = []
     for row in rows:
-        new_usd = row.get("price_per_hour_usd")
-        if new_usd is None:
-            continue
         # a price that reached 0 (or below) after rounding is the largest jump there is: it is
         # compared like any other (prepare rejects it too, this guard must not wave it through)
-        new_usd = max(Decimal(new_usd), Decimal(0))
-        old = current.get(row["offer_id"])
+        new_usd = max(Decimal(row.price_per_hour_usd), Decimal(0))
+        old = current.get(row.offer_id)
         if old is not None:
             basis = "offer"
             old_price, old_currency, old_usd, old_scrape, suspect = old
@@ -230,17 +226,17 @@ def price_jumps(
         if jumped(new_usd, old_usd):
             jumps.append(
                 PriceJump(
-                    row["offer_id"],
-                    row["instance_type"],
-                    row["region"],
-                    str(row["pricing"]),
+                    row.offer_id,
+                    row.instance_type,
+                    row.region,
+                    str(row.pricing),
                     basis,
                     old_price,
                     old_currency,
                     old_usd,
                     old_scrape,
-                    Decimal(row["price"]),
-                    row["currency"],
+                    Decimal(row.price),
+                    row.currency,
                     Decimal(new_usd),
                 )
             )

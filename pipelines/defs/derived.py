@@ -14,7 +14,7 @@ import dagster as dg
 from pipelines.defs.resources import GpupricesResource
 from pipelines.ingest import ensure_seeded
 from warehouse import remote
-from warehouse.derive import rebuild
+from warehouse.derive import fitting_token_estimates, rebuild
 from warehouse.estimates import rebuild_token_estimates
 from warehouse.graph import graph
 from warehouse.publish import publish
@@ -126,8 +126,7 @@ def warehouse_build(gpuprices: GpupricesResource) -> Iterator[dg.MaterializeResu
 def token_estimates(gpuprices: GpupricesResource) -> dg.MaterializeResult:
     with gpuprices.warehouse().connect() as con:
         rows = rebuild_token_estimates(con)
-        fitting = con.execute("select count(*) from token_estimates where fits").fetchone()
-    fits = int(fitting[0]) if fitting else 0
+        fits = fitting_token_estimates(con)
     return dg.MaterializeResult(
         metadata={"rows": rows, "fitting_rows": fits},
         check_results=[dg.AssetCheckResult(passed=fits > 0, metadata={"fitting_rows": fits})],

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
-from pipelines import loading
 from pipelines.cli import EXIT_NOTHING_PUBLISHED, EXIT_PROVIDER_FAILED, main
 from pipelines.defs import derived
 from tests.conftest import SNAPSHOTS
+from warehouse import scrape
 from warehouse.paths import Paths
 
 HOME_ENV = "GPUPRICES_HOME"
@@ -64,7 +64,7 @@ def _ingest_on_a_full_disk(
 def test_full_disk_while_archiving_a_scrape_is_one_line_per_provider(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(loading, "archive_body", _disk_full)
+    monkeypatch.setattr(scrape, "archive_body", _disk_full)
     # only the archive is full here: the snapshot is published again, with lambda's old data
     code, lines = _ingest_on_a_full_disk(home, monkeypatch, capsys, publishes=True)
     assert code == EXIT_PROVIDER_FAILED

@@ -24,6 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
 
 from pipelines.credentials import Scrubber
@@ -41,6 +42,7 @@ from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.load import FetchRecord, archive_body, start_scrape
 from warehouse.paths import Paths
+from warehouse.records import Observation
 from warehouse.recovery import recover
 from warehouse.retention import RawRetention, prune_raw
 
@@ -306,21 +308,16 @@ def test_price_that_rounds_to_zero_is_not_published(paths: Paths) -> None:
 def test_jump_guard_does_not_skip_a_price_that_fell_to_zero(paths: Paths) -> None:
     good_datacrunch(paths)
     with Warehouse(paths.warehouse).connect() as con:
-        offer_id, usd, gpu_count = con.execute(
-            "select offer_id, price_per_hour_usd, gpu_count from offer_history"
+        offer_id, usd = con.execute(
+            "select offer_id, price_per_hour_usd from offer_history"
             " where provider = 'datacrunch' and valid_to is null limit 1"
         ).fetchall()[0]
-        row = {
-            "offer_id": offer_id,
-            "instance_type": "1B200.30V",
-            "region": "global",
-            "pricing": "on_demand",
-            "price": Decimal("0.0000001"),
-            "currency": "USD",
-            "price_per_hour_usd": Decimal("0.000000"),
-            "gpu_id": "b200",
-            "gpu_count": gpu_count,
-        }
+        cursor = con.execute("select * from observations where offer_id = ? limit 1", [offer_id])
+        names = [d[0] for d in cursor.description]
+        stored = Observation(**dict(zip(names, cursor.fetchone() or (), strict=True)))
+        row = msgspec.structs.replace(
+            stored, price=Decimal("0.0000001"), price_per_hour_usd=Decimal("0.000000")
+        )
         jumps = quality.price_jumps(con, "datacrunch", [row], Decimal(10))
     assert [(j.offer_id, j.old_price_per_hour_usd, j.ratio) for j in jumps] == [(offer_id, usd, 0)]
 

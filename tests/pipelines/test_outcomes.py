@@ -16,7 +16,6 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from pipelines import loading
 from pipelines.defs.providers import CHECKS, NOT_FAILURES, RED_WHEN, _check_results
 from pipelines.ingest import ensure_seeded, scrape_provider
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus
@@ -24,7 +23,7 @@ from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
-from warehouse import quality
+from warehouse import quality, scrape
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
 from warehouse.problems import Problem, ProblemCode
@@ -133,7 +132,7 @@ def _reworded(mp: pytest.MonkeyPatch, reword: Callable[[str], str]) -> None:
 
     mp.setattr(Problem, "__init__", init)
     mp.setattr(
-        loading,
+        scrape,
         "message",
         lambda problems, prefix="": reword(prefix) + " | ".join(p.detail for p in problems),
     )

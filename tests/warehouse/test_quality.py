@@ -7,7 +7,6 @@ from decimal import Decimal
 
 import msgspec
 import pytest
-from msgspec.structs import asdict
 
 from warehouse.db import Warehouse
 from warehouse.load import commit_scrape, prepare, start_scrape
@@ -74,7 +73,7 @@ def con(tmp_path):
 def jumps_for(con, *offers: dict) -> list:
     rows, validation = prepare(con, [ScrapedOffer(**o) for o in offers])
     assert validation.ok
-    return price_jumps(con, "lambda", [asdict(r) for r in rows], Decimal(10))
+    return price_jumps(con, "lambda", rows, Decimal(10))
 
 
 def test_ordinary_price_changes_pass(con) -> None:
@@ -103,7 +102,7 @@ def test_a_new_offer_is_compared_with_its_gpu_median(con) -> None:
 def test_a_providers_first_scrape_has_nothing_to_jump_from(con) -> None:
     other = msgspec.structs.replace(ScrapedOffer(**offer("8x H100", "299")), provider="other")
     rows, _ = prepare(con, [other])
-    assert price_jumps(con, "other", [asdict(r) for r in rows], Decimal(10)) == []
+    assert price_jumps(con, "other", rows, Decimal(10)) == []
 
 
 def test_quarantine_records_old_and_new_values(con) -> None:

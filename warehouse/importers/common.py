@@ -207,6 +207,21 @@ def previous(con: duckdb.DuckDBPyConnection, dataset: str, fp: str) -> ImportRes
     )
 
 
+def held_imports(path: Path) -> dict[str, str] | None:
+    """Source -> fingerprint of the imports the DuckDB file at ``path`` (a warehouse or a
+    published snapshot) holds in ``history_imports``; None when it cannot be read."""
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        return dict(con.execute("select source, fingerprint from history_imports").fetchall())
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
 def record(con: duckdb.DuckDBPyConnection, result: ImportResult, fp: str) -> None:
     """Store the result (inside the import's transaction).
 
