@@ -65,6 +65,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import httpx
@@ -83,6 +84,7 @@ from scrapers.base import (
     unknown_rows,
 )
 from scrapers.parsing import (
+    RowExcluded,
     decimal,
     distinct_bodies,
     ensure_unique,
@@ -92,6 +94,7 @@ from scrapers.parsing import (
     html_tables,
     json_body,
     no_price_marker,
+    offers_from_rows,
     require,
 )
 
@@ -283,49 +286,51 @@ def _parse_tabs(
         if _headers(table) != _TAB_HEADERS:
             raise SchemaDriftError(f"{label} panel headers changed: {_headers(table)}")
         rows = require(table.css("tbody tr"), f"rows in the {label} panel")
-        for row in rows:
-            plan = require(row.css_first('th[data-label="Plan"]'), "Plan cell").text(strip=True)
-            cells = {
-                _norm(td.attributes.get("data-label") or ""): td.text(strip=True)
-                for td in row.css("td")
-            }
-            if tuple(cells) != _TAB_HEADERS[1:]:
-                raise SchemaDriftError(f"{plan!r} row cells changed: {list(cells)}")
-            if plan not in KNOWN_GPUS:
-                excluded[unknown_row("gpu", plan)] += 1
-                continue
-            price_text = cells["PRICE/GPU/HR"]
-            marker = no_price_marker(price_text)
-            if marker is not None:
-                excluded[marker] += 1
-                continue
-            if " ".join(price_text.split()) in _UNPRICED_CELLS:
-                excluded["unpriced_cell"] += 1
-                continue
-            price = _price(_PRICE_BARE, price_text, plan, excluded, unit_in_cell=False)
-            specs = _specs(cells["VRAM/GPU"], cells["VCPUS"], cells["RAM"], cells["STORAGE"])
-            if price is None:
-                continue
-            if specs is None:
-                excluded[UNPARSED_SPEC] += 1
-                continue
-            vram, vcpus, ram_gb, storage_gb = specs
-            offers.append(
-                _offer(
-                    instance_type=_instance_name(gpu_count, plan, vram),
-                    gpu_name=plan,
-                    gpu_count=gpu_count,
-                    vram=vram,
-                    vcpus=vcpus,
-                    ram_gb=ram_gb,
-                    storage_gb=storage_gb,
-                    price=price,
-                    price_per=PricePer.GPU,
-                    source_url=PRICING_URL,
-                    observed_at=observed_at,
-                )
-            )
+        read = partial(
+            _read_tab_row, gpu_count=gpu_count, observed_at=observed_at, excluded=excluded
+        )
+        offers.extend(offers_from_rows(rows, read, excluded))
     return offers
+
+
+def _read_tab_row(
+    row: LexborNode, gpu_count: int, observed_at: datetime, excluded: Counter[str]
+) -> Offer | None:
+    """One GPU plan row of a GPU-count tab; None for a price ``_price`` counted itself."""
+    plan = require(row.css_first('th[data-label="Plan"]'), "Plan cell").text(strip=True)
+    cells = {
+        _norm(td.attributes.get("data-label") or ""): td.text(strip=True) for td in row.css("td")
+    }
+    if tuple(cells) != _TAB_HEADERS[1:]:
+        raise SchemaDriftError(f"{plan!r} row cells changed: {list(cells)}")
+    if plan not in KNOWN_GPUS:
+        raise RowExcluded(unknown_row("gpu", plan))
+    price_text = cells["PRICE/GPU/HR"]
+    marker = no_price_marker(price_text)
+    if marker is not None:
+        raise RowExcluded(marker)
+    if " ".join(price_text.split()) in _UNPRICED_CELLS:
+        raise RowExcluded("unpriced_cell")
+    price = _price(_PRICE_BARE, price_text, plan, excluded, unit_in_cell=False)
+    specs = _specs(cells["VRAM/GPU"], cells["VCPUS"], cells["RAM"], cells["STORAGE"])
+    if price is None:
+        return None
+    if specs is None:
+        raise RowExcluded(UNPARSED_SPEC)
+    vram, vcpus, ram_gb, storage_gb = specs
+    return _offer(
+        instance_type=_instance_name(gpu_count, plan, vram),
+        gpu_name=plan,
+        gpu_count=gpu_count,
+        vram=vram,
+        vcpus=vcpus,
+        ram_gb=ram_gb,
+        storage_gb=storage_gb,
+        price=price,
+        price_per=PricePer.GPU,
+        source_url=PRICING_URL,
+        observed_at=observed_at,
+    )
 
 
 # --- lambdalabs.com/service/gpu-cloud, one flat table (2024) ------------------------------------

@@ -40,7 +40,8 @@ def build(snapshots: Path, providers: Iterable[Provider]) -> list[dict[str, str]
     """The rows: each provider's newest replayable capture, fetched through the replay transport
     (so ``source_url`` is the live URL) and parsed by the provider's own parser. Captures of
     one provider stamped with the same newest instant are the parts of one scrape (the pages
-    of a paged API, saved one file each): each is read, in file-name order."""
+    of a paged API, saved one file each): each is read, in file-name order. A per-exchange
+    (``.har``) capture holds a whole scrape, every page and zone, in one file."""
     from scrapers import http
 
     captures = discover(snapshots)

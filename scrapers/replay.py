@@ -6,10 +6,20 @@ with the capture time. Files that ``DIR/PROVENANCE.md`` marks as another tool's 
 (PARSED, PROCESSED, AGGREGATED) are not responses and are never replayed. A file whose
 completeness line says it holds a subset of the rows (EXCERPT, PARTIAL, FILTERED, SAMPLE) is a
 partial capture: its scrape never closes an offer it does not list (``Capture.partial_reason``).
+
+Per-exchange captures: a ``<capture date>_<what>.har`` file (HAR 1.2, the browsers' "save all as
+HAR" format, http://www.softwareishard.com/blog/har-12-spec/) records each exchange of one scrape,
+request (method, URL with query) -> response (status, headers, body). Its replay answers each
+request with the response recorded for it, matched by method and URL with the query compared
+order-insensitively; a request the file does not record fails as one line naming its URL
+(``ReplayMismatch``). So a scraper may ask several zones or pages of one scrape and each request
+gets its own answer. Every other capture file answers all requests with its bytes, as before.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -44,6 +54,7 @@ _CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".xml": "text/xml",
 }
+HAR_SUFFIX = ".har"
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,23 +203,96 @@ def discover(replay_dir: Path, providers: list[str] | None = None) -> dict[str, 
     return found
 
 
+class ReplayMismatch(httpx.LocalProtocolError):
+    """A request a per-exchange capture does not record. A local error: never retried, and
+    reported by ``scrapers.http`` as one line ``GET <url>: ...``."""
+
+
+class HarCaptureError(ScraperError):
+    """A ``.har`` capture that is not HAR 1.2 JSON with ``log.entries`` (one line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One recorded response of a per-exchange capture."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+_Key = tuple[str, str, tuple[tuple[str, str], ...]]
+
+
+def exchange_key(method: str, url: str | httpx.URL) -> _Key:
+    """What matches a request to its recorded exchange: method, URL without query, and the
+    query's pairs in sorted order (``?b=2&a=1`` matches ``?a=1&b=2``)."""
+    parsed = httpx.URL(url)
+    return (
+        method.upper(),
+        str(parsed.copy_with(query=None, fragment=None)),
+        tuple(sorted(parsed.params.multi_items())),
+    )
+
+
+def read_har(path: Path) -> dict[_Key, Exchange]:
+    """The exchanges of a HAR 1.2 file by ``exchange_key``; the last one recorded for a request
+    wins. Raises ``HarCaptureError`` for a file that is not one."""
+    try:
+        entries = json.loads(path.read_bytes())["log"]["entries"]
+        found = {}
+        for entry in entries:
+            request, response = entry["request"], entry["response"]
+            content = response.get("content", {})
+            text = content.get("text", "")
+            body = (
+                base64.b64decode(text)
+                if content.get("encoding") == "base64"
+                else str(text).encode("utf-8")
+            )
+            headers = [(str(h["name"]), str(h["value"])) for h in response.get("headers", [])]
+            key = exchange_key(str(request["method"]), str(request["url"]))
+            found[key] = Exchange(int(response["status"]), headers, body)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise HarCaptureError(f"capture {path.name}: not a HAR 1.2 file ({exc!r})") from None
+    return found
+
+
+# headers a recorded response carries that describe its transfer, not its content: the body a
+# HAR holds is already decoded and whole
+_TRANSFER_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "connection"}
+
+
 class ReplayTransport(httpx.BaseTransport):
-    """Answers every request with one capture's bytes, as the live site answered at capture time."""
+    """Answers a request as the live site answered at capture time: a per-exchange (``.har``)
+    capture with the response recorded for that request, any other with the capture's bytes."""
 
     def __init__(self, capture: Capture) -> None:
         self.capture = capture
-        self._body = capture.path.read_bytes()
+        self._exchanges = read_har(capture.path) if capture.path.suffix == HAR_SUFFIX else None
+        self._body = capture.path.read_bytes() if self._exchanges is None else b""
         self.requests: list[httpx.Request] = []
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
+        stamp = {
+            CAPTURED_AT_HEADER: self.capture.captured_at.isoformat(),
+            "x-gpuprices-replay-file": self.capture.path.name,
+        }
+        if self._exchanges is None:
+            headers = {"content-type": self.capture.content_type, **stamp}
+            return httpx.Response(200, headers=headers, content=self._body, request=request)
+        exchange = self._exchanges.get(exchange_key(request.method, request.url))
+        if exchange is None:
+            raise ReplayMismatch(
+                f"capture {self.capture.path.name} records no {request.method} {request.url}",
+                request=request,
+            )
+        kept = [(k, v) for k, v in exchange.headers if k.lower() not in _TRANSFER_HEADERS]
+        kept = [(k, v) for k, v in kept if k.lower() not in stamp]
         return httpx.Response(
-            200,
-            headers={
-                "content-type": self.capture.content_type,
-                CAPTURED_AT_HEADER: self.capture.captured_at.isoformat(),
-                "x-gpuprices-replay-file": self.capture.path.name,
-            },
-            content=self._body,
+            exchange.status,
+            headers=[*kept, *stamp.items()],
+            content=exchange.body,
             request=request,
         )

@@ -19,9 +19,10 @@ Zones: ``ZONES`` holds ``fr-par-2`` only. It is the zone captured, and the zone 
 collector that probed several found to list every GPU type of the others at the same prices
 (getcomputable/gpu-index ``sources/scaleway.py``: fr-par-1 an L4/P100 subset, pl-waw-2 an
 H100-PCIe/L4/L40S subset, nl-ams-1 none). The response does not name its zone, so the offers'
-region is the zone of the request URL (``unknown`` for a body read from a file). (Replay
-answers every request of a scrape with one capture file: a second zone would be answered with
-fr-par-2's bytes and give false offers.)
+region is the zone of the request URL (``unknown`` for a body read from a file). (A single-file
+capture answers every request of a scrape with its bytes: a second zone would be answered with
+fr-par-2's and give false offers. A per-exchange ``.har`` capture answers each zone's and page's
+request with its own response (``scrapers.replay``), so more zones wait for one recorded so.)
 
 Layout: ``{"servers": {"<commercial type>": {...}}}``; a type carries ``gpu`` (GPUs per
 Instance), ``gpu_info`` (``gpu_name`` such as ``H100-SXM``, ``gpu_memory`` in bytes), ``ncpus``,
