@@ -39,16 +39,17 @@ def test_history_chart_breaks_where_the_provider_set_changes(replayed_home):
         )
     assert [w["start"] for w in weeks] == ["2026-09-28", WEEK, "2026-10-12"]
     before, split, after = weeks
-    # Vast.ai's last H100 SXM capture is of 2026-09-01: past its shelf life by 2026-10-05
-    assert set(before["providers"]) - set(split["providers"]) == {"vast"}
+    # Vast.ai's last H100 SXM capture is of 2026-09-01 and Hyperbolic's of 2026-08-29 (issue
+    # 26): both marketplace prices are past their shelf life by 2026-10-05
+    assert set(before["providers"]) - set(split["providers"]) == {"vast", "hyperbolic"}
     assert (
         set(split["providers"]) <= set(before["providers"])
         and after["providers"] == split["providers"]
     )
     assert [w["provider_count"] for w in weeks] == [len(w["providers"]) for w in weeks]
-    # 14 and 13 since issue 26: Scaleway's, TensorPool's and Together's H100 SXM prices of
+    # 16 and 14 since issue 26: Scaleway's, TensorPool's and Together's H100 SXM prices of
     # 2026-08-22 are within their shelf life in both weeks
-    assert (before["provider_count"], split["provider_count"]) == (14, 13)
+    assert (before["provider_count"], split["provider_count"]) == (16, 14)
     assert {"scaleway", "tensorpool", "together"} <= set(split["providers"])
     assert split["median_usd_per_gpu_hour"] != before["median_usd_per_gpu_hour"]
     assert [w["provider_set_changed"] for w in weeks] == [False, True, False]
