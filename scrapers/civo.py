@@ -60,10 +60,9 @@ from scrapers.parsing import (
     first_number,
     gb_from_size,
     html_body,
-    money,
-    no_price_marker,
     node_text,
     offers_from_rows,
+    usd_or_excluded,
 )
 
 PROVIDER_SLUG = "civo"
@@ -197,19 +196,7 @@ def _hourly(node: LexborNode, excluded: Counter[str]) -> Decimal | None:
         excluded["unparsed_price"] += 1
         return None
     text = " ".join((figure.text(deep=False) or "").split())
-    marker = no_price_marker(text)
-    if marker is not None:
-        excluded[marker] += 1
-        return None
-    try:
-        amount, currency = money(text)
-    except SchemaDriftError:
-        excluded["unparsed_price"] += 1
-        return None
-    if currency != "USD":
-        excluded["unparsed_price"] += 1
-        return None
-    return amount
+    return usd_or_excluded(text, excluded)
 
 
 def _number(row: LexborNode, title: str) -> Decimal | None:

@@ -57,10 +57,9 @@ from scrapers.parsing import (
     decimal,
     ensure_unique,
     html_body,
-    money,
-    no_price_marker,
     node_text,
     offers_from_rows,
+    usd_or_excluded,
 )
 
 PROVIDER_SLUG = "e2e"
@@ -189,19 +188,7 @@ def _read_row(
 
 
 def _price(text: str, excluded: Counter[str]) -> Decimal | None:
-    marker = no_price_marker(text)
-    if marker is not None:
-        excluded[marker] += 1
-        return None
-    try:
-        amount, currency = money(text)
-    except SchemaDriftError:
-        excluded["unparsed_price"] += 1
-        return None
-    if currency != "USD":
-        excluded["unparsed_price"] += 1
-        return None
-    return amount
+    return usd_or_excluded(text, excluded)
 
 
 def _number(text: str) -> Decimal | None:

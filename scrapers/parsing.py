@@ -254,6 +254,25 @@ def no_price_marker(text: str) -> str | None:
     return normalised if normalised in NO_PRICE_MARKERS else None
 
 
+def usd_or_excluded(text: str, excluded: Counter[str]) -> Decimal | None:
+    """The USD amount a price cell prints, or None with the reason counted in ``excluded``: its
+    no-price marker (``"contact sales"``), or ``unparsed_price`` for no price or another
+    currency."""
+    marker = no_price_marker(text)
+    if marker is not None:
+        excluded[marker] += 1
+        return None
+    try:
+        amount, currency = money(text)
+    except SchemaDriftError:
+        excluded["unparsed_price"] += 1
+        return None
+    if currency != "USD":
+        excluded["unparsed_price"] += 1
+        return None
+    return amount
+
+
 def is_document_tail(node: Any) -> bool:
     """True when no text follows ``node`` in document order.
 
