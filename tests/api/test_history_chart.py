@@ -61,7 +61,10 @@ def test_history_chart_breaks_where_the_provider_set_changes(replayed_home):
         for line in svg.findall("svg:line[@class='provider-change']", NS)
         if (line.findtext("svg:title", "", NS)).startswith(WEEK)
     ]
-    assert change.findtext("svg:title", "", NS) == f"{WEEK}: 16 -> 14 providers; left: hyperbolic, vast"
+    assert (
+        change.findtext("svg:title", "", NS)
+        == f"{WEEK}: 16 -> 14 providers; left: hyperbolic, vast"
+    )
     at = float(change.get("x1", "0"))
     # the median and the cheapest lines end at the break and a new one starts there
     assert any(abs(x - at) < 0.05 for x in _starts(svg, "median"))
