@@ -28,7 +28,8 @@ Rules:
 
 Exclusions (counted by ``parse_with_exclusions``): ``unknown_gpu <type>`` for a ``gpuType`` not
 in ``GPU_NAMES``, ``unknown_form_factor <form>`` for a form factor not in ``FORM_FACTORS``,
-``unparsed_price`` for an option without a positive whole number of cents, ``unparsed_gpu_count``.
+``unparsed_price`` for an option whose cents are not a number (a number is read signed as
+printed: a zero or negative price is the price screen's to refuse), ``unparsed_gpu_count``.
 ``SchemaDriftError`` when the body is not a JSON list of objects or no option yields an offer.
 """
 
@@ -113,7 +114,7 @@ def _read_option(response: RawResponse, option: dict[str, Any]) -> Offer:
     if form not in FORM_FACTORS:
         raise RowExcluded(unknown_row("form_factor", form or "<none>"))
     cents = option.get("costPerHourCents")
-    if not isinstance(cents, int) or isinstance(cents, bool) or cents <= 0:
+    if not isinstance(cents, int | float) or isinstance(cents, bool):
         raise RowExcluded("unparsed_price")
     count = option.get("gpuCount")
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
@@ -135,7 +136,7 @@ def _read_option(response: RawResponse, option: dict[str, Any]) -> Offer:
         ram_gb=_node_sum(nodes, "ramGb"),
         storage_gb=_node_sum(nodes, "storageGb"),
         pricing=PricingModel.ON_DEMAND,
-        price=Decimal(cents) / CENTS_PER_DOLLAR,
+        price=decimal(cents) / CENTS_PER_DOLLAR,
         currency=CURRENCY,
         price_unit=PriceUnit.HOUR,
         price_per=PricePer.INSTANCE,

@@ -71,7 +71,8 @@ KNOWN_GPUS = frozenset(
 )
 MOBILE = "mobile"
 _KEY = re.compile(r'"(?P<name>[^"]+?)-(?:(?P<mobile>mobile)-)?x (?P<count>\d+)-(?P<n>\d+)",\{')
-_PRICE = re.compile(r'"\$\$(?P<price>\d[\d,]*(?:\.\d+)?)",\["\$","small",null,\{[^{}]*"/hr"\}')
+# signed as printed: a negative price is the price screen's to refuse
+_PRICE = re.compile(r'"\$\$(?P<price>-?\d[\d,]*(?:\.\d+)?)",\["\$","small",null,\{[^{}]*"/hr"\}')
 _MEMORY = re.compile(r"\s*\((?P<gb>\d+(?:\.\d+)?)\s*GB\)")
 _NVLINK = re.compile(r"\s+NVLink$", re.IGNORECASE)
 

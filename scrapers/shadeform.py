@@ -28,7 +28,8 @@ when it says ``pcie`` unless the cloud's own type name says SXM (Crusoe's
 Rules (one count per instance type, ``offers_from_rows``):
 
 - ``gpu_type`` not in ``KNOWN_GPUS`` -> ``unknown_gpu <gpu_type>``;
-- ``hourly_price`` not a whole number of cents -> ``unparsed_price``; ``num_gpus`` not a
+- ``hourly_price`` not a number of cents -> ``unparsed_price`` (a number is read signed as
+  printed: a zero or negative price is the price screen's to refuse); ``num_gpus`` not a
   positive whole number -> ``unparsed_gpu_count``;
 - no availability entry -> ``no_region``;
 - the last type of an excerpt, cut off by its edge -> ``truncated_row``.
@@ -63,6 +64,7 @@ from scrapers.base import (
 from scrapers.flight import flight_text, objects_at
 from scrapers.parsing import (
     RowExcluded,
+    decimal,
     distinct_bodies,
     ensure_unique,
     json_body,
@@ -149,7 +151,7 @@ def _read_type(item: Any, response: RawResponse) -> list[Offer]:
     if gpu_type not in KNOWN_GPUS:
         raise RowExcluded(unknown_row("gpu", str(gpu_type)))
     cents = item.get("hourly_price")
-    if not isinstance(cents, int) or isinstance(cents, bool):
+    if not isinstance(cents, int | float) or isinstance(cents, bool):
         raise RowExcluded("unparsed_price")
     count = config.get("num_gpus")
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
@@ -172,7 +174,7 @@ def _read_type(item: Any, response: RawResponse) -> list[Offer]:
             ram_gb=_figure(config.get("memory_in_gb")),
             storage_gb=_figure(config.get("storage_in_gb")),
             pricing=PricingModel.ON_DEMAND,
-            price=Decimal(cents) / CENTS_PER_USD,
+            price=decimal(cents) / CENTS_PER_USD,
             currency="USD",
             price_unit=PriceUnit.HOUR,
             price_per=PricePer.INSTANCE,

@@ -72,7 +72,7 @@ def test_history_chart_breaks_where_the_provider_set_changes(replayed_home):
     # every bucket's tooltip names its providers; every week is wide enough for its count
     tips = [t.text or "" for t in svg.findall("svg:rect/svg:title", NS)]
     [tip] = [t for t in tips if t.startswith(WEEK)]
-    assert "13 providers" in tip and "vast" not in tip and "runpod" in tip
+    assert "14 providers" in tip and "vast" not in tip and "runpod" in tip
     counts = [t.text for t in svg.findall("svg:text[@class='provider-count']", NS)]
     assert len(counts) == len(tips) and "13" in counts and "14" in counts
 

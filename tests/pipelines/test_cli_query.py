@@ -191,8 +191,10 @@ def test_a_pipe_gets_csv_that_the_csv_module_reads(home, capsys):
     assert prices == sorted(prices)
     assert all(row["gpu_id"].startswith("h100") for row in rows if row["gpu_id"])
     # the rows without a model are family-level offers whose source states no form factor:
-    # Massed Compute's "H100 (80GB)" card and Latitude.sh's g3.h100.small ("NVIDIA H100 80GB")
-    assert {row["provider"] for row in rows if not row["gpu_id"]} <= {"massedcompute", "latitude"}
+    # Massed Compute's "H100 (80GB)" card, Latitude.sh's g3.h100.small ("NVIDIA H100 80GB") and
+    # GMI Cloud's "NVIDIA H100 GPU" card (its page names neither SXM nor PCIe)
+    family_level = {"massedcompute", "latitude", "gmicloud"}
+    assert {row["provider"] for row in rows if not row["gpu_id"]} <= family_level
     assert {row["data_origin"] for row in rows} <= {"live", "recorded", "curated"}
     assert all(row["observed_at"][:4].isdigit() for row in rows)  # ISO 8601
 

@@ -159,18 +159,27 @@ def _rename_keys(value: Any) -> Any:
 
 def _empty_items(value: Any, depth: int = 0) -> Any:
     """Keep the envelope, drop the items: every list, and every object-of-objects below the
-    top two levels (AWS keys its entries by SKU), becomes empty."""
+    top level (AWS keys its entries by SKU, Scaleway its servers by type), becomes empty."""
     if isinstance(value, list):
         return []
     if isinstance(value, dict):
-        if depth >= 2 and value and all(isinstance(v, dict) for v in value.values()):
+        if depth >= 1 and value and all(isinstance(v, dict) for v in value.values()):
             return {}
         return {k: _empty_items(v, depth + 1) for k, v in value.items()}
     return value
 
 
 _TABLE_TAGS = re.compile(rb"<(/?)(table|thead|tbody|tr|td|th)\b", re.IGNORECASE)
+# the elements a card or list is made of (headings, paragraphs, spans, list items)
+_TEXT_TAG_NAMES = rb"h[1-6]|p|span|small|strong|li|ul|ol|dl|dt|dd"
+_TEXT_TAGS = re.compile(rb"<(/?)(" + _TEXT_TAG_NAMES + rb")\b", re.IGNORECASE)
+# the same elements as Next.js flight data writes them: ["$","small",null,{...}], maybe escaped
+_FLIGHT_TAGS = re.compile(
+    rb'(\[\\*"\$\\*",\\*")(' + _TEXT_TAG_NAMES + rb"|table|thead|tbody|tr|td|th)(\\*\")"
+)
 _CLASS_OR_ID = re.compile(rb'\b(class|id)="', re.IGNORECASE)
+# a key of JSON embedded in the page (Next.js flight data, JSON-LD), plain or string-escaped
+_EMBEDDED_KEY = re.compile(rb'(\\*")([A-Za-z_][\w-]*)(\\*"\s*:)')
 _EMPTY_PAGE = (
     b"<!doctype html><html><head><title>GPU pricing</title></head><body><main>"
     b"<h1>Pricing</h1><p>Contact sales for GPU pricing.</p></main></body></html>"
@@ -178,10 +187,13 @@ _EMPTY_PAGE = (
 
 
 def layout_changed(capture: Capture, body: bytes) -> bytes:
-    """A redesign: JSON keys renamed; HTML tables become divs and every class/id is renamed."""
+    """A redesign: JSON keys renamed; in a page, tables, headings, paragraphs and lists become
+    divs, every class/id is renamed and so is every key of the JSON embedded in it."""
     if capture.path.suffix == ".json":
         return json.dumps(_rename_keys(json.loads(body))).encode()
-    return _CLASS_OR_ID.sub(rb'\1="v2-', _TABLE_TAGS.sub(rb"<\1div", body))
+    body = _TEXT_TAGS.sub(rb"<\1div", _TABLE_TAGS.sub(rb"<\1div", body))
+    body = _FLIGHT_TAGS.sub(rb"\1div\3", body)
+    return _EMBEDDED_KEY.sub(rb"\1\2_v2\3", _CLASS_OR_ID.sub(rb'\1="v2-', body))
 
 
 def emptied(capture: Capture, body: bytes) -> bytes:
@@ -192,11 +204,13 @@ def emptied(capture: Capture, body: bytes) -> bytes:
     return _EMPTY_PAGE
 
 
-def spellings(slug: str, price: Decimal) -> list[str]:
-    """How a price is printed in the provider's capture (never in exponent notation)."""
+def spellings(slug: str, price: Decimal) -> list[list[str]]:
+    """The ways a price may be printed in the provider's capture (never in exponent notation):
+    each a list of forms that all appear: in dollars, or in whole cents (Hyperbolic's
+    ``costPerHourCents``, Shadeform's ``hourly_price``)."""
     if slug == "ovh":  # integer units of 1e-8 beside a formatted "$3299.00", cross-checked
-        return [f"{price * 10**8:.0f}", f"${price:.2f}"]
-    return [f"{price:f}"]
+        return [[f"{price * 10**8:.0f}", f"${price:.2f}"]]
+    return [[f"{price:f}"], [f"{(price * 100).normalize():f}"]]
 
 
 def with_price(
@@ -205,14 +219,15 @@ def with_price(
     """The capture with one offer's printed price (every occurrence of it) changed."""
     for offer in offers:
         new_price = change(offer.price)
-        pairs = list(zip(spellings(slug, offer.price), spellings(slug, new_price), strict=True))
-        patterns = [
-            re.compile(rb"(?<![\d.])" + re.escape(old.encode()) + rb"(?![\d])") for old, _ in pairs
-        ]
-        if all(p.search(body) for p in patterns):
-            for pattern, (_, new) in zip(patterns, pairs, strict=True):
-                body = pattern.sub(new.encode(), body)
-            return body, new_price
+        forms = zip(spellings(slug, offer.price), spellings(slug, new_price), strict=True)
+        for olds, news in forms:
+            patterns = [
+                re.compile(rb"(?<![\d.])" + re.escape(old.encode()) + rb"(?![\d])") for old in olds
+            ]
+            if all(p.search(body) for p in patterns):
+                for pattern, new in zip(patterns, news, strict=True):
+                    body = pattern.sub(new.encode(), body)
+                return body, new_price
     raise AssertionError("no offer's price is printed verbatim in the capture")
 
 
