@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
 from typing import Any, TypeVar
 
+import ijson
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.base import (
@@ -39,6 +40,17 @@ MAX_TABLE_ROWS_PER_PAGE = 5_000
 MAX_HTML_DEPTH = 512
 MAX_HTML_ELEMENTS = 200_000
 MAX_HTML_BYTES = 16 * 1024 * 1024
+# The JSON budget (issue 27: json.loads builds the whole document at once; a 60 MB Vast answer of
+# 60 KB regions was decoded whole, twice its size, before any offer was refused). Checked before
+# decoding: the size at once, the rest by one streaming pass (ijson, yajl's C parser) that keeps
+# nothing. Bytes: the largest real JSON capture is 1.8 MB (OVH's catalogue). Strings: the longest
+# real one has 358 characters (an Oracle description); an offer keeps at most 256
+# (base.MAX_TEXT_CHARS). Items (values and keys): the largest capture has ~130,000; each may cost
+# ~70 bytes decoded however short its text (``[{},{},...]``), so they are counted too.
+MAX_JSON_BYTES = 16 * 1024 * 1024
+MAX_JSON_STRING_CHARS = 16 * 1024
+MAX_JSON_ITEMS = 1_000_000
+_DEADLINE_EVERY_ITEMS = 65_536
 MIB_PER_GB = Decimal(1000) / Decimal("1.048576")  # 1 GB = 1e9 B; 1 MiB = 1.048576e6 B
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 # a minus right before the symbol or the digits is the price's sign ("-$3.64", "$-3.64",
@@ -145,13 +157,81 @@ def gb_from_mib(mib: Decimal | int | float) -> Decimal:
 
 
 def json_body(response: RawResponse) -> Any:
+    """The body decoded as JSON, within the JSON budget (``check_json_budget``).
+
+    Raises ``PageOverBudget`` past the budget, ``SchemaDriftError`` for a body that is not
+    UTF-8 JSON."""
     check_parse_deadline(response.url)
+    check_json_budget(response)
     try:
         return json.loads(response.body)
     except json.JSONDecodeError as exc:
         raise SchemaDriftError(f"{response.url}: body is not JSON ({exc.msg})") from None
     except UnicodeDecodeError as exc:
         raise SchemaDriftError(f"{response.url}: body is not UTF-8 JSON ({exc.reason})") from None
+
+
+def check_json_budget(response: RawResponse) -> None:
+    """Raise ``PageOverBudget`` for a body json.loads should not be given: over
+    ``MAX_JSON_BYTES``, holding a string (or key) over ``MAX_JSON_STRING_CHARS`` characters, or
+    more than ``MAX_JSON_ITEMS`` values and keys. A few C-speed scans clear most bodies (every
+    real capture); the others get one streaming pass that keeps nothing and stops at the first
+    bound passed (the parse deadline checked as it goes). A body yajl cannot read (``NaN``, a
+    byte-order mark, broken JSON) is left to json.loads, which names the error, once its items'
+    upper bound is within the limit."""
+    body = response.body
+    if len(body) > MAX_JSON_BYTES:
+        raise PageOverBudget(
+            f"{response.url}: JSON answer of {len(body) / 1e6:.1f} MB, more than"
+            f" {MAX_JSON_BYTES // (1024 * 1024)} MB, refused before decoding"
+        )
+    if _plainly_within_json_budget(body):
+        return
+    items = 0
+    try:
+        for event, value in ijson.basic_parse(body, use_float=True):
+            if event == "end_map" or event == "end_array":
+                continue
+            items += 1
+            if items > MAX_JSON_ITEMS:
+                raise _too_many_items(response)
+            if (event == "string" or event == "map_key") and len(value) > MAX_JSON_STRING_CHARS:
+                raise PageOverBudget(
+                    f"{response.url}: JSON string of more than {MAX_JSON_STRING_CHARS:,}"
+                    " characters, refused before decoding"
+                )
+            if items % _DEADLINE_EVERY_ITEMS == 0:
+                check_parse_deadline(response.url)
+    except ijson.JSONError:
+        if _items_at_most(body) > MAX_JSON_ITEMS:
+            raise _too_many_items(response) from None
+
+
+def _items_at_most(body: bytes) -> int:
+    """An upper bound of the values and keys of a JSON text: each but the first comes right
+    after a comma, a colon, or the bracket of its container (those inside strings count too)."""
+    return 1 + sum(body.count(c) for c in (b",", b":", b"[", b"{"))
+
+
+def _plainly_within_json_budget(body: bytes) -> bool:
+    """True when ``body`` (as JSON) cannot hold a string over ``MAX_JSON_STRING_CHARS`` nor
+    more than ``MAX_JSON_ITEMS`` items, from a few C-speed scans (~5 ms for 1.8 MB, the
+    streaming pass ~80 ms): the items' upper bound is within the limit, no string holds an
+    escaped quote, and every half-limit block of bytes holds a quote, so no run between two
+    quotes (a string's text) is as long as the limit. False means: count exactly."""
+    if _items_at_most(body) > MAX_JSON_ITEMS or b'\\"' in body:
+        return False
+    block = MAX_JSON_STRING_CHARS // 2
+    return all(
+        body.find(b'"', at, at + block) != -1 for at in range(0, len(body) - block + 1, block)
+    )
+
+
+def _too_many_items(response: RawResponse) -> PageOverBudget:
+    return PageOverBudget(
+        f"{response.url}: more than {MAX_JSON_ITEMS:,} JSON values and keys in one answer,"
+        " refused before decoding"
+    )
 
 
 # Elements whose content is text (a script's "a<b" is no tag), comments, and tags. Elements that

@@ -669,9 +669,18 @@ def test_azure_pagination_bomb_fails_the_scrape_at_the_scrape_byte_budget(paths:
     assert len(served) == 8  # the ninth page passed the budget; nothing after it was asked for
 
 
-def test_60mb_vast_answer_of_60kb_regions_is_refused_per_offer(paths: Paths) -> None:
+def test_60mb_vast_answer_of_60kb_regions_is_refused_before_decoding(paths: Paths) -> None:
     """Issue 27: 1,000 offers with 60 KB regions (60 MB, inside every per-response limit) drove
-    ingest to 4.75 GB; an offer's text is capped (scrapers.base.MAX_TEXT_CHARS)."""
+    ingest to 4.75 GB, then, with an offer's text capped, was still decoded whole before its
+    first offer was refused. The JSON budget (scrapers.parsing.MAX_JSON_BYTES) refuses it
+    before decoding: one line, the last good offers kept."""
+    good = live(
+        PROVIDERS["vast"],
+        paths,
+        answering(newest_capture("vast").read_bytes(), "application/json"),
+    )
+    assert [o.status for o in good] == ["success"]
+    before = current(paths, "vast")
     offers = [
         {
             "id": i,
@@ -690,8 +699,10 @@ def test_60mb_vast_answer_of_60kb_regions_is_refused_per_offer(paths: Paths) -> 
         answering(json.dumps({"offers": offers}).encode(), "application/json"),
     )
     assert [o.status for o in outcomes] == ["failed"]
-    assert outcomes[0].error == (
-        "parse failed: invalid offer record (region: String should have at most 256 characters);"
-        " 1 error(s)"
-    )
-    assert one(paths, "select count(*) from observations") == [(0,)]
+    error = outcomes[0].error or ""
+    assert error.startswith("parse failed: Vast.ai: https://"), error
+    assert error.endswith(": JSON answer of 60.1 MB, more than 16 MB, refused before decoding")
+    assert "\n" not in error
+    assert [str(p.code) for p in outcomes[0].problems] == ["page_over_budget"]
+    assert "within_limits" in red_checks("vast", outcomes[0])
+    assert current(paths, "vast") == before
