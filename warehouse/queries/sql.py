@@ -15,6 +15,11 @@ from warehouse.queries.surface import INSTANCE_SORTS
 # provider's spelling, never merged with other GPUs), the cheapest by this sort (ascending)
 CHEAPEST_GROUP = ("provider", "coalesce(gpu_id, 'name:' || gpu_name_provider)", "pricing")
 CHEAPEST_SORT = "price_per_gpu"
+# Rows DuckDB turns into Python objects per call. One fetchall converts the whole result holding
+# the GIL: a snapshot's ~900 current offers held it 150-210 ms in the API's loader thread, and
+# every request on the event loop stalled that long at each snapshot swap (issue 27). Between
+# batches the loop gets its turn.
+FETCH_BATCH_ROWS = 64
 
 # The items' columns: the API's InstanceItem fields (api/schemas/instances.py; bodies follow the
 # schema's order), all selected from current_offers. offers_in_group is last (the
@@ -87,10 +92,19 @@ def cheapest_per_gpu_sql(where: Where, sort: str) -> tuple[str, str]:
     return page, count
 
 
+def fetch_all(result: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """``result.fetchall()``, converted ``FETCH_BATCH_ROWS`` rows per call (the GIL is free
+    between calls)."""
+    out: list[tuple[Any, ...]] = []
+    while batch := result.fetchmany(FETCH_BATCH_ROWS):
+        out.extend(batch)
+    return out
+
+
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     result = con.execute(sql, params)
     columns = [d[0] for d in result.description or []]
-    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+    return [dict(zip(columns, row, strict=True)) for row in fetch_all(result)]
 
 
 def query_offers_sql(

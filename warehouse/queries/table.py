@@ -21,7 +21,13 @@ import numpy as np
 
 from warehouse.queries.excluded import RULES, Exclusions, shelf_lives, tally, unruled
 from warehouse.queries.filters import OfferFilter, OfferQuery, gpu_prefix_pattern
-from warehouse.queries.sql import CHEAPEST_GROUP, CHEAPEST_SORT, INSTANCE_COLUMNS, rows
+from warehouse.queries.sql import (
+    CHEAPEST_GROUP,
+    CHEAPEST_SORT,
+    INSTANCE_COLUMNS,
+    fetch_all,
+    rows,
+)
 from warehouse.queries.surface import FILTERS, INSTANCE_SORT_KEYS, SORTS, FilterSpec
 
 # The columns filters and sorts read, one per filter (named after it; a rule: whether the offer
@@ -161,7 +167,7 @@ class OfferTable:
         )
         result = con.execute(_FILTER_SQL)
         names = [d[0] for d in result.description or []]
-        data = result.fetchall()
+        data = fetch_all(result)
         columns = {name: [r[k] for r in data] for k, name in enumerate(names)}
         return cls(items, columns, shelf_lives(con))
 
