@@ -15,14 +15,25 @@ skipped part ``page <n>`` (``fetch_with_skips``) and the pages read are publishe
 failing fails the scrape. An Instance type met on two pages means the catalog shifted while it
 was paged (rows may be missing unseen): ``SchemaDriftError``.
 
-Zones: ``ZONES`` holds ``fr-par-2`` only. It is the zone captured, and the zone a third-party
-collector that probed several found to list every GPU type of the others at the same prices
-(getcomputable/gpu-index ``sources/scaleway.py``: fr-par-1 an L4/P100 subset, pl-waw-2 an
-H100-PCIe/L4/L40S subset, nl-ams-1 none). The response does not name its zone, so the offers'
-region is the zone of the request URL (``unknown`` for a body read from a file). (A single-file
-capture answers every request of a scrape with its bytes: a second zone would be answered with
-fr-par-2's and give false offers. A per-exchange ``.har`` capture answers each zone's and page's
-request with its own response (``scrapers.replay``), so more zones wait for one recorded so.)
+Zones: ``ZONES`` lists every zone where Scaleway sells GPU Instances, per its product
+availability guide (https://www.scaleway.com/en/docs/account/reference-content/products-availability/,
+validated 2025-12-04; source scaleway/docs-content
+``pages/account/reference-content/products-availability.mdx``): PAR2 (B300-SXM, H100-SXM,
+H100, L40S, L4), PAR1 (RENDER-S, the P100) and WAW2 (H100, L40S, L4); no GPU in Amsterdam.
+These are zones of the Instance API's ``zone`` path parameter (its enum: fr-par-1..3,
+nl-ams-1..3, pl-waw-1..2, https://www.scaleway.com/en/developers/api/instance/instance-types).
+fr-par-2 comes first: it is the zone captured (``../shared/snapshots/scaleway``). Each zone is
+paged on its own; a later zone's first page failing is the skipped part ``<zone> page 1`` (the
+other zones are published), fr-par-2's first page failing fails the fetch. The response does
+not name its zone, so the offers' region is the zone of the request URL (``unknown`` for a body
+read from a file).
+
+Replay: a single-file capture answers every request of a scrape with its bytes, stamped with
+its capture time; a per-exchange ``.har`` capture answers each zone's and page's request with
+its own response (``scrapers.replay``). An answer equal in body and ``fetched_at`` to an earlier
+one is that one recorded answer given again (a live exchange has its own fetch time), so it is
+read once, under the zone that asked it first: the fr-par-2 captures replay to fr-par-2's
+offers, and two zones that answer live with the same bytes are both read.
 
 Layout: ``{"servers": {"<commercial type>": {...}}}``; a type carries ``gpu`` (GPUs per
 Instance), ``gpu_info`` (``gpu_name`` such as ``H100-SXM``, ``gpu_memory`` in bytes), ``ncpus``,
@@ -50,6 +61,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -68,12 +80,12 @@ from scrapers.base import (
     SchemaDriftError,
     unknown_row,
 )
-from scrapers.parsing import RowExcluded, decimal, distinct_bodies, json_body, offers_from_rows
+from scrapers.parsing import RowExcluded, decimal, json_body, offers_from_rows
 
 PROVIDER_SLUG = "scaleway"
 HOMEPAGE = "https://www.scaleway.com/en/gpu-instances/"
 API_URL = "https://api.scaleway.com/instance/v1/zones/{zone}/products/servers"
-ZONES = ("fr-par-2",)
+ZONES = ("fr-par-2", "fr-par-1", "pl-waw-2")  # every zone selling GPU Instances (docstring)
 PER_PAGE = 100  # the API's maximum
 MAX_PAGES = 5  # ~140 types per zone in 2026: two pages
 TOKEN_ENV = "SCW_SECRET_KEY"  # optional: the catalog answers without it
@@ -103,8 +115,9 @@ def fetch_with_skips(
 ) -> tuple[list[RawResponse], dict[str, str]]:
     """The catalog pages of each zone in ``ZONES``, and the parts not read.
 
-    The first page of a zone failing raises ``FetchError``; a later page failing, or a page past
-    ``MAX_PAGES``, ends that zone's paging and is reported as ``"<zone> page <n>"``.
+    The first zone's first page failing raises ``FetchError`` (the API is not answering: one
+    request retried, no other sent); any later page failing, or a page past ``MAX_PAGES``, ends
+    that zone's paging and is reported as ``"<zone> page <n>"``.
     """
     headers = {"Accept": "application/json"}
     if token:
@@ -121,8 +134,8 @@ def fetch_with_skips(
             try:
                 response = http.get(client, zone_url(zone), params=params, headers=headers)
             except FetchError as exc:
-                if page == 1:
-                    raise
+                if not responses:
+                    raise  # the first zone's first page: Scaleway's API is not answering
                 skipped[part] = str(exc)
                 break
             responses.append(response)
@@ -148,7 +161,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     seen: set[tuple[str, str]] = set()
-    for response in distinct_bodies(responses):
+    for response in _distinct_answers(responses):
         zone = _zone(response)
         servers = _servers(response)
         for name in servers:
@@ -167,6 +180,23 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(excluded.items()))
         raise SchemaDriftError(f"Scaleway catalog: no GPU Instance type (excluded: {reasons})")
     return offers, excluded
+
+
+def _distinct_answers(responses: Sequence[RawResponse]) -> list[RawResponse]:
+    """``responses`` without repeats: a body a zone already answered (``distinct_bodies``, per
+    zone), or an answer equal in body and fetch time to an earlier one of any zone (one recorded
+    answer replayed for several requests; module docstring)."""
+    seen_answers: set[tuple[bytes, datetime]] = set()
+    seen_zone_bodies: set[tuple[str, bytes]] = set()
+    kept = []
+    for response in responses:
+        answer, zone_body = (response.body, response.fetched_at), (_zone(response), response.body)
+        if answer in seen_answers or zone_body in seen_zone_bodies:
+            continue
+        seen_answers.add(answer)
+        seen_zone_bodies.add(zone_body)
+        kept.append(response)
+    return kept
 
 
 def _zone(response: RawResponse) -> str:
@@ -245,5 +275,6 @@ PROVIDER = Provider(
     parse_with_exclusions=parse_with_exclusions,
     token_env=TOKEN_ENV,
     kind="cloud",
-    notes="Instance API product catalog (fr-par-2), paged; EUR per Instance-hour excl. VAT",
+    notes="Instance API product catalog of each GPU zone (fr-par-2, fr-par-1, pl-waw-2), paged;"
+    " EUR per Instance-hour excl. VAT",
 )

@@ -4,12 +4,14 @@ GraphQL request shape."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from scrapers.base import (
     RawResponse,
     SchemaDriftError,
 )
+from scrapers.parsing import offers_from_rows
 from tests.conftest import SNAPSHOTS, raw_from_capture
 
 RUNPOD = SNAPSHOTS / "runpod"
@@ -820,7 +823,8 @@ def test_locations_query_failing_leaves_the_per_tier_offers() -> None:
 def test_locations_past_the_bound_are_not_asked_and_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(runpod, "MAX_LOCATIONS", 3)
+    # the bound lives beside the requests (``scrapers/runpod/fetch.py``)
+    monkeypatch.setattr(importlib.import_module("scrapers.runpod.fetch"), "MAX_LOCATIONS", 3)
     requests, _, skipped = _fetch_gpuhunt_shaped()
     assert len(requests) == 2 + 3
     assert skipped == {"locations past 3": "1 not asked (at most 3 per scrape): RO"}
@@ -997,3 +1001,33 @@ def test_runpod_tier_is_not_a_region_in_any_capture(capture: Path) -> None:
     assert {o.region for o in offers} == {"global"}
     assert {o.cloud_tier for o in offers} <= {"secure", "community"}
     assert all(o.country is None for o in offers)
+
+
+# Each dated capture is read by the one layout module of its date (``scrapers/runpod/layouts``):
+# the first of ``PER_TIER_LAYOUTS`` that detects it, and no location layout.
+CAPTURE_LAYOUTS = {
+    NEXT_DATA_2023: "next_data",
+    GRAPHQL_2025_06_15_1027: "gpu_types_array",
+    GRAPHQL_2025_06_15_1427: "gpu_types_array",
+    GRAPHQL_2025_06_19_1914: "gpu_types_array",
+    ROWS_2025_09: "pricing_rows",
+    RUNPOD / "2026-03-31T22_graphql_gpuTypes_items.json": "lowest_price_items",
+    ITEMS_2026_03: "lowest_price_items",
+    LD_JSON_2026_08: "ld_json",
+    ENVELOPE_2026_09: "graphql",
+}
+
+
+def test_every_capture_has_its_dated_layout() -> None:
+    assert set(CAPTURE_LAYOUTS) == {p for p in RUNPOD.iterdir() if p != PARSED_2026_02}
+    for path, expected in CAPTURE_LAYOUTS.items():
+        raw = _raw(path)
+        found = [m.__name__.rsplit(".", 1)[-1] for m in runpod.PER_TIER_LAYOUTS if m.detect(raw)]
+        assert found[0] == expected, path.name
+        # the layout alone reads the capture into the offers the provider publishes
+        layout = importlib.import_module(f"scrapers.runpod.layouts.{expected}")
+        excluded: Counter[str] = Counter()
+        alone = offers_from_rows(
+            layout.rows(raw), partial(layout.read_row, excluded=excluded), excluded
+        )
+        assert (alone, excluded) == runpod.parse_with_exclusions([raw]), path.name

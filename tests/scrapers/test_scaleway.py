@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -105,15 +106,25 @@ def test_a_body_without_servers_is_drift() -> None:
         scaleway.PROVIDER.parse([_raw(body=b'{"instances": {}}')])
 
 
-def _serve(pages: dict[int, bytes], fail: frozenset[int] = frozenset()):
+def _serve(
+    pages: dict[int, bytes],
+    fail: frozenset[int] = frozenset(),
+    *,
+    zones: dict[str, dict[int, bytes]] | None = None,
+    failing_zones: frozenset[str] = frozenset(),
+):
+    """Every zone answers ``pages`` (or its own from ``zones``); ``fail``: pages answered 404,
+    ``failing_zones``: zones whose every page is answered 404."""
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         page = int(request.url.params["page"])
-        if page in fail:
+        zone = request.url.path.split("/")[4]
+        if page in fail or zone in failing_zones:
             return httpx.Response(404, request=request)
-        return httpx.Response(200, content=pages.get(page, b'{"servers": {}}'), request=request)
+        body = (zones or {}).get(zone, pages).get(page, b'{"servers": {}}')
+        return httpx.Response(200, content=body, request=request)
 
     return seen, httpx.MockTransport(handler)
 
@@ -127,30 +138,63 @@ def _full_page() -> bytes:
     return json.dumps(document).encode()
 
 
-def test_fetch_pages_until_a_short_page_and_sends_the_key() -> None:
+def test_fetch_pages_each_gpu_zone_until_a_short_page_and_sends_the_key() -> None:
     seen, transport = _serve({1: _full_page(), 2: PAGE_2.read_bytes()})
     with http.make_client(transport) as client:
         responses = scaleway.fetch(client, "secret-key")
     assert [(r.method, r.url.path, dict(r.url.params)) for r in seen] == [
-        ("GET", "/instance/v1/zones/fr-par-2/products/servers", {"per_page": "100", "page": "1"}),
-        ("GET", "/instance/v1/zones/fr-par-2/products/servers", {"per_page": "100", "page": "2"}),
+        ("GET", f"/instance/v1/zones/{zone}/products/servers", {"per_page": "100", "page": page})
+        for zone in ("fr-par-2", "fr-par-1", "pl-waw-2")
+        for page in ("1", "2")
     ]
     assert all(r.headers["X-Auth-Token"] == "secret-key" for r in seen)
-    assert len(scaleway.PROVIDER.parse(responses)) == 17
+    offers = scaleway.PROVIDER.parse(responses)
+    # each zone answered live with the same catalog sells its 17 GPU types, in its own region
+    assert Counter(o.region for o in offers) == {"fr-par-2": 17, "fr-par-1": 17, "pl-waw-2": 17}
+
+
+def test_each_zone_offers_its_own_catalog_with_the_zone_as_region() -> None:
+    h100 = json.loads(PAGE_1.read_bytes())
+    waw = {"servers": {"H100-1-80G": h100["servers"]["H100-1-80G"]}}
+    _, transport = _serve(
+        {1: PAGE_1.read_bytes()},
+        zones={"pl-waw-2": {1: json.dumps(waw).encode()}, "fr-par-1": {1: b'{"servers": {}}'}},
+    )
+    with http.make_client(transport) as client:
+        offers, excluded = scaleway.PROVIDER.parse_report(scaleway.fetch(client, None))
+    by_zone = Counter(o.region for o in offers)
+    assert by_zone == {"fr-par-2": 16, "pl-waw-2": 1}
+    [waw_h100] = [o for o in offers if o.region == "pl-waw-2"]
+    assert (waw_h100.instance_type, waw_h100.price) == ("H100-1-80G", Decimal("2.8665"))
+    assert waw_h100.source_url == ZONE_URL.replace("fr-par-2", "pl-waw-2")
+    assert excluded == {"no_gpu": 2}
+
+
+def test_a_later_zone_failing_is_a_skipped_part_and_the_first_failing_fails() -> None:
+    _, transport = _serve({1: PAGE_1.read_bytes()}, failing_zones=frozenset({"fr-par-1"}))
+    with http.make_client(transport) as client:
+        responses, skipped = scaleway.fetch_with_skips(client, None)
+    assert list(skipped) == ["fr-par-1 page 1"] and "HTTP 404" in skipped["fr-par-1 page 1"]
+    assert {o.region for o in scaleway.PROVIDER.parse(responses)} == {"fr-par-2", "pl-waw-2"}
+    seen, transport = _serve({}, failing_zones=frozenset({"fr-par-2"}))
+    with http.make_client(transport) as client, pytest.raises(FetchError, match="fr-par-2"):
+        scaleway.fetch_with_skips(client, None)
+    assert {r.url.path for r in seen} == {ZONE_URL.removeprefix("https://api.scaleway.com")}
 
 
 def test_fetch_without_a_key_sends_none() -> None:
     seen, transport = _serve({1: PAGE_1.read_bytes()})
     with http.make_client(transport) as client:
         scaleway.fetch(client, None)
-    assert len(seen) == 1 and "X-Auth-Token" not in seen[0].headers
+    assert len(seen) == 3 and not any("X-Auth-Token" in r.headers for r in seen)
 
 
 def test_a_later_page_failing_is_a_skipped_part() -> None:
     _, transport = _serve({1: _full_page()}, fail=frozenset({2}))
     with http.make_client(transport) as client:
         responses, skipped = scaleway.fetch_with_skips(client, None)
-        assert len(responses) == 1 and list(skipped) == ["fr-par-2 page 2"]
+        assert len(responses) == 3
+        assert list(skipped) == [f"{zone} page 2" for zone in ("fr-par-2", "fr-par-1", "pl-waw-2")]
         with pytest.raises(FetchError):
             scaleway.fetch(client, None)
 
