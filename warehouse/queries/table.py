@@ -22,7 +22,8 @@ import numpy as np
 from warehouse.queries.excluded import RULES, Exclusions, shelf_lives, tally, unruled
 from warehouse.queries.filters import OfferFilter, OfferQuery, gpu_prefix_pattern
 from warehouse.queries.sql import CHEAPEST_GROUP, CHEAPEST_SORT, INSTANCE_COLUMNS, rows
-from warehouse.queries.surface import FILTERS, INSTANCE_SORT_KEYS, SORTS, FilterSpec
+from warehouse.queries.surface import FILTERS, FilterSpec
+from warehouse.vocabulary import INSTANCE_SORT_KEYS, SORTS
 
 # The columns filters and sorts read, one per filter (named after it; a rule: whether the offer
 # meets it, as SQL decides), its GPU family column, one per sort, and the cheapest_per_gpu group.
