@@ -33,9 +33,10 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from api.encoding import encode
 from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from warehouse import queries
-from warehouse.queries import MAX_LIST_VALUES, gpu_filter
+from warehouse.queries import gpu_filter
+from warehouse.vocabulary import INSTANCE_SORT_KEYS, MAX_LIST_VALUES, SORT_DOC
 
-__all__ = ["MAX_LIST_VALUES", "gpu_filter"]  # defined in warehouse.queries, used from here
+__all__ = ["gpu_filter"]  # defined in warehouse.queries, used from here
 
 # Declared by every handler whose answer holds a list (items, or FitAnswer's offers); the
 # conversion itself is api.encoding.DataResponse.
@@ -102,7 +103,7 @@ _FILTER_TYPES: dict[str, Any] = {
     "list": list[str] | None,
     "rule": bool,
 }
-Sort = typing.cast(Any, Literal)[queries.INSTANCE_SORT_KEYS]  # sort's values, from SORTS
+Sort = typing.cast(Any, Literal)[INSTANCE_SORT_KEYS]  # sort's values, from SORTS
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -128,7 +129,7 @@ def offer_query_parameters(fn: F) -> F:
         annotations[spec.name] = Annotated[
             _FILTER_TYPES[spec.kind], filter_parameter(spec.name, **extra)
         ]
-    annotations["sort"] = Annotated[Sort, Parameter(description=queries.SORT_DOC)]
+    annotations["sort"] = Annotated[Sort, Parameter(description=SORT_DOC)]
     params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     at = next(i for i, p in enumerate(params) if p.default is not p.empty)
     fn.__signature__ = signature.replace(parameters=[*params[:at], *filters, *params[at:]])  # type: ignore[attr-defined]

@@ -18,14 +18,16 @@ from typing import Annotated, Any, Literal
 from litestar.exceptions import ClientException
 from litestar.params import Parameter
 
-from api.params import MAX_LIST_VALUES, filter_parameter, slugs
+from api.params import filter_parameter, slugs
 from warehouse import economics
 from warehouse.estimates import STANDARD_INPUT_TOKENS, STANDARD_OUTPUT_TOKENS
-from warehouse.queries import (
+from warehouse.queries import FilterError, OfferFilter
+from warehouse.vocabulary import (
+    DEFAULT_ESTIMATES_LIMIT,
+    DEFAULT_LIMIT,
     MAX_LIMIT,
-    FilterError,
-    OfferFilter,
-    PricingModel,
+    MAX_LIST_VALUES,
+    DedicatedPricing,
 )
 
 MAX_TOKENS = 1_000_000
@@ -33,7 +35,6 @@ MAX_TOKENS = 1_000_000
 # rate that fills one replica (86,400 s / seconds per request) leaves the range of a float.
 MIN_GPU_SECONDS_PER_REQUEST = 1e-6
 Precision = Literal["standard", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
-DedicatedPricing = Literal["on_demand", "spot", "reserved", "any"]
 
 PRECISION_DOC = (
     "Weight/compute format: standard = fp8 where the GPU has FP8 tensor cores, else its 16-bit "
@@ -115,7 +116,9 @@ class EstimatesParams:
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
     include_unavailable: IncludeUnavailable = False
-    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 50
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = (
+        DEFAULT_ESTIMATES_LIMIT
+    )
 
     def offers(self) -> OfferFilter:
         return offer_filter(
@@ -157,7 +160,9 @@ class FitParams:
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
     include_unavailable: IncludeUnavailable = False
-    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = 100
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Offers returned")] = (
+        DEFAULT_LIMIT
+    )
 
     def offers(self) -> OfferFilter:
         return offer_filter(
@@ -248,7 +253,9 @@ class BreakevenParams:
     max_age_days: MaxAgeDays = None
     include_expired: IncludeExpired = False
     include_unavailable: IncludeUnavailable = False
-    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = 100
+    limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description="Tiers returned")] = (
+        DEFAULT_LIMIT
+    )
 
     def offers(self) -> OfferFilter:
         """Both sides' offers (serverless tiers and dedicated offers): the same rules."""
@@ -277,6 +284,5 @@ __all__ = [
     "BreakevenParams",
     "EstimatesParams",
     "FitParams",
-    "PricingModel",
     "offer_filter",
 ]

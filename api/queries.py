@@ -10,8 +10,6 @@ from typing import Any
 # warehouse.queries: re-exported here for the endpoints that have not moved yet.
 from warehouse.queries import (
     INSTANCE_COLUMNS,
-    INSTANCE_SORT_KEYS,
-    INSTANCE_SORTS,
     PROVIDER_STATUS_SQL,
     PROVIDERS_SQL,
     OfferFilter,
@@ -24,8 +22,6 @@ from warehouse.queries import (
 
 __all__ = [
     "INSTANCE_COLUMNS",
-    "INSTANCE_SORTS",
-    "INSTANCE_SORT_KEYS",
     "PROVIDERS_SQL",
     "PROVIDER_STATUS_SQL",
     "OfferFilter",

@@ -22,9 +22,7 @@ from pipelines import cli_output
 from pipelines.cli_output import Column
 from pipelines.cli_snapshot import open_snapshot
 from warehouse.queries import (
-    DEFAULT_SORT,
     FILTERS,
-    SORTS,
     FilterError,
     FilterSpec,
     FilterVocabulary,
@@ -34,6 +32,7 @@ from warehouse.queries import (
     item_columns,
     query_offers_sql,
 )
+from warehouse.vocabulary import DEFAULT_SORT, SORTS
 
 # CSV/TSV columns of `query` (API field names; --wide: every field of the API's items)
 QUERY_FIELDS = (

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-# bucket -> date_trunc part of market_history (allow-list)
-HISTORY_BUCKETS: dict[str, str] = {"day": "day", "week": "week", "month": "month"}
+from warehouse.vocabulary import HISTORY_BUCKETS
 
 # Whether a series term is one canonical GPU (gpu_level 'model') or a family prefix ('family'):
 # the rule gpu_matches and market_history apply, over the snapshot's gpus. Parameter: the term.
@@ -51,7 +50,9 @@ def market_history_params(
     days ``first``..``last`` inclusive. ``last`` is cut at the snapshot's day (``as_of``): no
     price is claimed for a day the snapshot had not reached, even for an interval still open."""
     through = min(last, as_of.astimezone(UTC).date())
-    return [gpu, pricing, HISTORY_BUCKETS[bucket], first, through]
+    if bucket not in HISTORY_BUCKETS:  # the date_trunc parts market_history accepts
+        raise KeyError(bucket)
+    return [gpu, pricing, bucket, first, through]
 
 
 # GET /instances/{id}/history: every change interval of one offer, oldest first. Parameter: id.

@@ -16,7 +16,7 @@ per-GPU-hour figures: /history/catalog serves them on their own.
 from __future__ import annotations
 
 from datetime import UTC, date, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get
@@ -29,7 +29,6 @@ from api.encoding import encode_as, json_response
 from api.offload import cached_off_loop
 from api.paging import link_header, next_offset
 from api.params import (
-    MAX_LIST_VALUES,
     ListFormat,
     gpu_filter,
     gpu_filters,
@@ -48,21 +47,23 @@ from api.schemas import (
 from api.store import Store
 from warehouse.history_queries import (
     GPU_LEVEL_SQL,
-    HISTORY_BUCKETS,
     MARKET_HISTORY_SQL,
     OFFER_INTERVALS_SQL,
     changes_sql,
     market_history_params,
 )
 from warehouse.queries import FilterError, OfferFilter
+from warehouse.vocabulary import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MAX_LIST_VALUES,
+    MAX_RANGE_DAYS,
+    FixedPricing,
+    HistoryBucket,
+)
 
-Bucket = Literal["day", "week", "month"]
-PricingModel = Literal["on_demand", "spot", "reserved"]
-# Longest range per bucket size, in days: bounds the work of one request.
-MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
 DEFAULT_RANGE_DAYS = 90
 DEFAULT_CHANGES_DAYS = 7
-MAX_LIMIT = 1000
 # The instants /changes' since may name: far wider than any data, narrow enough that its UTC
 # conversion never overflows (since=0001-01-01T00:00:00+05:00 is before the year 1 in UTC).
 FIRST_DAY = date(1970, 1, 1)
@@ -171,8 +172,8 @@ class HistoryController(Controller):
                 "id is that GPU only, a family every GPU whose id starts with it",
             ),
         ],
-        pricing: Annotated[PricingModel, Parameter(description="Pricing model")] = "on_demand",
-        bucket: Annotated[Bucket, Parameter(description="Bucket size")] = "day",
+        pricing: Annotated[FixedPricing, Parameter(description="Pricing model")] = "on_demand",
+        bucket: Annotated[HistoryBucket, Parameter(description="Bucket size")] = "day",
         from_: Annotated[
             str | None,
             _first_day(
@@ -318,8 +319,8 @@ class HistoryController(Controller):
             list[str] | None, Parameter(description=GPU_DOC, max_items=MAX_LIST_VALUES)
         ] = None,
         limit: Annotated[
-            int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
-        ] = 100,
+            int, Parameter(ge=1, le=MAX_LIMIT, description=f"Page size (at most {MAX_LIMIT})")
+        ] = DEFAULT_LIMIT,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
         format_: ListFormat = None,
     ) -> Response[bytes]:
@@ -378,6 +379,3 @@ class HistoryController(Controller):
 
 class _Total(msgspec.Struct):
     total: int
-
-
-assert set(HISTORY_BUCKETS) == set(Bucket.__args__)  # the Literal and the allow-list agree

@@ -40,22 +40,15 @@ from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
-from api.controllers.instances_query import MAX_OFFSET, parse_query
+from api.controllers.instances_query import parse_query
 from api.encoding import encode, json_response, wants_csv
 from api.limits import MAX_QUERY_BYTES
 from api.paging import link_header, next_offset
 from api.params import ListFormat, offer_query_parameters
 from api.schemas import InstancesPage
 from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
-from warehouse.queries import (
-    DEFAULT_SORT,
-    GPU_DOC,
-    MAX_LIMIT,
-    PROVIDER_DOC,
-    FilterError,
-    OfferFilter,
-    OfferQuery,
-)
+from warehouse.queries import GPU_DOC, PROVIDER_DOC, FilterError, OfferFilter, OfferQuery
+from warehouse.vocabulary import DEFAULT_LIMIT, DEFAULT_SORT, MAX_LIMIT, MAX_OFFSET
 
 INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
 
@@ -228,8 +221,8 @@ class InstancesController(Controller):
         ] = False,
         sort: str = DEFAULT_SORT,
         limit: Annotated[
-            int, Parameter(ge=1, le=MAX_LIMIT, description="Page size (at most 1000)")
-        ] = 100,
+            int, Parameter(ge=1, le=MAX_LIMIT, description=f"Page size (at most {MAX_LIMIT})")
+        ] = DEFAULT_LIMIT,
         offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
         **filters: Any,

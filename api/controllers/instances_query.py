@@ -8,18 +8,15 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from api.params import MAX_LIST_VALUES
-from warehouse.queries import (
+from warehouse.queries import FILTERS, FilterError, OfferFilter, OfferQuery
+from warehouse.vocabulary import (
+    DEFAULT_LIMIT,
     DEFAULT_SORT,
-    FILTERS,
     INSTANCE_SORT_KEYS,
     MAX_LIMIT,
-    FilterError,
-    OfferFilter,
-    OfferQuery,
+    MAX_LIST_VALUES,
+    MAX_OFFSET,
 )
-
-MAX_OFFSET = 1_000_000
 
 _NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 _INTEGER = re.compile(r"0|[1-9][0-9]{0,6}")
@@ -86,7 +83,7 @@ def parse_query(query_string: bytes) -> OfferQuery | None:
             page[name] = value
         else:
             return None
-    limit, offset = page.get("limit", 100), page.get("offset", 0)
+    limit, offset = page.get("limit", DEFAULT_LIMIT), page.get("offset", 0)
     if not 1 <= limit <= MAX_LIMIT or offset > MAX_OFFSET:
         return None
     try:

@@ -18,7 +18,7 @@ import re
 from datetime import UTC, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar
 
 from litestar import Controller, Response, get
 from litestar.exceptions import ClientException, NotFoundException
@@ -31,13 +31,10 @@ from api.offload import cached_off_loop
 from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
 from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
+from warehouse.vocabulary import MAX_RANGE_DAYS, FixedPricing, HistoryBucket
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
 SVG = "image/svg+xml"
-MarketPricing = Literal["on_demand", "spot", "reserved"]
-MarketBucket = Literal["day", "week", "month"]
-# Longest range per bucket, in days (the same bounds as GET /history).
-MARKET_MAX_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
 WIDTH_DOC = (
     "Drawing width in CSS pixels (the SVG's viewBox width): shown at this width, its text is "
     "12 px; a page asks for the width of its container"
@@ -150,13 +147,13 @@ class ChartsController(Controller):
                 description="Canonical GPU id or family, e.g. h100-sxm or h100",
             ),
         ],
-        pricing: Annotated[MarketPricing, Parameter(description="Pricing model")] = "on_demand",
-        bucket: Annotated[MarketBucket, Parameter(description="Bucket size")] = "week",
+        pricing: Annotated[FixedPricing, Parameter(description="Pricing model")] = "on_demand",
+        bucket: Annotated[HistoryBucket, Parameter(description="Bucket size")] = "week",
         days: Annotated[
             int,
             Parameter(
                 ge=1,
-                le=MARKET_MAX_DAYS["month"],
+                le=MAX_RANGE_DAYS["month"],
                 description="Days up to the snapshot's publication day: at most 731 by day, "
                 "1827 by week, 3653 by month",
             ),
@@ -165,9 +162,9 @@ class ChartsController(Controller):
             int, Parameter(ge=MIN_WIDTH, le=MAX_WIDTH, description=WIDTH_DOC)
         ] = MARKET_WIDTH,
     ) -> Response[bytes]:
-        if days > MARKET_MAX_DAYS[bucket]:
+        if days > MAX_RANGE_DAYS[bucket]:
             raise ClientException(
-                f"days={days} is more than {MARKET_MAX_DAYS[bucket]} by {bucket} "
+                f"days={days} is more than {MAX_RANGE_DAYS[bucket]} by {bucket} "
                 "(use a larger bucket)"
             )
         snapshot = store.get()

@@ -13,10 +13,11 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from api.params import gpu_filter
-from api.queries import INSTANCE_SORTS, instances_where
+from api.queries import instances_where
 from warehouse.db import Warehouse
 from warehouse.gpus import load_gpus
 from warehouse.publish import publish
+from warehouse.vocabulary import INSTANCE_SORTS
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 

@@ -14,7 +14,6 @@ import pytest
 
 from warehouse.publish import current, load_into_memory
 from warehouse.queries import (
-    INSTANCE_SORT_KEYS,
     FilterError,
     OfferFilter,
     OfferQuery,
@@ -23,6 +22,7 @@ from warehouse.queries import (
     gpu_filter,
     query_offers_sql,
 )
+from warehouse.vocabulary import INSTANCE_SORT_KEYS
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from api.app import create_app
 from pipelines import cli_query
 from tests.conftest import REPO
-from warehouse.queries import FILTERS, INSTANCE_COLUMNS, INSTANCE_SORT_KEYS, SORTS, filters_table
+from warehouse.queries import FILTERS, INSTANCE_COLUMNS, filters_table
+from warehouse.vocabulary import INSTANCE_SORT_KEYS, SORTS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SURFACE = REPO / "warehouse" / "queries" / "surface.py"

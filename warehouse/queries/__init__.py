@@ -1,8 +1,9 @@
 """The read side of current offers, outside ``api`` (the CLI and the API both use it).
 
-- ``surface``: ``FILTERS`` and ``SORTS``, the one declaration of every offer filter (name,
-  kind, bounds, column, comparison, doc) and sort, from which everything below, the API's
-  parameters, the CLI's options and README's list are derived;
+- ``surface``: ``FILTERS``, the one declaration of every offer filter (name, kind, bounds,
+  column, comparison, doc), from which everything below, the API's parameters, the CLI's
+  options and README's list are derived (sorts, pricing kinds and page limits are
+  ``warehouse.vocabulary``'s);
 - ``filters``: ``OfferFilter`` (its fields, normalisation and bound SQL from ``FILTERS``), and
   ``OfferQuery`` (sort, page, ``cheapest_per_gpu``);
 - ``sql``: the page and count queries over any connection holding ``current_offers`` (a
@@ -29,13 +30,9 @@ from warehouse.queries.excluded import (
     shelf_lives,
 )
 from warehouse.queries.filters import (
-    MAX_LIMIT,
-    MAX_LIST_VALUES,
-    PRICING_MODELS,
     FilterError,
     OfferFilter,
     OfferQuery,
-    PricingModel,
     Where,
     gpu_clause,
     gpu_filter,
@@ -56,17 +53,11 @@ from warehouse.queries.sql import (
     rows,
 )
 from warehouse.queries.surface import (
-    DEFAULT_SORT,
     FILTERS,
     GPU_DOC,
-    INSTANCE_SORT_KEYS,
-    INSTANCE_SORTS,
     PROVIDER_DOC,
     SERVERLESS_DOC,
-    SORT_DOC,
-    SORTS,
     FilterSpec,
-    SortSpec,
     filters_table,
 )
 from warehouse.queries.table import OfferTable, Page
@@ -74,23 +65,15 @@ from warehouse.queries.values import check_values, pricing_models, unknown_value
 from warehouse.queries.vocabulary import FilterVocabulary
 
 __all__ = [
-    "DEFAULT_SORT",
     "FILTERS",
     "GPU_DOC",
     "INSTANCE_COLUMNS",
-    "INSTANCE_SORTS",
-    "INSTANCE_SORT_KEYS",
     "LIVENESS_SQL",
-    "MAX_LIMIT",
-    "MAX_LIST_VALUES",
-    "PRICING_MODELS",
     "PROVIDERS_SQL",
     "PROVIDER_DOC",
     "PROVIDER_STATUS_SQL",
     "SERVERLESS_DOC",
     "SHELF_LIFE_COLUMNS",
-    "SORTS",
-    "SORT_DOC",
     "Exclusions",
     "FilterError",
     "FilterSpec",
@@ -100,8 +83,6 @@ __all__ = [
     "OfferQuery",
     "OfferTable",
     "Page",
-    "PricingModel",
-    "SortSpec",
     "Where",
     "cheapest_per_gpu_sql",
     "check_values",

@@ -11,22 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from warehouse.queries.surface import (
-    DEFAULT_SORT,
-    FILTERS,
-    GPU_DOC,
-    INSTANCE_SORT_KEYS,
-    INSTANCE_SORTS,
-    PROVIDER_DOC,
-    WHERE_ORDER,
-    FilterSpec,
-)
+from warehouse.queries.surface import FILTERS, WHERE_ORDER
 from warehouse.queries.values import (
-    MAX_LIMIT,
-    MAX_LIST_VALUES,
-    PRICING_MODELS,
     FilterError,
-    PricingModel,
     gpu_filter,
     gpu_prefix_pattern,
     gpu_terms,
@@ -34,19 +21,10 @@ from warehouse.queries.values import (
     split_values,
     unknown_values_error,
 )
+from warehouse.vocabulary import DEFAULT_LIMIT, DEFAULT_SORT, INSTANCE_SORT_KEYS, MAX_LIMIT
 
-__all__ = [  # the surface's and the values' names stay importable from here
-    "FILTERS",
-    "GPU_DOC",
-    "INSTANCE_SORTS",
-    "INSTANCE_SORT_KEYS",
-    "MAX_LIMIT",
-    "MAX_LIST_VALUES",
-    "PRICING_MODELS",
-    "PROVIDER_DOC",
+__all__ = [  # the values' names stay importable from here
     "FilterError",
-    "FilterSpec",
-    "PricingModel",
     "gpu_filter",
     "gpu_terms",
     "hyphenated",
@@ -188,7 +166,7 @@ class OfferQuery:
 
     filter: OfferFilter = field(default_factory=OfferFilter)
     sort: str = DEFAULT_SORT
-    limit: int = 100
+    limit: int = DEFAULT_LIMIT
     offset: int = 0
     cheapest_per_gpu: bool = False
 

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from warehouse.queries.filters import OfferQuery, Where
-from warehouse.queries.surface import INSTANCE_SORTS
+from warehouse.vocabulary import INSTANCE_SORTS
 
 # cheapest_per_gpu: one row per group (provider, GPU model, pricing; an unresolved GPU by the
 # provider's spelling, never merged with other GPUs), the cheapest by this sort (ascending)

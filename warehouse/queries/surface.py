@@ -14,7 +14,7 @@ from :data:`FILTERS`, never written again:
 - README's list of the filters (:func:`filters_table`; ``tests/warehouse/test_surface.py``
   keeps README equal to it, and checks that each filter name is declared here only).
 
-:data:`SORTS` does the same for ``sort``: its values, columns and documentation.
+``sort``'s values, columns and documentation are ``warehouse.vocabulary.SORTS``.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import Any, Literal
 
 from warehouse.places import CONTINENTS
 from warehouse.queries.values import (
-    PRICING_MODELS,
     check_values,
     gpu_terms,
     pricing_models,
     split_values,
 )
+from warehouse.vocabulary import PRICING_KINDS, SORT_DOC, SORTS
 
 Kind = Literal["number", "flag", "list", "rule"]
 # number: column >= / <= the value; flag: column = the value; list: column in the values
@@ -157,7 +157,7 @@ FILTERS: dict[str, FilterSpec] = {
             "list",
             "pricing",
             "in",
-            "Pricing model: " + ", ".join(PRICING_MODELS) + ", any case, '-' for '_' "
+            "Pricing model: " + ", ".join(PRICING_KINDS) + ", any case, '-' for '_' "
             "(repeatable or comma-separated: spot,on_demand)",
             values=pricing_models,
             metavar="MODEL",
@@ -292,41 +292,6 @@ FILTERS: dict[str, FilterSpec] = {
 # counts, then the rest (each group in FILTERS' order).
 WHERE_ORDER: tuple[FilterSpec, ...] = tuple(
     sorted(FILTERS.values(), key=lambda f: (f.kind != "rule", f.counts is None))
-)
-
-
-# --- sorts ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SortSpec:
-    """One value of ``sort``: the column it orders by (ascending; ``-<key>`` descending) and
-    what that column is, with its unit."""
-
-    key: str
-    column: str
-    doc: str
-
-
-SORTS: dict[str, SortSpec] = {
-    s.key: s
-    for s in (
-        SortSpec("price", "price_per_hour_usd", "USD/instance-hour"),
-        SortSpec("price_per_gpu", "price_per_gpu_hour_usd", "USD/GPU-hour"),
-        SortSpec("price_per_vram_gb", "price_per_vram_gb_hour_usd", "USD/GB-hour (usable)"),
-        SortSpec("vram", "vram_gb_usable", "usable GB per GPU"),
-    )
-}
-DEFAULT_SORT = "price"
-# sort parameter -> column (allow-list; never interpolate user text into SQL). Each key sorts
-# ascending; "-<key>" sorts the same column descending. Ties: offer id, ascending.
-INSTANCE_SORTS: dict[str, str] = {s.key: s.column for s in SORTS.values()}
-INSTANCE_SORT_KEYS: tuple[str, ...] = tuple(key for name in SORTS for key in (name, f"-{name}"))
-SORT_DOC = (
-    ", ".join(f"{s.key} = {s.doc}" for s in SORTS.values())
-    + "; ascending, or descending with a leading '-' (-"
-    + DEFAULT_SORT
-    + "); rows without the value last, ties by id"
 )
 
 

@@ -28,7 +28,8 @@ from warehouse.queries.sql import (
     fetch_all,
     rows,
 )
-from warehouse.queries.surface import FILTERS, INSTANCE_SORT_KEYS, SORTS, FilterSpec
+from warehouse.queries.surface import FILTERS, FilterSpec
+from warehouse.vocabulary import INSTANCE_SORT_KEYS, SORTS
 
 # The columns filters and sorts read, one per filter (named after it; a rule: whether the offer
 # meets it, as SQL decides), its GPU family column, one per sort, and the cheapest_per_gpu group.

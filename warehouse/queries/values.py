@@ -11,14 +11,10 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any, Literal, get_args
+from typing import Any
 
 from warehouse.gpus import alias_table, load_gpus, resolve, strip_vendor_words
-
-MAX_LIST_VALUES = 50
-MAX_LIMIT = 1000
-PricingModel = Literal["on_demand", "spot", "reserved", "dynamic"]
-PRICING_MODELS: tuple[str, ...] = get_args(PricingModel)
+from warehouse.vocabulary import MAX_LIST_VALUES, PRICING_KINDS
 
 
 class FilterError(ValueError):
@@ -195,5 +191,5 @@ def pricing_models(values: Iterable[str] | None, name: str) -> tuple[str, ...] |
     if not found:
         return None
     models = tuple(sorted({hyphenated(v).replace("-", "_") for v in found}))
-    check_values(name, models, PRICING_MODELS, "pricing model")
+    check_values(name, models, PRICING_KINDS, "pricing model")
     return models
