@@ -217,7 +217,9 @@ def test_slow_loris_server_holds_a_provider_for_seconds_not_minutes(
     error = outcomes[0].error or ""
     assert error.startswith("fetch failed: GET https://") and "\n" not in error
     assert error.endswith(f": no complete answer within {deadline} (after 1 attempt)"), error
-    assert elapsed < 30  # was 409 s for one provider (the 20 s timeout is per read); a bound, not a timing target (CI under load took 4.6 s)
+    # was 409 s for one provider (the 20 s timeout is per read); a bound, not a timing target:
+    # CI under a load average of 16 took 4.6 s for the 1.5 s deadline
+    assert elapsed < 30
 
 
 # --- retention of raw/ ---------------------------------------------------------------------------
