@@ -42,6 +42,7 @@ CURRENCY = "USD"
 SECURE = "secure"
 COMMUNITY = "community"
 GLOBAL_REGION = "global"  # a per-tier price: RunPod-wide, no data centre named
+PRICING_URL = "https://www.runpod.io/pricing"  # the public pricing page (2025-09 on)
 
 # RunPod ends spot (interruptible) Pods on 2026-09-11: every spot offer carries this end of
 # service (``Offer.available_until``), so one observed on or after it, or served after it, is

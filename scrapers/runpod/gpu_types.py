@@ -55,6 +55,11 @@ def is_json(response: RawResponse, first: bytes) -> bool:
     return response.body.lstrip()[:1] == first
 
 
+def is_page(response: RawResponse) -> bool:
+    """Whether the body is a page, not a JSON object or list (what the page layouts read)."""
+    return not (is_json(response, b"{") or is_json(response, b"["))
+
+
 def peek_items(response: RawResponse) -> list[Any] | None:
     """The gpuTypes list of a JSON body, bare or in its ``data`` envelope, without raising (for
     ``detect``); None when the body holds no such list."""

@@ -26,13 +26,13 @@ from scrapers.runpod.common import (
     DISPLAY_NAME_IDS,
     KNOWN_PAGE_NAMES,
     MISSING_PRICE,
+    PRICING_URL,
     SECURE,
     offer,
     price_or_none,
 )
-from scrapers.runpod.gpu_types import is_json
+from scrapers.runpod.gpu_types import is_page
 
-PRICING_URL = "https://www.runpod.io/pricing"
 _SCRIPTS = 'script[type="application/ld+json"]'
 _OFFER_TIERS = {"Secure Cloud": SECURE, "Community Cloud": COMMUNITY}
 _PRODUCT_SUFFIX = " GPU on Runpod"
@@ -45,7 +45,7 @@ class Row:
 
 
 def detect(response: RawResponse) -> bool:
-    if is_json(response, b"{") or is_json(response, b"["):
+    if not is_page(response):
         return False
     return bool(html_body(response).css(_SCRIPTS))
 

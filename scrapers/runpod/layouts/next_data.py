@@ -16,7 +16,7 @@ from scrapers.runpod.gpu_types import (
     check_price_fields,
     checked_items,
     has_tier_prices,
-    is_json,
+    is_page,
 )
 from scrapers.runpod.layouts import graphql, lowest_price_items
 
@@ -26,7 +26,7 @@ _SCRIPT = "script#__NEXT_DATA__"
 
 
 def detect(response: RawResponse) -> bool:
-    if is_json(response, b"{") or is_json(response, b"["):
+    if not is_page(response):
         return False
     return html_body(response).css_first(_SCRIPT) is not None
 

@@ -27,13 +27,13 @@ from scrapers.runpod.common import (
     DISPLAY_NAME_IDS,
     KNOWN_PAGE_NAMES,
     MISSING_PRICE,
+    PRICING_URL,
     SECURE,
     offer,
     price_or_none,
 )
-from scrapers.runpod.gpu_types import is_json
+from scrapers.runpod.gpu_types import is_page
 
-PRICING_URL = "https://www.runpod.io/pricing"
 _PRICE_ATTRIBUTE = "data-secure-cloud-price"
 _ROW_TAGS = {"GB VRAM": "vram", "GB RAM": "ram", "vCPUs": "vcpus"}
 _COLUMNS = ((SECURE, "data-secure-cloud-price"), (COMMUNITY, "data-community-cloud-price"))
@@ -46,7 +46,7 @@ class Row:
 
 
 def detect(response: RawResponse) -> bool:
-    if is_json(response, b"{") or is_json(response, b"["):
+    if not is_page(response):
         return False
     return html_body(response).css_first(f"[{_PRICE_ATTRIBUTE}]") is not None
 
