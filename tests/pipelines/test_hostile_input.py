@@ -37,6 +37,7 @@ from scrapers.registry import PROVIDERS
 from scrapers.replay import ReplayTransport, discover
 from tests.conftest import REPO, SNAPSHOTS
 from tests.scrapers.test_http import drip, gzip_bomb, socket_server
+from tests.support.hostile_answers import vast_answer
 from warehouse import quality
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -683,22 +684,10 @@ def test_60mb_vast_answer_of_60kb_regions_is_refused_before_decoding(paths: Path
     )
     assert [o.status for o in good] == ["success"]
     before = current(paths, "vast")
-    offers = [
-        {
-            "id": i,
-            "machine_id": i,
-            "gpu_name": "H100 SXM",
-            "num_gpus": 1,
-            "gpu_ram": 81559,
-            "dph_total": 2.25,
-            "geolocation": "R" * 60_000,
-        }
-        for i in range(1000)
-    ]
     outcomes = live(
         PROVIDERS["vast"],
         paths,
-        answering(json.dumps({"offers": offers}).encode(), "application/json"),
+        answering(vast_answer(1000, "R" * 60_000), "application/json"),
     )
     assert [o.status for o in outcomes] == ["failed"]
     error = outcomes[0].error or ""

@@ -27,22 +27,7 @@ from scrapers.parsing import (
 )
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
-
-
-def _vast_answer(count: int, region: str) -> bytes:
-    offers = [
-        {
-            "id": i,
-            "machine_id": i,
-            "gpu_name": "H100 SXM",
-            "num_gpus": 1,
-            "gpu_ram": 81559,
-            "dph_total": 2.25,
-            "geolocation": region,
-        }
-        for i in range(count)
-    ]
-    return json.dumps({"offers": offers}).encode()
+from tests.support.hostile_answers import vast_answer
 
 
 def _parse_vast(body: bytes):
@@ -62,7 +47,7 @@ def _raw(body: bytes) -> RawResponse:
 
 
 def test_60mb_vast_answer_is_refused_without_being_decoded() -> None:
-    body = _vast_answer(1000, "R" * 60_000)
+    body = vast_answer(1000, "R" * 60_000)
     tracemalloc.start()
     try:
         with pytest.raises(PageOverBudget) as refused:
@@ -77,7 +62,7 @@ def test_60mb_vast_answer_is_refused_without_being_decoded() -> None:
 
 
 def test_vast_answer_of_60kb_regions_within_the_size_limit_is_refused_before_decoding() -> None:
-    body = _vast_answer(100, "R" * 60_000)  # 6 MB
+    body = vast_answer(100, "R" * 60_000)  # 6 MB
     with pytest.raises(PageOverBudget) as refused:
         _parse_vast(body)
     message = str(refused.value)
