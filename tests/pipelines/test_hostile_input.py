@@ -640,8 +640,10 @@ def good_datacrunch_outcomes(paths: Paths) -> list:
 
 def test_azure_pagination_bomb_fails_the_scrape_at_the_scrape_byte_budget(paths: Paths) -> None:
     """Issue 27: Azure followed up to 200 pages of up to 64 MB and kept them all (60 pages: 4.0 GB).
-    Here 1 MB pages that always link a next one, under an 8 MB scrape budget."""
-    pad = "x" * (1024 * 1024)
+    Here 1 MB pages that always link a next one, under an 8 MB scrape budget. The padding is
+    1,024 strings of 1,021 characters (each page just over 1 MiB): one 1 MB string would be
+    refused by the JSON budget first (a string over 16,384 characters), before the scrape's."""
+    pad = ["x" * 1021] * 1024
     served: list[int] = []
 
     def page(request: httpx.Request) -> httpx.Response:
