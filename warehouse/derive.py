@@ -3,14 +3,14 @@ the order of the graph their headers declare (``warehouse.graph``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 import duckdb
 
 from warehouse import plausibility
 from warehouse.db import transaction
-from warehouse.graph import VIEW_KINDS, graph
+from warehouse.graph import VIEW_KINDS, GraphError, SqlObject, graph
 from warehouse.history import prune_observations, refresh_rollup
 from warehouse.quality import stale_before
 from warehouse.settings import DEFAULT_STALE_AFTER_DAYS, DEFAULT_STALE_AFTER_HOURS
@@ -32,8 +32,13 @@ def rebuild(
     stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS,
     stale_after_days: float = DEFAULT_STALE_AFTER_DAYS,
     shelf_life_days: Mapping[str, float] | None = None,
+    select: Iterable[str] | None = None,
 ) -> dict[str, int]:
     """Build every derived object in one transaction, in graph order; returns row counts.
+
+    ``select`` (object names) builds only those objects and everything they read, as dbt's
+    ``+name`` does, and prunes nothing: a partial build for a caller that reads one model (the
+    fault matrix reads ``current_offers`` 442 times); the published build is always whole.
 
     Views and macros are created, models rebuilt (``create or replace table``), rollups
     refreshed incrementally (``warehouse.history.refresh_rollup``); then observations past
@@ -50,7 +55,7 @@ def rebuild(
     market (``AFTER_BUILD``). Raises ``warehouse.graph.GraphError`` for a bad header.
     """
     now = now or datetime.now(UTC)
-    objects = graph().built()
+    objects = graph().built() if select is None else _selected(tuple(select))
     counts: dict[str, int] = {}
     rollup_rows = views = 0
     con.execute(
@@ -76,11 +81,24 @@ def rebuild(
                     con.execute(obj.sql)  # what it reads changed: carry it
                 row = con.execute(f"select count(*) from {obj.name}").fetchone()  # a file name
                 counts[obj.name] = int(row[0]) if row else 0
-        pruned = prune_observations(con)
+        pruned = prune_observations(con) if select is None else 0
     counts["rollup_rows_refreshed"] = rollup_rows
     counts["observations_pruned"] = pruned
     counts["analysis_views"] = views
     return counts
+
+
+def _selected(names: tuple[str, ...]) -> tuple[SqlObject, ...]:
+    """The built objects ``names`` need (themselves and all they read), in build order.
+
+    Raises ``GraphError`` for a name no ``.sql`` file declares."""
+    built = graph()
+    wanted: set[str] = set()
+    for name in names:
+        if name not in built.objects:
+            raise GraphError(f"no .sql file declares {name!r}")
+        wanted |= {name, *(o.name for o in built.upstream(name))}
+    return tuple(o for o in built.built() if o.name in wanted)
 
 
 def fitting_token_estimates(con: duckdb.DuckDBPyConnection) -> int:

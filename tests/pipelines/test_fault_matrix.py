@@ -275,7 +275,7 @@ class World:
         if cached and self._current is not None:
             return self._current
         with Warehouse(self.paths.warehouse).connect() as con:
-            rebuild(con)
+            rebuild(con, select=("current_offers",))
             rows = con.execute(
                 "select provider, offer_id, price_per_hour_usd, observed_at from current_offers"
             ).fetchall()

@@ -163,6 +163,34 @@ def test_a_new_model_file_reaches_the_published_snapshot_with_no_other_edit(
         served.close()
 
 
+def test_a_selected_build_makes_the_model_and_what_it_reads_and_nothing_else(
+    replayed_home, tmp_path
+):
+    """``rebuild(select=...)`` (dbt's ``+name``): the model and its upstream, the same rows as a
+    whole build; nothing downstream is built, nothing pruned; an unknown name is refused."""
+    paths, _ = replayed_home
+    warehouse = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(paths.warehouse, warehouse)
+    upstream = {o.name for o in graph().upstream("current_offers")}
+    with Warehouse(warehouse).connect() as con:
+        for obj in graph().of_kind("model"):  # rollups are tables the migrations create
+            con.execute(f"drop table if exists {obj.name}")  # names from .sql files
+        counts = rebuild(con, select=["current_offers"])
+        tables, _, _ = _catalog(con)
+        selected = con.execute("select * from current_offers order by all").fetchall()
+        with pytest.raises(GraphError, match="no_such_model"):
+            rebuild(con, select=["no_such_model"])
+        whole = rebuild(con)
+        rebuilt = con.execute("select * from current_offers order by all").fetchall()
+    models = {o.name for o in graph().of_kind("model")}
+    assert set(counts) - {"rollup_rows_refreshed", "observations_pruned", "analysis_views"} == (
+        {"current_offers"} | upstream
+    ) & (models | {o.name for o in graph().of_kind("rollup")})
+    assert counts["observations_pruned"] == 0 and counts["current_offers"] > 0
+    assert not (models - upstream - {"current_offers"}) & tables, "a downstream model was built"
+    assert selected == rebuilt and whole["current_offers"] == len(selected)
+
+
 def test_the_rollups_are_built_after_the_models():
     """The daily rollup reads the verdicts the screen writes after current_offers."""
     order = [o.name for o in graph().built()]
