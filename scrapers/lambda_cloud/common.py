@@ -20,6 +20,7 @@ from scrapers.kit import (
     PricePer,
     PriceUnit,
     PricingModel,
+    RowExcluded,
     SchemaDriftError,
     decimal,
     gb_from_size,
@@ -90,6 +91,8 @@ PRODUCT_KEYS: dict[str, str] = {
     "4x NVIDIA RTX A6000 (48 GB)": "4x NVIDIA A6000 (48 GB)",
 }
 
+Specs = tuple[Decimal, Decimal, Decimal, Decimal]  # a page row's VRAM GB, vCPUs, RAM GB, storage GB
+
 COUNT_AND_GPU = re.compile(r"(?P<count>\d+)x\s+(?P<gpu>\S.*)")
 PRICE_BARE = re.compile(r"\$(?P<num>\d+(?:\.\d+)?)")
 _INTEGER = re.compile(r"\d+")
@@ -137,6 +140,35 @@ def offer(
     )
 
 
+def plan_offer(
+    *,
+    gpu: str,
+    gpu_count: int,
+    row_specs: Specs,
+    price: Decimal,
+    price_per: PricePer,
+    source_url: str,
+    observed_at: datetime,
+    gpu_name: str | None = None,
+) -> Offer:
+    """The on-demand offer of a page row: ``gpu_count`` x ``gpu`` (as printed; ``gpu_name`` when
+    the row leaves the part open), named by ``instance_name``, region ``global``."""
+    vram, vcpus, ram_gb, storage_gb = row_specs
+    return offer(
+        instance_type=instance_name(gpu_count, gpu, vram),
+        gpu_name=gpu_name or gpu,
+        gpu_count=gpu_count,
+        vram=vram,
+        vcpus=vcpus,
+        ram_gb=ram_gb,
+        storage_gb=storage_gb,
+        price=price,
+        price_per=price_per,
+        source_url=source_url,
+        observed_at=observed_at,
+    )
+
+
 def instance_name(gpu_count: int, gpu: str, vram_gb: Decimal) -> str:
     """Names like ``8x NVIDIA A100 SXM (80 GB)``: one GPU name comes in two VRAM sizes."""
     return f"{gpu_count}x {gpu} ({vram_gb.normalize():f} GB)"
@@ -164,9 +196,7 @@ def size(text: str) -> Decimal | None:
         return None
 
 
-def specs(
-    vram: str, vcpus: str, ram: str, storage: str
-) -> tuple[Decimal, Decimal, Decimal, Decimal] | None:
+def specs(vram: str, vcpus: str, ram: str, storage: str) -> Specs | None:
     """(VRAM GB, vCPUs, RAM GB, storage GB) of a row, or None when a cell does not parse."""
     values = (size(vram), integer(vcpus), size(ram), size(storage))
     if any(value is None for value in values):
@@ -192,3 +222,24 @@ def price(
     other_unit = unit_in_cell and PRICE_BARE.match(text) is not None
     excluded[unknown_row("unit", row) if other_unit else UNPARSED_PRICE] += 1
     return None
+
+
+def priced_specs(
+    pattern: re.Pattern[str],
+    price_text: str,
+    spec_cells: tuple[str, str, str, str],
+    row: str,
+    excluded: Counter[str],
+    *,
+    unit_in_cell: bool,
+) -> tuple[Decimal, Specs] | None:
+    """A page row's price (``price``) and its (VRAM, vCPUs, RAM, storage) cells (``specs``);
+    None when ``price`` counted the price cell (the specs are then not judged),
+    ``RowExcluded(UNPARSED_SPEC)`` for a priced row whose spec cells do not parse."""
+    amount = price(pattern, price_text, row, excluded, unit_in_cell=unit_in_cell)
+    row_specs = specs(*spec_cells)
+    if amount is None:
+        return None
+    if row_specs is None:
+        raise RowExcluded(UNPARSED_SPEC)
+    return amount, row_specs

@@ -35,11 +35,8 @@ from scrapers.lambda_cloud.common import (
     KNOWN_GPUS,
     LEGACY_PRICING_URL,
     RESERVED_WITHOUT_TERM,
-    UNPARSED_SPEC,
-    instance_name,
-    offer,
-    price,
-    specs,
+    plan_offer,
+    priced_specs,
 )
 
 PRICE_HEADER = "PRICE/GPU/HR"
@@ -84,22 +81,17 @@ def read_row(row: Row, excluded: Counter[str]) -> Offer | None:
         raise RowExcluded(marker)
     if name_match["kind"] != "On-demand":
         raise RowExcluded(RESERVED_WITHOUT_TERM)
-    amount = price(_PRICE_PER_GPU_HR, price_text, name, excluded, unit_in_cell=True)
-    row_specs = specs(vram_text, vcpus_text, ram_text, storage_text)
-    if amount is None:
+    spec_cells = (vram_text, vcpus_text, ram_text, storage_text)
+    priced = priced_specs(
+        _PRICE_PER_GPU_HR, price_text, spec_cells, name, excluded, unit_in_cell=True
+    )
+    if priced is None:
         return None
-    if row_specs is None:
-        raise RowExcluded(UNPARSED_SPEC)
-    gpu_count = int(name_match["count"])
-    vram, vcpus, ram_gb, storage_gb = row_specs
-    return offer(
-        instance_type=instance_name(gpu_count, gpu, vram),
-        gpu_name=gpu,
-        gpu_count=gpu_count,
-        vram=vram,
-        vcpus=vcpus,
-        ram_gb=ram_gb,
-        storage_gb=storage_gb,
+    amount, row_specs = priced
+    return plan_offer(
+        gpu=gpu,
+        gpu_count=int(name_match["count"]),
+        row_specs=row_specs,
         price=amount,
         price_per=PricePer.GPU,
         source_url=LEGACY_PRICING_URL,

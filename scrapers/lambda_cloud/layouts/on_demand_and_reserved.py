@@ -47,9 +47,10 @@ from scrapers.lambda_cloud.common import (
     instance_name,
     integer,
     offer,
+    plan_offer,
     price,
+    priced_specs,
     size,
-    specs,
 )
 
 ON_DEMAND_HEADERS = ("GPUS", "VRAM PER GPU", "VCPUS", "RAM", "STORAGE", "PRICE")
@@ -134,26 +135,20 @@ def _read_on_demand(row: Row, excluded: Counter[str]) -> Offer | None:
     gpu = name_match["gpu"]
     if gpu not in KNOWN_GPUS and gpu not in _OPEN_NAMES:
         raise RowExcluded(unknown_row("gpu", gpu))
-    amount = price(_PRICE_PER_HR, price_text, name, excluded, unit_in_cell=True)
-    row_specs = specs(vram_text, vcpus_text, ram_text, storage_text)
-    if amount is None:
+    spec_cells = (vram_text, vcpus_text, ram_text, storage_text)
+    priced = priced_specs(_PRICE_PER_HR, price_text, spec_cells, name, excluded, unit_in_cell=True)
+    if priced is None:
         return None
-    if row_specs is None:
-        raise RowExcluded(UNPARSED_SPEC)
+    amount, row_specs = priced
     gpu_count = int(name_match["count"])
-    vram, vcpus, ram_gb, storage_gb = row_specs
-    instance_type = instance_name(gpu_count, gpu, vram)
-    gpu_name = _gpu_name(gpu, gpu_count, vram)
+    gpu_name = _gpu_name(gpu, gpu_count, row_specs[0])
     if gpu_name is None:
-        raise RowExcluded(unknown_row("sku", instance_type))
-    return offer(
-        instance_type=instance_type,
+        raise RowExcluded(unknown_row("sku", instance_name(gpu_count, gpu, row_specs[0])))
+    return plan_offer(
+        gpu=gpu,
         gpu_name=gpu_name,
         gpu_count=gpu_count,
-        vram=vram,
-        vcpus=vcpus,
-        ram_gb=ram_gb,
-        storage_gb=storage_gb,
+        row_specs=row_specs,
         price=amount,
         price_per=PricePer.INSTANCE,
         source_url=LEGACY_PRICING_URL,

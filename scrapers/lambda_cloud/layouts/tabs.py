@@ -36,13 +36,10 @@ from scrapers.lambda_cloud.common import (
     KNOWN_GPUS,
     PRICE_BARE,
     PRICING_URL,
-    UNPARSED_SPEC,
     headers,
-    instance_name,
     norm,
-    offer,
-    price,
-    specs,
+    plan_offer,
+    priced_specs,
 )
 
 HEADERS = ("", "VRAM/GPU", "VCPUS", "RAM", "STORAGE", "PRICE/GPU/HR")
@@ -108,21 +105,15 @@ def read_row(row: Row, excluded: Counter[str]) -> Offer | None:
         raise RowExcluded(marker)
     if " ".join(price_text.split()) in _UNPRICED_CELLS:
         raise RowExcluded("unpriced_cell")
-    amount = price(PRICE_BARE, price_text, plan, excluded, unit_in_cell=False)
-    row_specs = specs(cells["VRAM/GPU"], cells["VCPUS"], cells["RAM"], cells["STORAGE"])
-    if amount is None:
+    spec_cells = (cells["VRAM/GPU"], cells["VCPUS"], cells["RAM"], cells["STORAGE"])
+    priced = priced_specs(PRICE_BARE, price_text, spec_cells, plan, excluded, unit_in_cell=False)
+    if priced is None:
         return None
-    if row_specs is None:
-        raise RowExcluded(UNPARSED_SPEC)
-    vram, vcpus, ram_gb, storage_gb = row_specs
-    return offer(
-        instance_type=instance_name(row.gpu_count, plan, vram),
-        gpu_name=plan,
+    amount, row_specs = priced
+    return plan_offer(
+        gpu=plan,
         gpu_count=row.gpu_count,
-        vram=vram,
-        vcpus=vcpus,
-        ram_gb=ram_gb,
-        storage_gb=storage_gb,
+        row_specs=row_specs,
         price=amount,
         price_per=PricePer.GPU,
         source_url=PRICING_URL,
