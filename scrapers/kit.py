@@ -25,6 +25,7 @@ from scrapers.base import (
 )
 from scrapers.parsing import (
     Cell,
+    Layout,
     RowExcluded,
     decimal,
     distinct_bodies,
@@ -39,6 +40,7 @@ from scrapers.parsing import (
     money_at,
     no_price_marker,
     node_text,
+    offers_by_layout,
     offers_from_rows,
     require,
     usd_or_excluded,
@@ -47,6 +49,7 @@ from scrapers.parsing import (
 __all__ = [
     "Cell",
     "FetchError",
+    "Layout",
     "Offer",
     "PricePer",
     "PriceUnit",
@@ -68,6 +71,7 @@ __all__ = [
     "money_at",
     "no_price_marker",
     "node_text",
+    "offers_by_layout",
     "offers_from_rows",
     "require",
     "unknown_row",

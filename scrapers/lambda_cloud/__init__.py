@@ -43,16 +43,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from functools import partial
 
 from scrapers.kit import (
+    Layout,
     Offer,
     Provider,
     RawResponse,
     SchemaDriftError,
     distinct_bodies,
     ensure_unique,
-    offers_from_rows,
+    offers_by_layout,
     unknown_rows,
 )
 from scrapers.lambda_cloud.common import (
@@ -81,7 +81,9 @@ __all__ = [
 # The layouts, tried in this order: the first whose ``detect`` is true reads the response (the
 # flat table last: its ``detect`` looks for PRICE/GPU/HR in the text, which the tab panels'
 # headers also read).
-LAYOUTS = (instance_types, tabs, on_demand_and_reserved, flat_table)
+LAYOUTS: tuple[Layout, ...] = (instance_types, tabs, on_demand_and_reserved, flat_table)
+# what the layouts look for, as the unknown-layout error says it
+EXPECTED = "no pricing tab panels, no 2023 on-demand table, no PRICE/GPU/HR table"
 
 
 def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
@@ -99,24 +101,13 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     offers: list[Offer] = []
     excluded: Counter[str] = Counter()
     for response in distinct_bodies(responses):
-        parsed = _parse_response(response, excluded)
+        parsed = offers_by_layout(response, LAYOUTS, excluded, expected=EXPECTED)
         if not parsed:
             unknown = ", ".join(sorted(unknown_rows(excluded)))
             detail = f" (unknown rows: {unknown})" if unknown else ""
             raise SchemaDriftError(f"{response.url}: no offers found{detail}")
         offers.extend(parsed)
     return ensure_unique(offers), excluded
-
-
-def _parse_response(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
-    for layout in LAYOUTS:
-        if layout.detect(response):
-            read_row = partial(layout.read_row, excluded=excluded)
-            return offers_from_rows(layout.rows(response), read_row, excluded)
-    raise SchemaDriftError(
-        f"{response.url}: unknown layout (no pricing tab panels, no 2023 on-demand table, "
-        "no PRICE/GPU/HR table)"
-    )
 
 
 PROVIDER = Provider(
