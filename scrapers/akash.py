@@ -79,24 +79,22 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     gb_from_gib,
     json_body,
     offers_from_rows,
+    unknown_row,
 )
 
 GPU_PRICES_URL = "https://console-api.akash.network/v1/gpu-prices"

@@ -67,7 +67,7 @@ from urllib.parse import quote
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -75,17 +75,15 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-    unknown_rows,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     gb_from_gib,
     json_body,
     offers_from_rows,
+    unknown_row,
+    unknown_rows,
 )
 
 PROVIDER_SLUG = "aws"

@@ -92,8 +92,8 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
-    UNKNOWN_ROW_PREFIX,
+from scrapers.base import UNKNOWN_ROW_PREFIX
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -101,11 +101,15 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
+    RowExcluded,
     SchemaDriftError,
+    decimal,
+    gb_from_gib,
+    json_body,
+    offers_from_rows,
     unknown_row,
     unknown_rows,
 )
-from scrapers.parsing import RowExcluded, decimal, gb_from_gib, json_body, offers_from_rows
 
 PROVIDER_SLUG = "azure"
 PRICES_URL = "https://prices.azure.com/api/retail/prices"

@@ -44,24 +44,22 @@ import httpx
 from selectolax.lexbor import LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     ensure_unique,
     first_number,
     gb_from_size,
     html_body,
     node_text,
     offers_from_rows,
+    unknown_row,
     usd_or_excluded,
 )
 

@@ -75,29 +75,26 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     ensure_unique,
     gb_from_size,
     html_body,
-    is_document_tail,
-    known_names_pattern,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import is_document_tail, known_names_pattern
 
 PRICING_URL = "https://www.coreweave.com/pricing"
 HOMEPAGE = "https://www.coreweave.com"

@@ -99,7 +99,8 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
+    Cell,
     FetchError,
     Offer,
     PricePer,
@@ -107,18 +108,15 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
-    Cell,
     RowExcluded,
+    SchemaDriftError,
     decimal,
     html_tables,
     json_body,
     money,
     no_price_marker,
     offers_from_rows,
+    unknown_row,
 )
 
 PRODUCTS_URL = "https://datacrunch.io/products"

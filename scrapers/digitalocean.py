@@ -97,7 +97,7 @@ import httpx
 from selectolax.lexbor import LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -105,23 +105,21 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     gb_from_gib,
-    gb_from_mib,
     gb_from_size,
     html_body,
     json_body,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import gb_from_mib
 
 PRICING_URL = "https://www.digitalocean.com/pricing/gpu-droplets"
 API_HOST = "api.digitalocean.com"

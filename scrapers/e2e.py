@@ -42,23 +42,21 @@ import httpx
 from selectolax.lexbor import LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     ensure_unique,
     html_body,
     node_text,
     offers_from_rows,
+    unknown_row,
     usd_or_excluded,
 )
 

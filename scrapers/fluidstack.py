@@ -76,27 +76,24 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     html_body,
-    is_document_tail,
-    known_names_pattern,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import is_document_tail, known_names_pattern
 
 PRICING_URL = "https://www.fluidstack.io/pricing"
 HOMEPAGE = "https://www.fluidstack.io"

@@ -105,8 +105,8 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
-    UNKNOWN_ROW_PREFIX,
+from scrapers.base import UNKNOWN_ROW_PREFIX
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -114,12 +114,8 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-    unknown_rows,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     distinct_bodies,
     ensure_unique,
     gb_from_gib,
@@ -128,6 +124,8 @@ from scrapers.parsing import (
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
+    unknown_rows,
 )
 
 PROVIDER_SLUG = "gcp"

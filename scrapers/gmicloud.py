@@ -38,24 +38,22 @@ import httpx
 from selectolax.lexbor import LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     ensure_unique,
     html_body,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
 
 PROVIDER_SLUG = "gmicloud"

@@ -81,29 +81,27 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     first_number,
     html_body,
-    known_names_pattern,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import known_names_pattern
 
 PRICING_URL = "https://www.hyperstack.cloud/gpu-pricing"
 API_BASE = "https://infrahub-api.nexgencloud.com/v1"

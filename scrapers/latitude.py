@@ -52,24 +52,22 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.flight import flight_text, objects_at
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.flight import flight_text, objects_at
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     gb_from_size,
     offers_from_rows,
+    unknown_row,
 )
 
 PROVIDER_SLUG = "latitude"

@@ -40,18 +40,22 @@ from functools import partial
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.flight import flight_text
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
+    RowExcluded,
     SchemaDriftError,
+    decimal,
+    distinct_bodies,
+    ensure_unique,
+    offers_from_rows,
     unknown_row,
 )
-from scrapers.flight import flight_text
-from scrapers.parsing import RowExcluded, decimal, distinct_bodies, ensure_unique, offers_from_rows
 
 PROVIDER_SLUG = "massedcompute"
 HOMEPAGE = "https://massedcompute.com"

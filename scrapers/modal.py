@@ -55,23 +55,21 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     html_body,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
 
 PROVIDER_SLUG = "modal"

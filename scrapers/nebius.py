@@ -81,28 +81,26 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     distinct_bodies,
     ensure_unique,
     first_number,
     html_body,
-    known_names_pattern,
     money,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import known_names_pattern
 
 PRICING_URL = "https://nebius.com/prices"
 HOMEPAGE = "https://nebius.com"

@@ -57,7 +57,7 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -65,17 +65,15 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-    unknown_rows,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     json_body,
     offers_from_rows,
+    unknown_row,
+    unknown_rows,
 )
 
 PROVIDER_SLUG = "oracle"

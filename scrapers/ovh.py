@@ -65,24 +65,22 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     json_body,
     money,
     offers_from_rows,
+    unknown_row,
 )
 
 CATALOG_URL = "https://api.us.ovhcloud.com/v1/order/catalog/public/baremetalServers"

@@ -19,7 +19,8 @@ page prices them only by the rule "multiply the specs and price of each type abo
 number of GPUs", so the single-GPU card carries the whole price information (not counted: they
 are not rows of their own).
 
-One card never fails the page; it is left out and counted by ``parse_with_exclusions`` (the
+One card never fails the page; it is left out and counted by ``parse_with_exclusions``, which
+reads the cards, then the on-demand footnotes, through ``scrapers.parsing.offers_from_rows`` (the
 other cards are published, and ``Provider.parse_report`` fails the scrape only when no known
 card is left or more than half of them are unknown):
 
@@ -47,31 +48,31 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
+    RowExcluded,
     SchemaDriftError,
-    unknown_row,
-    unknown_rows,
-)
-from scrapers.parsing import (
     decimal,
     distinct_bodies,
     ensure_unique,
     html_body,
     money,
     node_text,
+    offers_from_rows,
+    unknown_row,
+    unknown_rows,
 )
 
 PRICING_URL = "https://www.paperspace.com/pricing"
@@ -172,50 +173,71 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         if not nodes:
             raise SchemaDriftError(f"{response.url}: no on-demand machine cards")
         notes = [node_text(p) for p in tree.css(FOOTNOTE)]
-        commitments = _commitment_notes(notes)
-        cards: list[_Card] = []
-        left_out: set[str] = set()  # names of cards left out: their footnotes go with them
-        for node in nodes:
-            card = _read_card(node, excluded)
-            if isinstance(card, str):
-                if card:
-                    left_out.add(card)
-                continue
-            offer = _card_offer(card, commitments, response, excluded)
-            if offer is None:
-                left_out.add(card.name)
-                continue
-            cards.append(card)
-            offers.append(offer)
-        offers.extend(_on_demand_note_offers(notes, cards, left_out, response, excluded))
+        page = _Page(response, _commitment_notes(notes))
+        offers.extend(offers_from_rows(nodes, page.card_offer, excluded))
+        on_demand_notes = [match for note in notes for match in _ON_DEMAND_NOTE.finditer(note)]
+        offers.extend(offers_from_rows(on_demand_notes, page.note_offer, excluded))
     if not offers:
         unknown = ", ".join(sorted(unknown_rows(excluded)))
         raise SchemaDriftError(f"no GPU offers found{f' (unknown: {unknown})' if unknown else ''}")
     return ensure_unique(offers), excluded
 
 
+@dataclass
+class _Page:
+    """The rows of one page: its cards, then its on-demand footnotes (``offers_from_rows``
+    reads each). A footnote needs its card: the cards read, and the names of those left out."""
+
+    response: RawResponse
+    commitments: dict[str, tuple[Decimal, int]]  # footnote marker -> (price quoted, months)
+    cards: dict[str, _Card] = field(default_factory=dict)  # name -> a card that has an offer
+    left_out: set[str] = field(default_factory=set)  # names of cards left out
+
+    def card_offer(self, node: Any) -> Offer:
+        """The card's offer; ``RowExcluded`` for a card left out (see the module docstring)."""
+        name_node = node.css_first(CARD_NAME)
+        name = node_text(name_node) if name_node is not None else ""
+        if not name:
+            raise RowExcluded(UNNAMED_CARD)
+        try:
+            card = _read_card(node, name)
+            offer = _card_offer(card, self.commitments, self.response)
+        except RowExcluded:
+            self.left_out.add(name)  # its footnotes go with it, uncounted
+            raise
+        self.cards[name] = card
+        return offer
+
+    def note_offer(self, match: re.Match[str]) -> Offer | None:
+        """The on-demand price a footnote gives a marked card; None for a footnote of a card
+        that was left out (its card's reason stands for the row)."""
+        if match["name"] in self.left_out:
+            return None
+        card = self.cards.get(match["name"])
+        if card is None:
+            raise RowExcluded(ORPHAN_FOOTNOTE)
+        price, currency = money(match["price"])
+        if not card.marker or currency != card.currency:
+            # An on-demand card with a second on-demand price, or another currency.
+            raise RowExcluded(FOOTNOTE_MISMATCH)
+        return _offer(card, PricingModel.ON_DEMAND, price, None, self.response)
+
+
 def _visible(nodes: list[Any]) -> list[Any]:
     return [n for n in nodes if HIDDEN_CLASS not in (n.attributes.get("class") or "").split()]
 
 
-def _read_card(node: Any, excluded: Counter[str]) -> _Card | str:
-    """The card, or its name ("" when it has none) after counting why it is left out."""
-    name_node = node.css_first(CARD_NAME)
-    name = node_text(name_node) if name_node is not None else ""
-    if not name:
-        excluded[UNNAMED_CARD] += 1
-        return ""
+def _read_card(node: Any, name: str) -> _Card:
+    """The card named ``name``; ``RowExcluded`` for one of an unknown machine type, unit or
+    unreadable price."""
     if name not in KNOWN_MACHINE_TYPES:
-        excluded[unknown_row("sku", name)] += 1
-        return name
+        raise RowExcluded(unknown_row("sku", name))
     blocks = _visible(node.css(PRICE_BLOCK))
     if len(blocks) != 1:  # no visible price, or several: which one is the card's?
-        excluded[UNPARSED_PRICE] += 1
-        return name
+        raise RowExcluded(UNPARSED_PRICE)
     block_text = node_text(blocks[0])
     if "hour" not in block_text.lower():
-        excluded[unknown_row("unit", name)] += 1
-        return name
+        raise RowExcluded(unknown_row("unit", name))
     value_node = blocks[0].css_first(PRICE_VALUE)
     value_text = node_text(value_node) if value_node is not None else ""
     if value_text.startswith("-"):
@@ -227,8 +249,7 @@ def _read_card(node: Any, excluded: Counter[str]) -> _Card | str:
             raise SchemaDriftError(f"card {name!r}: expected a price, found {block_text!r}")
         _, currency = money(block_text)
     except SchemaDriftError:
-        excluded[UNPARSED_PRICE] += 1
-        return name
+        raise RowExcluded(UNPARSED_PRICE) from None
     specs = " | ".join(node_text(li) for ul in _visible(node.css(SPEC_LIST)) for li in ul.css("li"))
     return _Card(
         name=name,
@@ -257,20 +278,17 @@ def _commitment_notes(notes: list[str]) -> dict[str, tuple[Decimal, int]]:
 
 
 def _card_offer(
-    card: _Card,
-    commitments: dict[str, tuple[Decimal, int]],
-    response: RawResponse,
-    excluded: Counter[str],
-) -> Offer | None:
+    card: _Card, commitments: dict[str, tuple[Decimal, int]], response: RawResponse
+) -> Offer:
+    """The card's offer: reserved for the term its marker's footnote gives; ``RowExcluded``
+    for a marker no footnote explains or a footnote quoting another price."""
     term: int | None = None
     if card.marker:
         if card.marker not in commitments:
-            excluded[UNEXPLAINED_MARKER] += 1
-            return None
+            raise RowExcluded(UNEXPLAINED_MARKER)
         quoted, term = commitments[card.marker]
         if quoted != card.price:
-            excluded[FOOTNOTE_MISMATCH] += 1
-            return None
+            raise RowExcluded(FOOTNOTE_MISMATCH)
     return _offer(
         card,
         PricingModel.RESERVED if term else PricingModel.ON_DEMAND,
@@ -278,34 +296,6 @@ def _card_offer(
         term,
         response,
     )
-
-
-def _on_demand_note_offers(
-    notes: list[str],
-    cards: list[_Card],
-    left_out: set[str],
-    response: RawResponse,
-    excluded: Counter[str],
-) -> list[Offer]:
-    """On-demand prices footnoted for marked cards. A footnote of a card that was left out is
-    not counted again (its card's reason stands for the row)."""
-    by_name = {card.name: card for card in cards}
-    offers = []
-    for note in notes:
-        for match in _ON_DEMAND_NOTE.finditer(note):
-            if match["name"] in left_out:
-                continue
-            card = by_name.get(match["name"])
-            if card is None:
-                excluded[ORPHAN_FOOTNOTE] += 1
-                continue
-            price, currency = money(match["price"])
-            if not card.marker or currency != card.currency:
-                # An on-demand card with a second on-demand price, or another currency.
-                excluded[FOOTNOTE_MISMATCH] += 1
-                continue
-            offers.append(_offer(card, PricingModel.ON_DEMAND, price, None, response))
-    return offers
 
 
 def _offer(

@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from html.parser import HTMLParser
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import ijson
 from selectolax.lexbor import LexborHTMLParser
@@ -109,6 +110,31 @@ def offers_from_rows(
             continue
         offers.extend(found)
     return offers
+
+
+class Layout(Protocol):
+    """One response layout of a provider package (``scrapers/runpod/layouts/``,
+    ``scrapers/lambda_cloud/layouts/``): a module with these three functions."""
+
+    def detect(self, response: RawResponse) -> bool: ...
+
+    def rows(self, response: RawResponse) -> Sequence[Any]: ...
+
+    def read_row(self, row: Any, excluded: Counter[str]) -> Offer | Iterable[Offer] | None: ...
+
+
+def offers_by_layout(
+    response: RawResponse, layouts: Sequence[Layout], excluded: Counter[str], *, expected: str
+) -> list[Offer]:
+    """The offers of ``response`` read by the first of ``layouts`` whose ``detect`` is true:
+    its ``rows``, each read by its ``read_row`` through ``offers_from_rows`` (exclusions counted
+    in ``excluded``). Raises ``SchemaDriftError`` "<url>: unknown layout (<expected>)" when no
+    layout detects it; ``expected`` says what the layouts look for."""
+    for layout in layouts:
+        if layout.detect(response):
+            read_row = partial(layout.read_row, excluded=excluded)
+            return offers_from_rows(layout.rows(response), read_row, excluded)
+    raise SchemaDriftError(f"{response.url}: unknown layout ({expected})")
 
 
 def known_names_pattern(names: Iterable[str]) -> re.Pattern[str]:

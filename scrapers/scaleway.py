@@ -69,7 +69,7 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -77,10 +77,13 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
+    RowExcluded,
     SchemaDriftError,
+    decimal,
+    json_body,
+    offers_from_rows,
     unknown_row,
 )
-from scrapers.parsing import RowExcluded, decimal, json_body, offers_from_rows
 
 PROVIDER_SLUG = "scaleway"
 HOMEPAGE = "https://www.scaleway.com/en/gpu-instances/"

@@ -62,26 +62,23 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
-    collapse_listings,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
-    gb_from_mib,
     json_body,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import collapse_listings, gb_from_mib
 
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
 LIMIT = 1000

@@ -48,26 +48,24 @@ import httpx
 from selectolax.lexbor import LexborNode
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     Offer,
     PricePer,
     PriceUnit,
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-    unknown_rows,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     html_body,
-    is_document_tail,
     money_at,
     no_price_marker,
     node_text,
     offers_from_rows,
+    unknown_row,
+    unknown_rows,
 )
+from scrapers.parsing import is_document_tail
 
 PRICING_URL = "https://www.voltagepark.com/pricing"
 HOMEPAGE = "https://www.voltagepark.com"

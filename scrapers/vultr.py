@@ -87,7 +87,7 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     FetchError,
     Offer,
     PricePer,
@@ -95,18 +95,16 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
-    gb_from_mib,
     json_body,
     offers_from_rows,
+    unknown_row,
 )
+from scrapers.parsing import gb_from_mib
 
 API_BASE = "https://api.vultr.com/v2"
 METAL_URL = f"{API_BASE}/plans-metal"

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from scrapers.base import Offer, Provider, RawResponse, SchemaDriftError
-from scrapers.parsing import ensure_unique, offers_from_rows
+from scrapers.parsing import Layout, ensure_unique, offers_by_layout, offers_from_rows
 from scrapers.runpod.common import (
     KNOWN_GPU_TYPE_IDS,
     KNOWN_PAGE_NAMES,
@@ -100,7 +100,7 @@ __all__ = [
 
 # The layouts of a per-tier response, tried in this order: the first whose ``detect`` is true
 # reads it (the lowestPrice items before the other JSON layouts, which take any object/array).
-PER_TIER_LAYOUTS = (
+PER_TIER_LAYOUTS: tuple[Layout, ...] = (
     lowest_price_items,
     graphql,
     gpu_types_array,
@@ -108,6 +108,8 @@ PER_TIER_LAYOUTS = (
     pricing_rows,
     ld_json,
 )
+# what the layouts look for, as the unknown-layout error says it
+EXPECTED = "not gpuTypes JSON, no __NEXT_DATA__, no data-secure-cloud-price rows, no ld+json"
 
 
 def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer], Counter[str]]:
@@ -134,7 +136,7 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
         if locations.detect(response):
             flags.update(locations.flags(response))
             continue
-        parsed = _parse_per_tier(response, excluded)
+        parsed = offers_by_layout(response, PER_TIER_LAYOUTS, excluded, expected=EXPECTED)
         if not parsed:
             raise SchemaDriftError(f"{response.url}: no offers found{_left_out(excluded)}")
         offers.extend(parsed)
@@ -144,17 +146,6 @@ def parse_with_exclusions(responses: Sequence[RawResponse]) -> tuple[list[Offer]
     if not offers:
         raise SchemaDriftError(f"{GRAPHQL_URL}: no offers in any response{_left_out(excluded)}")
     return ensure_unique(offers), excluded
-
-
-def _parse_per_tier(response: RawResponse, excluded: Counter[str]) -> list[Offer]:
-    for layout in PER_TIER_LAYOUTS:
-        if layout.detect(response):
-            read_row = partial(layout.read_row, excluded=excluded)
-            return offers_from_rows(layout.rows(response), read_row, excluded)
-    raise SchemaDriftError(
-        f"{response.url}: unknown layout (not gpuTypes JSON, no __NEXT_DATA__, "
-        "no data-secure-cloud-price rows, no ld+json)"
-    )
 
 
 def _left_out(excluded: Counter[str]) -> str:
