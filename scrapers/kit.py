@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from scrapers.base import (
     FetchError,
+    MissingTokenError,
     Offer,
     PricePer,
     PriceUnit,
@@ -50,6 +51,7 @@ __all__ = [
     "Cell",
     "FetchError",
     "Layout",
+    "MissingTokenError",
     "Offer",
     "PricePer",
     "PriceUnit",

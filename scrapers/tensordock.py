@@ -44,7 +44,7 @@ from typing import Any
 import httpx
 
 from scrapers import http
-from scrapers.base import (
+from scrapers.kit import (
     MissingTokenError,
     Offer,
     PricePer,
@@ -52,16 +52,14 @@ from scrapers.base import (
     PricingModel,
     Provider,
     RawResponse,
-    SchemaDriftError,
-    unknown_row,
-)
-from scrapers.parsing import (
     RowExcluded,
+    SchemaDriftError,
     decimal,
     distinct_bodies,
     ensure_unique,
     json_body,
     offers_from_rows,
+    unknown_row,
 )
 
 PROVIDER_SLUG = "tensordock"
