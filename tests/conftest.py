@@ -34,6 +34,33 @@ TEMP_HOME_VARS = (
 )
 DAGSTER_YAML = "telemetry:\n  enabled: false\n"
 
+
+def file_weight_s(items: list[pytest.Item]) -> float:
+    """About how long a test file takes (``pytest.mark.slow(seconds=N)`` on it or on one of its
+    tests; 0 for a file with no such mark)."""
+    return max(
+        (float(m.kwargs.get("seconds", 0)) for i in items for m in i.iter_markers("slow")),
+        default=0.0,
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first: pytest-xdist hands out whole files (``--dist loadfile``) in
+    collection order (``--no-loadscope-reorder``), so a long file handed out last would run
+    alone at the end. Runs after pytest-randomly's shuffle, which it keeps within each weight
+    (the same seed gives every worker the same order, as xdist requires)."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    weights = {name: file_weight_s(found) for name, found in files.items()}
+    items[:] = [
+        item
+        for name in sorted(files, key=lambda name: -weights[name])  # stable: keeps the shuffle
+        for item in files[name]
+    ]
+
+
 _CONTENT_TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8"}
 
 

@@ -16,6 +16,9 @@ from tests.conftest import REPO, TEMP_HOME_VARS, dagster_home
 from tests.support.harness import newest_captures
 from warehouse.settings import Settings
 
+# the file takes about 20 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=20)
+
 # The Dagster runs the suite makes: the project's ingest job on the persistent instance at
 # $DAGSTER_HOME (what `gpuprices ingest` uses, telemetry off in our dagster.yaml) and an
 # ephemeral materialisation (what most tests use).

@@ -13,6 +13,9 @@ from api.limits import MAX_QUERY_BYTES
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 
+# the file takes about 17 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=17)
+
 TOKEN = "admin-test-token-8f2c"  # a placeholder, not a credential
 
 

@@ -34,6 +34,9 @@ from warehouse.publish import current, publish
 from warehouse.records import ScrapedOffer
 from warehouse.seeding import load_seeds
 
+# the file takes about 40 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=40)
+
 OLD = datetime(2025, 12, 1, 10, 0, tzinfo=UTC)  # oldcloud's only scrape
 T0 = datetime(2026, 1, 9, 10, 0, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)

@@ -20,6 +20,9 @@ from api.store import Snapshot
 from warehouse.db import Warehouse
 from warehouse.publish import POINTER, publish
 
+# the file takes about 22 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=22)
+
 
 @pytest.fixture()
 def published(replayed_home, tmp_path) -> Path:  # replayed_home: tests/conftest.py

@@ -25,6 +25,9 @@ from warehouse.db import Warehouse
 from warehouse.publish import publish
 from warehouse.settings import env_var
 
+# the file takes about 45 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=45)
+
 SMALL = ServerLimits(
     max_header_bytes=16 * 1024,
     max_body_bytes=64 * 1024,

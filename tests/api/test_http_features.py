@@ -22,6 +22,9 @@ from api.schemas import InstanceItem
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 
+# the file takes about 16 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=16)
+
 IDENTITY = {"Accept-Encoding": "identity"}
 # Every GET list endpoint, answerable with these parameters, and the list its CSV writes.
 LISTS = [

@@ -30,6 +30,9 @@ from schemathesis.specs.openapi.checks import (
 
 from api.app import create_app
 
+# the file takes about 26 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=26)
+
 MAX_EXAMPLES = 25
 SCHEMA_PATH = "/schema/openapi.json"
 _METHODS = ("get", "put", "post", "delete", "patch")

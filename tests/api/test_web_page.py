@@ -39,6 +39,9 @@ from api.charts import history_svg, market_history_svg
 from tests.conftest import REPO
 from tests.servers import start_api, wait_until
 
+# the file takes about 27 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=27)
+
 SCREENSHOTS = REPO / "docs" / "screenshots"
 UPDATE_SCREENSHOTS = os.environ.get("GPUPRICES_UPDATE_SCREENSHOT") == "1"
 LAMBDA_H100 = "8x NVIDIA H100 SXM (80 GB)"

@@ -29,6 +29,9 @@ from warehouse.derive import rebuild
 from warehouse.paths import Paths
 from warehouse.publish import publish
 
+# the file takes about 30 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=30)
+
 LAMBDA = PROVIDERS["lambda"]
 VAST = PROVIDERS["vast"]
 HETZNER = PROVIDERS["hetzner"]  # the provider ingested at the skewed clock

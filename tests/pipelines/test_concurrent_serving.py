@@ -18,11 +18,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
 from tests.support.concurrent import serve_while_ingesting
 from tests.support.harness import direct_ingest, past_days, redated_replay
 
+# the file takes about 15 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=15)
 RUNS = 4
 PROVIDER = "runpod"
 

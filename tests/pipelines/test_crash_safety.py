@@ -24,6 +24,9 @@ import pytest
 
 from tests.support.crash import crash_runs, kill_delays
 
+# the file takes about 40 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=40)
+
 RUNS = 8
 
 

@@ -26,6 +26,9 @@ from warehouse.derive import rebuild
 from warehouse.paths import Paths
 from warehouse.publish import publish
 
+# the file takes about 35 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=35)
+
 
 @pytest.fixture
 def no_network(monkeypatch):

@@ -47,6 +47,9 @@ from warehouse.records import Observation
 from warehouse.recovery import recover
 from warehouse.retention import RawRetention, prune_raw
 
+# the file takes about 55 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=55)
+
 DATACRUNCH = PROVIDERS["datacrunch"]
 HETZNER = PROVIDERS["hetzner"]
 

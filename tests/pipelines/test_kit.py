@@ -20,6 +20,9 @@ from pipelines import kit
 from pipelines.cli import main
 from tests.conftest import REPO, SHARED
 
+# the file takes about 40 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=40)
+
 BIN = Path(sys.executable).parent
 # how CONTRIBUTING's `uv run X` runs here: this environment's tools, never a new one
 TOOLS = {

@@ -14,6 +14,9 @@ from warehouse.db import Warehouse
 from warehouse.paths import Paths
 from warehouse.settings import Settings
 
+# the file takes about 25 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=25)
+
 PROVIDERS = ["lambda", "datacrunch", "modal", "nebius"]
 CURRENT = "select * from current_offers order by offer_id"
 HISTORY = (

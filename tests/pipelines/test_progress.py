@@ -18,6 +18,9 @@ from tests.support.harness import newest_captures
 from tests.support.offline import go_offline
 from warehouse.paths import Paths
 
+# the file takes about 45 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=45)
+
 
 @pytest.fixture
 def no_network(monkeypatch):

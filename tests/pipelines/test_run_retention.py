@@ -18,6 +18,9 @@ from tests.support.harness import newest_captures
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
 
+# the file takes about 30 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=30)
+
 
 def _bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())

@@ -39,6 +39,9 @@ from tests.conftest import SNAPSHOTS
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
 
+# the file takes about 90 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=90)
+
 TOKEN_PROVIDERS = sorted(slug for slug, p in PROVIDERS.items() if p.token_env)
 ACCESS_TOKEN = "SECRET-oauth-access-9d41c07be2"  # what the mock OAuth server hands out
 # The live hosts of the credentialed providers (any other host gets 404, e.g. the ECB feed).

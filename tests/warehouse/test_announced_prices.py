@@ -16,6 +16,9 @@ from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.records import BATCH_SCRAPE_COLUMNS, SCRAPED_OFFER_COLUMNS, ScrapedOffer
 from warehouse.seeding import load_seeds
 
+# the file takes about 30 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=30)
+
 SEP_01 = datetime(2026, 9, 1, tzinfo=UTC)  # the capture "c2026-09", observed at the month's start
 SEP_15 = datetime(2026, 9, 15, tzinfo=UTC)
 OCT_01 = datetime(2026, 10, 1, tzinfo=UTC)  # "GPU-hour (Effective October 1, 2026)"

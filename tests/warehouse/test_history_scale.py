@@ -27,6 +27,9 @@ from warehouse.derive import rebuild
 from warehouse.history import prune_observations, refresh_rollup
 from warehouse.load import offer_id
 
+# the file takes about 15 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=15)
+
 START = datetime(2026, 1, 5, tzinfo=UTC)
 BUSY = Rates(
     on_demand_change_per_day=0.3,

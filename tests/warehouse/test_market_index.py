@@ -24,6 +24,9 @@ from warehouse.history import (
 )
 from warehouse.settings import Settings
 
+# the file takes about 17 s under the suite's load: handed out first (tests/conftest.py)
+pytestmark = pytest.mark.slow(seconds=17)
+
 DAY1 = date(2026, 3, 2)
 GPU = "h100-sxm"
 # on-demand prices kept for 30 days instead of the default 180, so that tests stay short
