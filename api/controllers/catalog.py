@@ -9,10 +9,11 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
 from api.params import ListFormat
-from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
 from api.schemas import GpuList, Health, ProviderList
 from api.store import NoSnapshot, Store
-from warehouse.queries import LIVENESS_SQL, Liveness
+from warehouse.queries import LIVENESS_SQL, PROVIDERS_SQL, Liveness
+from warehouse.queries.catalog import GPUS_SQL
+from warehouse.queries.health import HEALTH_ORIGINS_SQL, HEALTH_SQL
 
 
 class GpusController(Controller):

@@ -11,17 +11,17 @@ from litestar.params import Parameter
 
 from api.encoding import encode_as, json_response
 from api.params import ListFormat
-from api.queries import (
+from api.schemas import ErrorBody
+from api.schemas_economics import ProviderDetail, ServerlessList
+from api.store import Snapshot, Store
+from warehouse.queries import PROVIDER_STATUS_SQL
+from warehouse.queries.catalog import (
     KNOWN_PROVIDERS_SQL,
     PLATFORM_SQL,
     PLATFORM_TIERS_SQL,
     PLATFORMS_SQL,
     PROVIDER_FACTS_SQL,
-    PROVIDER_STATUS_SQL,
 )
-from api.schemas import ErrorBody
-from api.schemas_economics import ProviderDetail, ServerlessList
-from api.store import Snapshot, Store
 
 _FACT_TABLES = frozenset({"provider_facts", "serverless_platforms", "serverless_tiers"})
 

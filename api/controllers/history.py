@@ -2,7 +2,7 @@
 and GET /history/catalog (imported catalog statistics).
 
 The first three select from the snapshot's analysis objects through
-``warehouse.history_queries``: ``offer_intervals`` (change intervals per offer, scraped,
+``warehouse.queries.history``: ``offer_intervals`` (change intervals per offer, scraped,
 ``source`` = 'scrape', and imported from public datasets, 'import:<dataset>'), ``price_changes``
 and the ``market_history`` macro, which reads the daily rollup (``daily_provider_prices``:
 no suspect price, none past its kind's shelf life, GPUPRICES_SHELF_LIFE_DAYS_*, on the day) and,
@@ -36,7 +36,6 @@ from api.params import (
     slugs,
 )
 from api.params_time import DATE_OR_TIMESTAMP_PATTERN, FORMS, parse_day, parse_instant
-from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
 from api.schemas import (
     CatalogHistory,
     ErrorBody,
@@ -45,14 +44,15 @@ from api.schemas import (
     PriceChangesPage,
 )
 from api.store import Store
-from warehouse.history_queries import (
+from warehouse.queries import FilterError, OfferFilter, gpu_prefix_pattern
+from warehouse.queries.history import (
+    CATALOG_HISTORY_SQL,
     GPU_LEVEL_SQL,
     MARKET_HISTORY_SQL,
     OFFER_INTERVALS_SQL,
     changes_sql,
     market_history_params,
 )
-from warehouse.queries import FilterError, OfferFilter
 from warehouse.vocabulary import (
     DEFAULT_LIMIT,
     MAX_LIMIT,

@@ -28,9 +28,10 @@ from litestar.params import Parameter
 from api.charts import MARKET_WIDTH, MAX_WIDTH, MIN_WIDTH, WIDTH, history_svg, market_history_svg
 from api.favicon import favicon_ico
 from api.offload import cached_off_loop
-from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
-from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
+from warehouse.queries import gpu_filter
+from warehouse.queries.catalog import GPUS_SQL
+from warehouse.queries.history import MARKET_HISTORY_SQL, OFFER_HISTORY_SQL, market_history_params
 from warehouse.vocabulary import MAX_RANGE_DAYS, FixedPricing, HistoryBucket
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
@@ -168,7 +169,7 @@ class ChartsController(Controller):
                 "(use a larger bucket)"
             )
         snapshot = store.get()
-        family = normalise_gpu_filter(gpu)
+        family = gpu_filter(gpu)
         if not family:
             raise ClientException("gpu must name a GPU model, e.g. h100-sxm")
 

@@ -17,12 +17,6 @@ from typing import Any
 from litestar.exceptions import ClientException, ServiceUnavailableException
 
 from api.params_economics import BreakevenParams, EstimatesParams, FitParams
-from api.queries import (
-    ECONOMICS_GPUS_SQL,
-    MODELS_SQL,
-    economics_offers_sql,
-    token_estimates_sql,
-)
 from api.services.breakeven import breakeven_answer
 from api.services.estimates import estimator, fit_answer, hardware_estimate, ranked_estimates
 from api.store import Snapshot
@@ -35,6 +29,12 @@ from warehouse.estimates import (
     confidence_fields,
 )
 from warehouse.queries import OfferFilter, gpu_filter
+from warehouse.queries.economics import (
+    ECONOMICS_GPUS_SQL,
+    MODELS_SQL,
+    economics_offers_sql,
+    token_estimates_sql,
+)
 
 _ECONOMICS_TABLES = frozenset({"models", "gpus", "current_offers"})
 

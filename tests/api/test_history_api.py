@@ -27,10 +27,10 @@ from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
-from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.publish import current, publish
+from warehouse.queries.history import MARKET_HISTORY_SQL, market_history_params
 from warehouse.records import ScrapedOffer
 from warehouse.seeding import load_seeds
 
