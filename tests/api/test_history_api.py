@@ -22,7 +22,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
+from api.history.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
 from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
 from warehouse.db import Warehouse

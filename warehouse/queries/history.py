@@ -47,9 +47,10 @@ def market_history_params(
     series: str, kind: str, bucket: str, first: date, last: date, as_of: datetime
 ) -> list[Any]:
     """Parameters of MARKET_HISTORY_SQL: the GPU of the ``series`` (a normalised canonical id
-    or family term), its pricing ``kind``, ``bucket`` (a key of HISTORY_BUCKETS; KeyError otherwise) and the UTC
-    days ``first``..``last`` inclusive. ``last`` is cut at the snapshot's day (``as_of``): no
-    price is claimed for a day the snapshot had not reached, even for an interval still open."""
+    or family term), its pricing ``kind``, ``bucket`` (a key of HISTORY_BUCKETS; KeyError
+    otherwise) and the UTC days ``first``..``last`` inclusive. ``last`` is cut at the
+    snapshot's day (``as_of``): no price is claimed for a day the snapshot had not reached,
+    even for an interval still open."""
     through = min(last, as_of.astimezone(UTC).date())
     if bucket not in HISTORY_BUCKETS:  # the date_trunc parts market_history accepts
         raise KeyError(bucket)
