@@ -62,6 +62,7 @@ from warehouse.vocabulary import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
     MAX_LIST_VALUES,
+    MAX_OFFSET,
     MAX_RANGE_DAYS,
     FixedPricing,
     HistoryBucket,
@@ -307,7 +308,7 @@ class HistoryController(Controller):
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description=f"Page size (at most {MAX_LIMIT})")
         ] = DEFAULT_LIMIT,
-        offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+        offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()

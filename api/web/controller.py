@@ -162,8 +162,9 @@ class ChartsController(Controller):
             Parameter(
                 ge=1,
                 le=MAX_RANGE_DAYS["month"],
-                description="Days up to the snapshot's publication day: at most 731 by day, "
-                "1827 by week, 3653 by month",
+                description="Days up to the snapshot's publication day: at most "
+                f"{MAX_RANGE_DAYS['day']} by day, {MAX_RANGE_DAYS['week']} by week, "
+                f"{MAX_RANGE_DAYS['month']} by month",
             ),
         ] = 730,
         width: Annotated[
