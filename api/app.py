@@ -13,27 +13,37 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api.catalog.controller import (
+    GpusController,
+    ProviderDetailController,
+    ProvidersController,
+    ServerlessController,
+)
 from api.conditional import conditional_get, head_as_get
-from api.controllers.admin import ADMIN_TOKEN_ENV, ADMIN_TOKEN_STATE, BEARER, AdminController
-from api.controllers.catalog import GpusController, HealthController, ProvidersController
-from api.controllers.economics import EconomicsController
-from api.controllers.facts import ProviderDetailController, ServerlessController
-from api.controllers.history import HistoryController
-from api.controllers.instances import InstancesController, instances_fast_route
-from api.controllers.ops import API_VERSION, METRICS_STATE, MetricsController, VersionController
-from api.controllers.web import ChartsController, WebController
 from api.docs import SCHEMA_PATH, OfflineSwaggerPlugin, schema_router
+from api.economics.controller import EconomicsController
 from api.encoding import EXCLUDED_HEADERS, encode
 from api.errors import request_ids, unhandled_error
+from api.history.controller import HistoryController
+from api.instances.controller import InstancesController, instances_fast_route
 from api.limits import limit_query_length
 from api.logs import logging_config
 from api.metrics import Metrics
 from api.openapi import CompleteJsonRenderPlugin
+from api.ops.admin import ADMIN_TOKEN_ENV, ADMIN_TOKEN_STATE, BEARER, AdminController
+from api.ops.controller import (
+    API_VERSION,
+    METRICS_STATE,
+    HealthController,
+    MetricsController,
+    VersionController,
+)
 from api.params import enum_values, query_name, reject_unknown_parameters
 from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from api.schemas import NumberSchemaPlugin
 from api.store import NoSnapshot, SnapshotGone, SnapshotStore, pinned_store
 from api.vary import keep_vary, merge_vary
+from api.web.controller import ChartsController, WebController
 from warehouse import remote
 from warehouse.settings import Settings, env_var
 

@@ -12,7 +12,7 @@ a client cannot grow it with many distinct or large keys (issue 15: 5,000 distin
 ``limit=1000`` URLs took the server from 143 MB to 3.3 GB when entries were counted, not bytes;
 600 requests with a 1 MB header added 600 MB when keys were not counted). Least recently used
 out first. GET /instances does not use it: any query is answered from the snapshot's in-memory
-offers faster than a cache of every query would be (``api.controllers.instances``).
+offers faster than a cache of every query would be (``api.instances``).
 """
 
 from __future__ import annotations

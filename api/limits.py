@@ -1,8 +1,9 @@
 """Request limits applied before any handler runs: the query string length.
 
-Page size and list lengths are limits of the handlers' parameters (``api/controllers``); this
-bounds the raw query string itself, so a client cannot make the server parse megabytes of
-repeated parameters. Requests over the limit get 414 with the usual JSON error body.
+Page size and list lengths are limits of the handlers' parameters (each resource's
+``controller``); this bounds the raw query string itself, so a client cannot make the server
+parse megabytes of repeated parameters. Requests over the limit get 414 with the usual JSON
+error body.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from api.queries import HEALTH_SQL
 from api.store import NoSnapshot, SnapshotStore
+from warehouse.queries.health import HEALTH_SQL
 
 UNMATCHED = "unmatched"
 # Prometheus text exposition 0.0.4 (what generate_latest writes; Litestar adds the charset)

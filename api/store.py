@@ -43,6 +43,7 @@ from warehouse.publish import (
     published_snapshots,
 )
 from warehouse.queries import FilterVocabulary, OfferFilter, OfferTable, exclusions_sql
+from warehouse.queries.sql import main_tables
 from warehouse.settings import DEFAULT_RESPONSE_CACHE_BYTES
 
 # Snapshots kept in memory for requests pinned with as_of: the current one and the one before
@@ -307,12 +308,7 @@ class SnapshotStore:
         try:
             # one DuckDB thread: the other core keeps answering requests meanwhile
             con = load_into_memory(info, threads=1)
-            tables = frozenset(
-                r[0]
-                for r in con.execute(
-                    "select table_name from information_schema.tables where table_schema = 'main'"
-                ).fetchall()
-            )
+            tables = main_tables(con)
             offers = EncodedOffers(OfferTable.load(con)) if "current_offers" in tables else None
         except (duckdb.Error, OSError, ValueError, SnapshotError) as exc:
             log.warning("could not load snapshot %s: %s", info.snapshot_id, exc)

@@ -15,8 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from warehouse import economics
-
-STANDARD_PRECISION = "standard"
+from warehouse.vocabulary import STANDARD_PRECISION
 
 
 def _float(value: Any) -> float | None:

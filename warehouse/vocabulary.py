@@ -1,5 +1,5 @@
-"""The words of the read surface, written once: pricing kinds, history buckets, sorts and page
-limits. The API's parameters, the read queries (``warehouse.queries``), the CLI and the
+"""The words of the read surface, written once: pricing kinds, history buckets, precisions, sorts
+and page limits. The API's parameters, the read queries (``warehouse.queries``), the CLI and the
 economics endpoints all import them from here; the migrations' SQL check constraints keep their
 own literal lists (SQL cannot import), and ``tests/warehouse/test_vocabulary.py`` keeps those
 equal to these.
@@ -33,6 +33,15 @@ HISTORY_BUCKETS: tuple[str, ...] = get_args(HistoryBucket)
 # Longest range per bucket size, in days: bounds the work of one request (GET /history and the
 # market chart alike).
 MAX_RANGE_DAYS: dict[str, int] = {"day": 731, "week": 1827, "month": 3653}
+
+# --- precisions -------------------------------------------------------------------------------
+
+# The precisions a model's weights, compute and KV cache can run in (warehouse.economics: bytes
+# per weight, tensor rates per precision); "standard" asks for the one the GPU runs natively.
+Precision = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp4"]
+PRECISIONS: tuple[str, ...] = get_args(Precision)
+STANDARD_PRECISION = "standard"
+RequestedPrecision = Literal["standard", Precision]
 
 # --- page limits ------------------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ from decimal import Decimal
 import msgspec
 import pytest
 
+from api.catalog.schemas import GpuList
 from api.encoding import encode, encode_as, plain_decimal, plain_numbers
-from api.schemas import GpuList, RefreshResult
+from api.ops.schemas import RefreshResult
 
 AS_OF = datetime(2026, 4, 1, 12, tzinfo=UTC)
 

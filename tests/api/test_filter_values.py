@@ -15,7 +15,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.controllers.instances import instances_fast_route
+from api.instances.controller import instances_fast_route
 from api.store import SnapshotStore
 from warehouse.db import Warehouse
 from warehouse.publish import publish

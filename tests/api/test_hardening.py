@@ -8,8 +8,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import CORS_ENV, create_app
-from api.controllers.admin import ADMIN_REQUESTS_PER_MINUTE, ADMIN_TOKEN_ENV
 from api.limits import MAX_QUERY_BYTES
+from api.ops.admin import ADMIN_REQUESTS_PER_MINUTE, ADMIN_TOKEN_ENV
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 

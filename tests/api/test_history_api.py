@@ -22,15 +22,15 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
+from api.history.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
 from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
-from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.publish import current, publish
+from warehouse.queries.history import MARKET_HISTORY_SQL, market_history_params
 from warehouse.records import ScrapedOffer
 from warehouse.seeding import load_seeds
 

@@ -10,7 +10,7 @@ from datetime import date
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.charts import market_history_svg
+from api.web.charts import market_history_svg
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 WEEK = "2026-10-05"

@@ -7,7 +7,9 @@ import asyncio
 
 import pytest
 
-from api.controllers.instances import instances_body, instances_fast_route, parse_query
+from api.instances.controller import instances_fast_route
+from api.instances.params import parse_query
+from api.instances.service import instances_body
 from api.store import SnapshotStore
 from warehouse.db import Warehouse
 from warehouse.publish import publish
@@ -162,7 +164,7 @@ def test_a_large_table_is_queried_off_the_event_loop(
 ) -> None:
     import threading
 
-    from api.controllers import instances
+    from api.instances import service as instances
 
     seen: list[str] = []
     original = instances.instances_body

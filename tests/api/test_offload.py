@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 
 import api.offload
 from api.app import create_app
-from api.services.economics import EconomicsService
+from api.economics.service import EconomicsService
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 

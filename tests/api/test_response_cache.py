@@ -142,8 +142,8 @@ def test_cors_headers_are_added_to_instances_answers(
 
 
 def test_instances_answer_from_memory_exactly_as_by_sql(published: Path) -> None:
-    from api.controllers.instances import instances_body
     from api.encoding import page_body
+    from api.instances.service import instances_body
     from warehouse.queries import OfferFilter, OfferQuery, exclusions_sql, query_offers_sql
 
     app = create_app(published, reload_interval_s=3600)

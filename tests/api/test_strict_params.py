@@ -13,10 +13,10 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from api.params import gpu_filter
-from api.queries import instances_where
 from warehouse.db import Warehouse
 from warehouse.gpus import load_gpus
 from warehouse.publish import publish
+from warehouse.queries import OfferFilter
 from warehouse.vocabulary import INSTANCE_SORTS
 
 # the file takes about 16 s under the suite's load: handed out first (tests/conftest.py)
@@ -204,7 +204,7 @@ TOOL_SPELLINGS = {
 
 def _matched(term: str) -> set[str]:
     ids = set(load_gpus())
-    where = instances_where({"gpu": [term], "include_suspect": True})
+    where = OfferFilter(gpu=(term,), include_suspect=True).where()
     exact = len(where.params) == 1  # a canonical id binds itself only, a family a pattern too
     return {term} & ids if exact else {g for g in ids if g == term or g.startswith(term + "-")}
 

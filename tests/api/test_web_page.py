@@ -35,7 +35,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.charts import history_svg, market_history_svg
+from api.web.charts import history_svg, market_history_svg
 from tests.conftest import REPO
 from tests.servers import start_api, wait_until
 

@@ -23,8 +23,7 @@ SURFACE = REPO / "warehouse" / "queries" / "surface.py"
 SURFACE_MODULES = sorted(
     {
         *(REPO / "warehouse" / "queries").glob("*.py"),
-        REPO / "api" / "controllers" / "instances.py",
-        REPO / "api" / "controllers" / "instances_query.py",
+        *(REPO / "api" / "instances").glob("*.py"),
         REPO / "api" / "offers.py",
         REPO / "api" / "params.py",
         REPO / "api" / "app.py",

@@ -76,7 +76,6 @@ from warehouse.economics.constants import (
     KV_BYTES_PER_ELEMENT,
     KV_RESERVED_OUTPUT_FRACTION,
     MOE_DECODE_EFFICIENCY,
-    PRECISIONS,
     PREFILL_MFU,
     SECONDS_PER_DAY,
     TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING,
@@ -133,6 +132,7 @@ from warehouse.economics.throughput import (
     expected_expert_fraction,
 )
 from warehouse.gpus import GpuSpec
+from warehouse.vocabulary import PRECISIONS
 
 __all__ = [
     "ACTIVATION_BYTES",

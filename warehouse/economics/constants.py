@@ -12,7 +12,7 @@ from warehouse.units import HOURS_PER_MONTH
 # Precisions. Bytes per stored weight. int4/fp4 carry their block scales: int4 is W4A16 with one
 # fp16 scale per 128-weight group (AWQ/GPTQ default, 2/128 B), fp4 is MXFP4 with one 8-bit scale
 # per 32 weights (OCP MX spec, 1/32 B) -- the format gpt-oss ships in.
-PRECISIONS = ("fp16", "bf16", "fp8", "int8", "int4", "fp4")
+# (PRECISIONS, the precision names: warehouse.vocabulary)
 WEIGHT_BYTES_PER_PARAM = {
     "fp16": 2.0,
     "bf16": 2.0,

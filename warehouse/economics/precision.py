@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warehouse.economics.constants import KV_BYTES_PER_ELEMENT, PRECISIONS
+from warehouse.economics.constants import KV_BYTES_PER_ELEMENT
 from warehouse.economics.inputs import ModelSpec
 from warehouse.gpus import GpuSpec
+from warehouse.vocabulary import PRECISIONS
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,9 @@ import csv
 from collections.abc import Mapping
 from pathlib import Path
 
-from warehouse.economics.constants import PRECISIONS
 from warehouse.economics.inputs import ModelSpec
 from warehouse.gpus import GpuSpec
+from warehouse.vocabulary import PRECISIONS
 
 MODELS_CSV = Path(__file__).resolve().parents[1] / "seeds" / "models.csv"
 

@@ -1,4 +1,5 @@
-"""The read side of current offers, outside ``api`` (the CLI and the API both use it).
+"""The read side of a snapshot, outside ``api`` (the CLI and the API both use it): every SQL
+statement the API runs is here, so ``api`` holds none.
 
 - ``surface``: ``FILTERS``, the one declaration of every offer filter (name, kind, bounds,
   column, comparison, doc), from which everything below, the API's parameters, the CLI's
@@ -17,6 +18,16 @@
   knows, refusing a filter value none of them is (with the closest one);
 - ``table``: ``OfferTable``, ``current_offers`` of one snapshot as numpy columns with every
   sort order precomputed, answering an ``OfferQuery`` exactly as the SQL does, in microseconds.
+
+The read SQL of the other endpoints, a module per resource, imported from the module itself
+(``from warehouse.queries.history import MARKET_HISTORY_SQL``):
+
+- ``catalog``: GET /gpus, /providers/{slug}, /serverless;
+- ``health``: the offer counts of GET /health and GET /metrics;
+- ``history``: GET /history, /history/catalog, /instances/{id}/history, /changes and the
+  history charts;
+- ``economics``: GET /models, /economics/estimates, /fit, /breakeven (an estimate item's keys,
+  ``ESTIMATE_ITEM_KEYS``, once).
 
 Derived prices (USD per GPU-hour, per GB-of-VRAM-hour) are columns of
 ``warehouse/models/current_offers.sql``; everything here selects them. Callers import from

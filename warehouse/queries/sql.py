@@ -101,6 +101,14 @@ def fetch_all(result: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
     return out
 
 
+MAIN_TABLES_SQL = "select table_name from information_schema.tables where table_schema = 'main'"
+
+
+def main_tables(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """The tables and views of ``con``'s main schema (a snapshot, the warehouse)."""
+    return frozenset(r[0] for r in con.execute(MAIN_TABLES_SQL).fetchall())
+
+
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     result = con.execute(sql, params)
     columns = [d[0] for d in result.description or []]

@@ -9,7 +9,7 @@ from :data:`FILTERS`, never written again:
 - ``warehouse.queries.OfferFilter``'s fields, normalisation (``build``) and bound SQL
   (``where``), and ``warehouse.queries.OfferTable``'s columns and mask;
 - the Litestar parameters of GET /instances (``api.params.filter_parameters``) and the query
-  string read by its fast route (``api.controllers.instances_query.parse_query``);
+  string read by its fast route (``api.instances.params.parse_query``);
 - the options of ``gpuprices query`` (``pipelines.cli_query``);
 - README's list of the filters (:func:`filters_table`; ``tests/warehouse/test_surface.py``
   keeps README equal to it, and checks that each filter name is declared here only).

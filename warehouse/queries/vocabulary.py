@@ -25,6 +25,7 @@ import duckdb
 
 from warehouse.gpus import SEEDS_DIR
 from warehouse.queries.filters import OfferFilter
+from warehouse.queries.sql import main_tables
 from warehouse.queries.surface import FILTERS
 from warehouse.queries.values import (
     FilterError,
@@ -96,12 +97,7 @@ class FilterVocabulary:
     def load(cls, con: duckdb.DuckDBPyConnection) -> FilterVocabulary:
         """From ``con`` (a snapshot, or the warehouse) and the seeds. A table the connection
         lacks adds nothing; a connection without ``current_offers`` knows the seeds only."""
-        tables = frozenset(
-            r[0]
-            for r in con.execute(
-                "select table_name from information_schema.tables where table_schema = 'main'"
-            ).fetchall()
-        )
+        tables = main_tables(con)
         gpu_ids = _distinct(con, tables, _GPUS)
         return cls(
             providers=_distinct(con, tables, _PROVIDERS),

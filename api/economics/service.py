@@ -4,8 +4,8 @@
 an answer needs through the one ``OfferFilter`` (``warehouse.queries``) and returns typed
 results, one dataclass per answer whose fields are the response's fields in order (they encode
 as they are). The arithmetic is ``warehouse.economics``; the per-offer work is
-``api.services.estimates`` and ``api.services.breakeven``. Controllers only declare parameters
-(``api.params_economics``), cache and encode.
+``api.economics.estimates`` and ``api.economics.breakeven``. Controllers only declare parameters
+(``api.economics.params``), cache and encode.
 """
 
 from __future__ import annotations
@@ -16,15 +16,9 @@ from typing import Any
 
 from litestar.exceptions import ClientException, ServiceUnavailableException
 
-from api.params_economics import BreakevenParams, EstimatesParams, FitParams
-from api.queries import (
-    ECONOMICS_GPUS_SQL,
-    MODELS_SQL,
-    economics_offers_sql,
-    token_estimates_sql,
-)
-from api.services.breakeven import breakeven_answer
-from api.services.estimates import estimator, fit_answer, hardware_estimate, ranked_estimates
+from api.economics.breakeven import breakeven_answer
+from api.economics.estimates import estimator, fit_answer, hardware_estimate, ranked_estimates
+from api.economics.params import BreakevenParams, EstimatesParams, FitParams
 from api.store import Snapshot
 from warehouse import economics
 from warehouse.estimates import (
@@ -35,6 +29,12 @@ from warehouse.estimates import (
     confidence_fields,
 )
 from warehouse.queries import OfferFilter, gpu_filter
+from warehouse.queries.economics import (
+    ECONOMICS_GPUS_SQL,
+    MODELS_SQL,
+    economics_offers_sql,
+    token_estimates_sql,
+)
 
 _ECONOMICS_TABLES = frozenset({"models", "gpus", "current_offers"})
 

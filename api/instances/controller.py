@@ -14,25 +14,22 @@ no conditional or CORS headers. It sends the bytes and headers the handler and
 before it existed). Anything it does not expect, an error included, goes to Litestar, whose
 error handling and logging then apply.
 
-One executor: every answer is read off the snapshot's ``OfferTable`` (``api.offers``; the SQL of
+One executor: every answer is read off the snapshot's ``OfferTable`` (``api.offers``, by
+``api.instances.service.answer``; the SQL of
 ``warehouse.queries`` is what the table is tested against, ``tests/warehouse/test_queries.py``).
 The fast route is the one second path, kept because the latency targets of
 ``benchmarks/serving.py`` and ``benchmarks/uncached_queries.py`` are not met through Litestar's
 handler alone (figures in docs/reliability.md "Serving speed"); both read the filters from
 ``warehouse.queries.FILTERS``, so neither can take a filter the other does not.
 
-Off the event loop: a table larger than ``INLINE_ROWS`` offers is queried in a worker thread
-(``anyio.to_thread``), so a burst of large queries never holds the loop, and ``/health`` and
-other requests are still answered between them; a small table answers inline (a thread hop
-costs more than the query). No response cache: an in-memory query costs less than a cache of
-every query would.
+The executor, off the event loop for a large table, is ``api.instances.service``; the fast
+route's query parser ``api.instances.params``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
-import anyio.to_thread
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
@@ -40,63 +37,16 @@ from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.conditional import CACHE_CONTROL, VARY, etag, validator_headers
-from api.controllers.instances_query import parse_query
-from api.encoding import encode, json_response, wants_csv
+from api.encoding import json_response, wants_csv
+from api.instances.params import parse_query
+from api.instances.service import answer
 from api.limits import MAX_QUERY_BYTES
-from api.paging import link_header, next_offset
+from api.paging import link_header
 from api.params import ListFormat, offer_query_parameters
 from api.schemas import InstancesPage
-from api.store import NoSnapshot, Snapshot, SnapshotStore, Store
-from warehouse.queries import GPU_DOC, PROVIDER_DOC, FilterError, OfferFilter, OfferQuery
+from api.store import NoSnapshot, SnapshotStore, Store
+from warehouse.queries import FilterError, OfferFilter, OfferQuery
 from warehouse.vocabulary import DEFAULT_LIMIT, DEFAULT_SORT, MAX_LIMIT, MAX_OFFSET
-
-INLINE_ROWS = 10_000  # tables up to this many offers are queried on the event loop
-
-# shared with the history controller and the fast route's tests
-__all__ = ["GPU_DOC", "PROVIDER_DOC", "instances_body", "parse_query"]
-
-
-class Answer(NamedTuple):
-    body: bytes  # the JSON page
-    total: int  # the offers that matched (for the Link header)
-
-
-def _null_or(value: int | None) -> bytes:
-    return b"null" if value is None else b"%d" % value
-
-
-def instances_body(snapshot: Snapshot, query: OfferQuery) -> Answer:
-    """GET /instances' JSON body for ``query`` on ``snapshot``, from its in-memory offers (the
-    ``OfferTable`` and pre-encoded rows: the one executor of the endpoint). ``NoSnapshot``
-    (503) for a snapshot without ``current_offers``."""
-    offers = snapshot.offers
-    if offers is None:
-        raise NoSnapshot(f"snapshot {snapshot.info.snapshot_id} holds no current offers")
-    found = offers.table.page(query)
-    following = next_offset(query.offset, query.limit, found.total)
-    body = b"".join(
-        [
-            b'{"items":',
-            *offers.item_parts(found.rows, found.groups),
-            b',"total":%d,"excluded":' % found.total,
-            offers.excluded_json(query.filter),
-            b',"limit":%d,"offset":%d,"next_offset":' % (query.limit, query.offset),
-            _null_or(following),
-            b',"as_of":',
-            encode(snapshot.as_of),
-            b"}",
-        ]
-    )
-    return Answer(body, found.total)
-
-
-async def answer(snapshot: Snapshot, query: OfferQuery) -> Answer:
-    """:func:`instances_body`, in a worker thread when the table is large (see module doc)."""
-    offers = snapshot.offers
-    if offers is not None and len(offers.table) <= INLINE_ROWS:
-        return instances_body(snapshot, query)
-    return await anyio.to_thread.run_sync(instances_body, snapshot, query)
-
 
 # --- the fast route -----------------------------------------------------------------------------
 

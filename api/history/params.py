@@ -1,5 +1,6 @@
-"""Time parameters of the history endpoints: a plain date (``2026-01-01``) or an RFC 3339
-timestamp (``2026-01-01T00:00:00Z``), each meaning what a reader expects of it.
+"""The parameters of the history endpoints: time, a plain date (``2026-01-01``) or an RFC 3339
+timestamp (``2026-01-01T00:00:00Z``), each meaning what a reader expects of it (the ``to`` and
+``from`` parameters: ``LastDay``, ``first_day``).
 
 ``since`` names an instant: a date is its first instant, midnight UTC; a timestamp without an
 offset is UTC. ``from`` / ``to`` name UTC days (inclusive): a timestamp names the UTC day it
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
+from typing import Annotated, Any
 
 from litestar.exceptions import ClientException
+from litestar.params import Parameter, QueryParameter
 
 # A date, optionally followed by a time and an offset (RFC 3339; a space for the T, seconds,
 # fractions and the offset are optional, as ISO 8601 allows).
@@ -60,3 +63,23 @@ def parse_day(text: str | None, name: str) -> date | None:
         return value.astimezone(UTC).date()
     except OverflowError:  # 0001-01-01T00:00+05:00 is before the calendar's first day in UTC
         raise ClientException(f"{name}: {text!r} is outside the calendar in UTC") from None
+
+
+# The time parameters: a plain date or an RFC 3339 timestamp. The pattern is documented in the
+# schema and checked by parse_day and parse_instant, whose 400 names both accepted forms (as a
+# validation pattern its message would be the regex).
+TIME = {"schema_extra": {"pattern": DATE_OR_TIMESTAMP_PATTERN}, "max_length": 40}
+# the `to` parameter of the history endpoints
+LastDay = Annotated[
+    str | None,
+    Parameter(
+        description="Last day, UTC, inclusive (default: the day the snapshot was published): "
+        f"{FORMS}, which names its UTC day",
+        **TIME,
+    ),
+]
+
+
+def first_day(description: str) -> Any:
+    """The `from` parameter of a history endpoint (``from_`` in Python), described."""
+    return QueryParameter(name="from", description=f"{description}: {FORMS}", **TIME)

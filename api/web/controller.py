@@ -7,7 +7,7 @@ page's own inline script and style, by hash, so text that slipped into the DOM a
 could not run. It reads the same JSON endpoints as any other client (/instances, /gpus,
 /models, /fit, /estimates); the charts are drawn server-side as SVG, at the width the page
 asks for (its chart box's, so their text is 12 px on a phone too). GET /favicon.ico is the
-page's icon (api/favicon.py).
+page's icon (``api.web.favicon``).
 """
 
 from __future__ import annotations
@@ -25,15 +25,23 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from api.charts import MARKET_WIDTH, MAX_WIDTH, MIN_WIDTH, WIDTH, history_svg, market_history_svg
-from api.favicon import favicon_ico
 from api.offload import cached_off_loop
-from api.queries import GPUS_SQL, OFFER_HISTORY_SQL, normalise_gpu_filter
 from api.store import Store
-from warehouse.history_queries import MARKET_HISTORY_SQL, market_history_params
+from api.web.charts import (
+    MARKET_WIDTH,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    WIDTH,
+    history_svg,
+    market_history_svg,
+)
+from api.web.favicon import favicon_ico
+from warehouse.queries import gpu_filter
+from warehouse.queries.catalog import GPUS_SQL
+from warehouse.queries.history import MARKET_HISTORY_SQL, OFFER_HISTORY_SQL, market_history_params
 from warehouse.vocabulary import MAX_RANGE_DAYS, FixedPricing, HistoryBucket
 
-PAGE = Path(__file__).resolve().parents[1] / "pages" / "index.html"
+PAGE = Path(__file__).resolve().parent / "pages" / "index.html"
 SVG = "image/svg+xml"
 WIDTH_DOC = (
     "Drawing width in CSS pixels (the SVG's viewBox width): shown at this width, its text is "
@@ -154,8 +162,9 @@ class ChartsController(Controller):
             Parameter(
                 ge=1,
                 le=MAX_RANGE_DAYS["month"],
-                description="Days up to the snapshot's publication day: at most 731 by day, "
-                "1827 by week, 3653 by month",
+                description="Days up to the snapshot's publication day: at most "
+                f"{MAX_RANGE_DAYS['day']} by day, {MAX_RANGE_DAYS['week']} by week, "
+                f"{MAX_RANGE_DAYS['month']} by month",
             ),
         ] = 730,
         width: Annotated[
@@ -168,7 +177,7 @@ class ChartsController(Controller):
                 "(use a larger bucket)"
             )
         snapshot = store.get()
-        family = normalise_gpu_filter(gpu)
+        family = gpu_filter(gpu)
         if not family:
             raise ClientException("gpu must name a GPU model, e.g. h100-sxm")
 

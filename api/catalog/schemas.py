@@ -1,14 +1,33 @@
-"""GET /gpus, /providers, /health, POST /admin/refresh, and the error body."""
+"""Response schemas of the catalog: GET /gpus, /providers, /providers/{slug}, /serverless.
+
+Units are in the names: ``_usd`` US dollars, ``_s`` seconds, ``_gb`` 10^9 bytes. Times are UTC
+ISO 8601.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated
 
 import msgspec
 
 from api.schemas.base import Number, Schema
-from api.schemas.fields import AsOf, GpuId, ProviderSlug, Verified
+from api.schemas.fields import (
+    AsOf,
+    Currency,
+    GpuCount,
+    GpuId,
+    PlatformSlug,
+    ProviderSlug,
+    SourceUrl,
+    Verified,
+)
+from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
+from api.schemas.shelf_life import ExpiresAt, PriceKind, ShelfLifeDays
+
+
+def _d(text: str) -> msgspec.Meta:
+    return msgspec.Meta(description=text)
 
 
 class Gpu(Schema):
@@ -272,125 +291,93 @@ class ProviderList(Schema):
     as_of: AsOf
 
 
-class OriginCounts(Schema):
-    offers: Annotated[
-        int, msgspec.Meta(description="Current offers of this origin, expired ones included")
-    ]
-    providers: Annotated[
-        int, msgspec.Meta(description="Providers with a current offer of this origin")
-    ]
-    newest_age_days: Annotated[
-        Number | None, msgspec.Meta(description="Age in days of the newest price of this origin")
-    ]
-    oldest_age_days: Annotated[
-        Number | None, msgspec.Meta(description="Age in days of the oldest price of this origin")
+# --- GET /providers/{slug}, GET /serverless ---------------------------------------------------
+
+
+class ProviderFacts(Schema):
+    provider: ProviderSlug
+    name: Annotated[str, _d("The provider's display name")]
+    kind: Annotated[str, _d("cloud, marketplace or serverless")]
+    verified: Verified
+    billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
+    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration per start, seconds")]
+    egress_usd_per_gb: Annotated[Number | None, _d("Internet egress, first paid tier, USD per GB")]
+    block_storage_usd_per_gb_month: Annotated[Number | None, _d("Block storage, USD per GB-month")]
+    spot_available: Annotated[bool | None, _d("Sells a spot / preemptible tier; null: unknown")]
+    interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
+    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
+    source_urls: Annotated[str, _d("Space-separated source URLs, one per fact where possible")]
+    notes: Annotated[str | None, _d("Billing details beyond the fields above; null: none")]
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
+    capture_files: CaptureFiles
+
+
+class ServerlessTier(Schema):
+    id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
+    platform: PlatformSlug
+    tier: Annotated[str, _d("The platform's name of the tier, e.g. flex H200 PRO 141 GB")]
+    gpu_id: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
+    gpu_count: GpuCount
+    price: Annotated[Number, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
+    currency: Currency
+    price_unit: Annotated[str, _d("second or hour (the platform's own unit)")]
+    price_per_hour_usd: Annotated[Number, _d("USD per hour for the whole tier")]
+    always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
+    price_source: Annotated[str, _d("curated (seed) or scrape")]
+    observed_at: Annotated[datetime | None, _d("When the price was observed; null: undated")]
+    source_url: SourceUrl
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
+    price_kind: PriceKind
+    shelf_life_days: ShelfLifeDays
+    expires_at: ExpiresAt
+    expired: Annotated[
+        bool,
+        _d(
+            "The price was past expires_at when the snapshot was published: this catalogue "
+            "lists it, GET /instances only with include_expired=true"
+        ),
     ]
 
 
-class Health(Schema):
-    status: Annotated[
-        str,
-        msgspec.Meta(
-            description="ok; degraded: serving the last good snapshot while a newer one or the "
-            "snapshot pointer cannot be read (see problem); or no_snapshot"
-        ),
+class ServerlessPlatform(Schema):
+    platform: PlatformSlug
+    name: Annotated[str, _d("The platform's display name")]
+    deployment: Annotated[str, _d("container, managed_endpoint or function")]
+    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
+    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration, seconds")]
+    scale_to_zero: Annotated[bool | None, _d("Idle workers stop and cost nothing; null: unknown")]
+    idle_charged: Annotated[str | None, _d("true, false or partial (a bounded keep-warm window)")]
+    min_replicas_supported: Annotated[
+        bool | None, _d("Minimum warm workers can be set; null: unknown")
     ]
-    snapshot_id: Annotated[
-        str | None, msgspec.Meta(description="Id of the served snapshot; null: none is served yet")
-    ]
-    as_of: Annotated[
-        datetime | None,
-        msgspec.Meta(
-            description="When the served snapshot was published (UTC); null: none is served yet"
-        ),
-    ]
-    offers: Annotated[
-        int,
-        msgspec.Meta(description="Current offers in the served snapshot, expired ones included"),
-    ]
-    providers: Annotated[
-        int, msgspec.Meta(description="Providers with a current offer in the served snapshot")
-    ]
-    expired_offers: Annotated[
-        int,
-        msgspec.Meta(
-            description="Of those, offers whose price is past the shelf life of its kind: left "
-            "out of answers unless include_expired=true"
-        ),
-    ] = 0
-    data_origin: Annotated[
-        str | None,
-        msgspec.Meta(
-            description="Where the scraped prices come from: live (every one fetched from the "
-            "provider), recorded (none: all replayed from dated captures or the recorded offers "
-            "shipped with gpuprices), mixed, or curated (seed tiers only); null: no offers"
-        ),
-    ] = None
-    notice: Annotated[
-        str | None,
-        msgspec.Meta(description="A plain sentence when the prices are not all live; else null"),
-    ] = None
-    by_origin: Annotated[
-        dict[str, OriginCounts],
-        msgspec.Meta(
-            description="Current offers by where they come from: live (fetched), recorded (a"
-            " replayed capture or the recorded offers shipped with gpuprices, at their capture"
-            " date) or curated (seed tiers); per provider: GET /providers"
-        ),
-    ] = msgspec.field(default_factory=dict)
-    scraped_providers: Annotated[
-        int, msgspec.Meta(description="Providers that have been scraped (GET /providers)")
-    ] = 0
-    live_providers: Annotated[
-        int,
-        msgspec.Meta(
-            description="Of those, providers whose prices come from a live scrape and are "
-            "within their shelf life (GET /providers: live)"
-        ),
-    ] = 0
-    banner: Annotated[
-        str | None,
-        msgspec.Meta(
-            description="A plain sentence when no provider is live, saying what is served "
-            "instead (e.g. 'no provider is live: serving recorded data observed 2024-01-23 to "
-            "2026-10-01 ...'); null when one is"
-        ),
-    ] = None
-    problem: Annotated[
-        str | None,
-        msgspec.Meta(description="Why the status is not ok (no server paths); null when ok"),
-    ] = None
+    warm_pool: Annotated[str | None, _d("How workers are kept warm; null: unknown")]
+    cold_start_mitigations: Annotated[str | None, _d("What shortens cold starts; null: unknown")]
+    max_request_duration_s: Annotated[int | None, _d("Longest allowed execution, seconds")]
+    concurrency_controls: Annotated[str | None, _d("Limits on concurrent work; null: unknown")]
+    autoscaling_controls: Annotated[str | None, _d("Settings that drive scaling; null: unknown")]
+    persistent_volumes: Annotated[str | None, _d("Storage that outlives a worker; null: unknown")]
+    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
+    source_urls: Annotated[str, _d("Space-separated source URLs of the facts")]
+    notes: Annotated[str | None, _d("Billing details the fields above do not hold; null: none")]
+    source_kind: SourceKind
+    observed_basis: ObservedBasis
+    capture_files: CaptureFiles
+    tiers: Annotated[list[ServerlessTier], _d("The platform's GPU tiers with their prices")]
 
 
-class ErrorBody(Schema, omit_defaults=True):  # extra only when there is any
-    """An RFC 9457 problem (``application/problem+json``), every error answer's body."""
-
-    type: Annotated[
-        str,
-        msgspec.Meta(description="about:blank: the HTTP status says what kind of problem it is"),
-    ]
-    title: Annotated[str, msgspec.Meta(description="The HTTP status phrase, e.g. Bad Request")]
-    status: Annotated[int, msgspec.Meta(description="The HTTP status code")]
-    detail: Annotated[str, msgspec.Meta(description="What was wrong with this request")]
-    status_code: Annotated[
-        int, msgspec.Meta(description="Deprecated: the same as status (kept for one release)")
-    ]
-    instance: Annotated[
-        str | None,
-        msgspec.Meta(description="The request target (path and query) this problem is about"),
-    ] = None
-    extra: Annotated[
-        list[dict] | None,
-        msgspec.Meta(
-            description="Parameter errors: one entry per parameter (key, source, message, "
-            "valid values, did_you_mean)"
-        ),
-    ] = None
+class ServerlessList(Schema):
+    items: Annotated[list[ServerlessPlatform], _d("Every serverless platform, with its tiers")]
+    as_of: AsOf
 
 
-class RefreshResult(Schema):
-    swapped: Annotated[bool, msgspec.Meta(description="A newer snapshot was loaded by this call")]
-    snapshot_id: Annotated[
-        str, msgspec.Meta(description="Id of the snapshot served after this call")
+class ProviderDetail(Schema):
+    provider: ProviderSlug
+    status: Annotated[ProviderStatus | None, _d("Scrape freshness; null for a curated-only slug")]
+    facts: Annotated[ProviderFacts | None, _d("Curated billing facts; null when none are seeded")]
+    serverless_platform: Annotated[
+        ServerlessPlatform | None, _d("Set when the slug is a serverless platform, with its tiers")
     ]
-    as_of: Annotated[datetime, msgspec.Meta(description="When the served snapshot was published")]
+    as_of: AsOf

@@ -1,69 +1,81 @@
-"""GET /gpus, GET /providers, GET /health."""
+"""Operations: GET /health, GET /version and GET /metrics (Prometheus text format,
+``api.metrics``); POST /admin/refresh is ``api.ops.admin``."""
 
 from __future__ import annotations
 
+import platform
+from importlib import metadata
 from typing import Any
 
-from litestar import Controller, Response, get
+import duckdb
+from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
+from prometheus_client import generate_latest
 
 from api.encoding import encode_as, json_response
-from api.params import ListFormat
-from api.queries import GPUS_SQL, HEALTH_ORIGINS_SQL, HEALTH_SQL, PROVIDERS_SQL
-from api.schemas import GpuList, Health, ProviderList
+from api.metrics import MEDIA_TYPE
+from api.ops.schemas import Health, Version
 from api.store import NoSnapshot, Store
 from warehouse.queries import LIVENESS_SQL, Liveness
+from warehouse.queries.health import HEALTH_ORIGINS_SQL, HEALTH_SQL
+
+API_VERSION = "0.1.0"  # OpenAPI info.version (api.app)
+METRICS_STATE = "metrics"
 
 
-class GpusController(Controller):
-    path = "/gpus"
-    tags = ("reference",)
-
-    @get(
-        "/",
-        summary="Canonical GPU table",
-        sync_to_thread=False,
-        description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
-        "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
-        responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
-    )
-    def list_gpus(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
-        snapshot = store.get()
-        return json_response(
-            snapshot.cached(
-                ("gpus",),
-                lambda: encode_as(
-                    GpuList, {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}
-                ),
-            ),
-            list_format=format_,
-        )
-
-
-class ProvidersController(Controller):
-    path = "/providers"
-    tags = ("providers",)
+class VersionController(Controller):
+    path = "/version"
+    tags = ("health",)
 
     @get(
         "/",
-        summary="Provider freshness",
+        summary="Versions of the server and the snapshot it serves",
         sync_to_thread=False,
-        description="Last success and last failure (with its error) per provider, and how "
-        "many of its offers are current, suspect, stale and expired (past the shelf life of "
-        "their kind of price, per kind: left out of answers unless include_expired=true).",
-        responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
+        responses={200: ResponseSpec(data_container=Version, description="Versions")},
     )
-    def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
-        snapshot = store.get()
+    def version(self, store: Store) -> Response[bytes]:
+        try:
+            snapshot = store.get()
+            snapshot_id, as_of = snapshot.info.snapshot_id, snapshot.as_of
+        except NoSnapshot:
+            snapshot_id, as_of = None, None
         return json_response(
-            snapshot.cached(
-                ("providers",),
-                lambda: encode_as(
-                    ProviderList, {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}
-                ),
-            ),
-            list_format=format_,
+            encode_as(
+                Version,
+                {
+                    "version": metadata.version("gpuprices"),
+                    "api_version": API_VERSION,
+                    "snapshot_id": snapshot_id,
+                    "snapshot_as_of": as_of,
+                    "python": platform.python_version(),
+                    "duckdb": duckdb.__version__,
+                    "litestar": metadata.version("litestar"),
+                },
+            )
         )
+
+
+class MetricsController(Controller):
+    path = "/metrics"
+    tags = ("health",)
+
+    @get(
+        "/",
+        summary="Prometheus metrics of this process",
+        description="Requests by method, route template and status; latency histogram by "
+        "route; the served snapshot's age in seconds, its offers (all, expired) and providers. "
+        "Prometheus text exposition format 0.0.4; one process's figures (each worker its own).",
+        sync_to_thread=False,
+        media_type=MEDIA_TYPE,
+        responses={
+            200: ResponseSpec(
+                data_container=str, media_type=MEDIA_TYPE, description="Prometheus text format"
+            )
+        },
+    )
+    def metrics(self, request: Request) -> Response[bytes]:
+        registry = request.app.state[METRICS_STATE].registry
+        return Response(content=generate_latest(registry), media_type=MEDIA_TYPE)
 
 
 def data_origin(by_origin: dict[str, dict[str, Any]]) -> tuple[str | None, str | None]:

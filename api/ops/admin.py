@@ -18,8 +18,9 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
+from api.ops.schemas import RefreshResult
 from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
-from api.schemas import ErrorBody, RefreshResult
+from api.schemas import ErrorBody
 from api.store import Store
 
 ADMIN_TOKEN_ENV = "GPUPRICES_ADMIN_TOKEN"

@@ -1,4 +1,4 @@
-"""GET /instances' query string read by the fast route (``api.controllers.instances``) exactly
+"""GET /instances' query string read by the fast route (``api.instances.controller``) exactly
 as Litestar's validation reads it, or not at all: :func:`parse_query`.
 """
 

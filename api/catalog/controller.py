@@ -1,44 +1,80 @@
-"""GET /providers/{slug} (status + curated billing facts), GET /serverless (platforms, tiers)."""
+"""The catalog: GET /gpus (the canonical GPU table), GET /providers (freshness),
+GET /providers/{slug} (status + curated billing facts), GET /serverless (platforms, tiers)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from litestar import Controller, Response, get
 from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
+from api.catalog.schemas import GpuList, ProviderDetail, ProviderList, ServerlessList
+from api.catalog.service import FACT_TABLES, first_row, with_tiers
 from api.encoding import encode_as, json_response
 from api.params import ListFormat
-from api.queries import (
+from api.schemas import ErrorBody
+from api.store import Store
+from warehouse.queries import PROVIDER_STATUS_SQL, PROVIDERS_SQL
+from warehouse.queries.catalog import (
+    GPUS_SQL,
     KNOWN_PROVIDERS_SQL,
     PLATFORM_SQL,
-    PLATFORM_TIERS_SQL,
     PLATFORMS_SQL,
     PROVIDER_FACTS_SQL,
-    PROVIDER_STATUS_SQL,
 )
-from api.schemas import ErrorBody
-from api.schemas_economics import ProviderDetail, ServerlessList
-from api.store import Snapshot, Store
-
-_FACT_TABLES = frozenset({"provider_facts", "serverless_platforms", "serverless_tiers"})
 
 
-def _first(snapshot: Snapshot, sql: str, params: list[Any], table: str) -> dict[str, Any] | None:
-    if table not in snapshot.tables:  # a snapshot published before the facts existed
-        return None
-    rows = snapshot.query(sql, params)
-    return rows[0] if rows else None
+class GpusController(Controller):
+    path = "/gpus"
+    tags = ("reference",)
+
+    @get(
+        "/",
+        summary="Canonical GPU table",
+        sync_to_thread=False,
+        description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
+        "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
+        responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
+    )
+    def list_gpus(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
+        snapshot = store.get()
+        return json_response(
+            snapshot.cached(
+                ("gpus",),
+                lambda: encode_as(
+                    GpuList, {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}
+                ),
+            ),
+            list_format=format_,
+        )
 
 
-def _with_tiers(snapshot: Snapshot, platforms: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    tiers = snapshot.query(PLATFORM_TIERS_SQL, [[p["platform"] for p in platforms]])
-    by_platform: dict[str, list[dict[str, Any]]] = {}
-    for tier in tiers:
-        by_platform.setdefault(tier["platform"], []).append(tier)
-    return [{**p, "tiers": by_platform.get(p["platform"], [])} for p in platforms]
+class ProvidersController(Controller):
+    path = "/providers"
+    tags = ("providers",)
+
+    @get(
+        "/",
+        summary="Provider freshness",
+        sync_to_thread=False,
+        description="Last success and last failure (with its error) per provider, and how "
+        "many of its offers are current, suspect, stale and expired (past the shelf life of "
+        "their kind of price, per kind: left out of answers unless include_expired=true).",
+        responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
+    )
+    def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
+        snapshot = store.get()
+        return json_response(
+            snapshot.cached(
+                ("providers",),
+                lambda: encode_as(
+                    ProviderList, {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}
+                ),
+            ),
+            list_format=format_,
+        )
 
 
 class ProviderDetailController(Controller):
@@ -71,13 +107,13 @@ class ProviderDetailController(Controller):
         slug = slug.lower()  # slugs are lowercase: /providers/Lambda is /providers/lambda
 
         def build() -> bytes:
-            status = _first(snapshot, PROVIDER_STATUS_SQL, [slug], "provider_status")
-            facts = _first(snapshot, PROVIDER_FACTS_SQL, [slug], "provider_facts")
-            platform = _first(snapshot, PLATFORM_SQL, [slug], "serverless_platforms")
+            status = first_row(snapshot, PROVIDER_STATUS_SQL, [slug], "provider_status")
+            facts = first_row(snapshot, PROVIDER_FACTS_SQL, [slug], "provider_facts")
+            platform = first_row(snapshot, PLATFORM_SQL, [slug], "serverless_platforms")
             if status is None and facts is None and platform is None:
                 known = (
                     [r["provider"] for r in snapshot.query(KNOWN_PROVIDERS_SQL)]
-                    if snapshot.tables >= _FACT_TABLES
+                    if snapshot.tables >= FACT_TABLES
                     else []
                 )
                 raise NotFoundException(
@@ -89,7 +125,7 @@ class ProviderDetailController(Controller):
                     "provider": slug,
                     "status": status,
                     "facts": facts,
-                    "serverless_platform": _with_tiers(snapshot, [platform])[0]
+                    "serverless_platform": with_tiers(snapshot, [platform])[0]
                     if platform
                     else None,
                     "as_of": snapshot.as_of,
@@ -123,7 +159,7 @@ class ServerlessController(Controller):
             return encode_as(
                 ServerlessList,
                 {
-                    "items": _with_tiers(snapshot, platforms) if platforms else [],
+                    "items": with_tiers(snapshot, platforms) if platforms else [],
                     "as_of": snapshot.as_of,
                 },
             )

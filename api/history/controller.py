@@ -2,7 +2,7 @@
 and GET /history/catalog (imported catalog statistics).
 
 The first three select from the snapshot's analysis objects through
-``warehouse.history_queries``: ``offer_intervals`` (change intervals per offer, scraped,
+``warehouse.queries.history``: ``offer_intervals`` (change intervals per offer, scraped,
 ``source`` = 'scrape', and imported from public datasets, 'import:<dataset>'), ``price_changes``
 and the ``market_history`` macro, which reads the daily rollup (``daily_provider_prices``:
 no suspect price, none past its kind's shelf life, GPUPRICES_SHELF_LIFE_DAYS_*, on the day) and,
@@ -16,16 +16,22 @@ per-GPU-hour figures: /history/catalog serves them on their own.
 from __future__ import annotations
 
 from datetime import UTC, date, timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter, QueryParameter
+from litestar.params import Parameter
 
-from api.controllers.instances import GPU_DOC, PROVIDER_DOC
 from api.encoding import encode_as, json_response
+from api.history.params import FORMS, TIME, LastDay, first_day, parse_day, parse_instant
+from api.history.schemas import (
+    CatalogHistory,
+    MarketHistory,
+    OfferHistory,
+    PriceChangesPage,
+)
 from api.offload import cached_off_loop
 from api.paging import link_header, next_offset
 from api.params import (
@@ -35,28 +41,28 @@ from api.params import (
     refuse_unknown_values,
     slugs,
 )
-from api.params_time import DATE_OR_TIMESTAMP_PATTERN, FORMS, parse_day, parse_instant
-from api.queries import CATALOG_HISTORY_SQL, gpu_prefix_pattern
-from api.schemas import (
-    CatalogHistory,
-    ErrorBody,
-    MarketHistory,
-    OfferHistory,
-    PriceChangesPage,
-)
+from api.schemas import ErrorBody
 from api.store import Store
-from warehouse.history_queries import (
+from warehouse.queries import (
+    GPU_DOC,
+    PROVIDER_DOC,
+    FilterError,
+    OfferFilter,
+    gpu_prefix_pattern,
+)
+from warehouse.queries.history import (
+    CATALOG_HISTORY_SQL,
     GPU_LEVEL_SQL,
     MARKET_HISTORY_SQL,
     OFFER_INTERVALS_SQL,
     changes_sql,
     market_history_params,
 )
-from warehouse.queries import FilterError, OfferFilter
 from warehouse.vocabulary import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
     MAX_LIST_VALUES,
+    MAX_OFFSET,
     MAX_RANGE_DAYS,
     FixedPricing,
     HistoryBucket,
@@ -68,25 +74,6 @@ DEFAULT_CHANGES_DAYS = 7
 # conversion never overflows (since=0001-01-01T00:00:00+05:00 is before the year 1 in UTC).
 FIRST_DAY = date(1970, 1, 1)
 LAST_DAY = date(2199, 12, 31)
-
-
-# The time parameters: a plain date or an RFC 3339 timestamp (api.params_time parses them)
-# (the pattern is documented in the schema and checked by api.params_time, whose 400 names
-# both accepted forms; as a validation pattern its message would be the regex)
-_TIME = {"schema_extra": {"pattern": DATE_OR_TIMESTAMP_PATTERN}, "max_length": 40}
-# the `to` parameter of the history endpoints
-LastDay = Annotated[
-    str | None,
-    Parameter(
-        description="Last day, UTC, inclusive (default: the day the snapshot was published): "
-        f"{FORMS}, which names its UTC day",
-        **_TIME,
-    ),
-]
-
-
-def _first_day(description: str) -> Any:
-    return QueryParameter(name="from", description=f"{description}: {FORMS}", **_TIME)
 
 
 class HistoryController(Controller):
@@ -176,7 +163,7 @@ class HistoryController(Controller):
         bucket: Annotated[HistoryBucket, Parameter(description="Bucket size")] = "day",
         from_: Annotated[
             str | None,
-            _first_day(
+            first_day(
                 f"First day, UTC, inclusive (default: {DEFAULT_RANGE_DAYS} days before `to`)"
             ),
         ] = None,
@@ -254,7 +241,7 @@ class HistoryController(Controller):
             ),
         ],
         from_: Annotated[
-            str | None, _first_day("First day, UTC, inclusive (default: the first there is)")
+            str | None, first_day("First day, UTC, inclusive (default: the first there is)")
         ] = None,
         to: LastDay = None,
         format_: ListFormat = None,
@@ -308,7 +295,7 @@ class HistoryController(Controller):
                 description=f"Changes at or after this instant: {FORMS}; a date is its first "
                 "instant (midnight UTC), a timestamp without an offset is UTC (default: "
                 f"{DEFAULT_CHANGES_DAYS} days before the snapshot was published)",
-                **_TIME,
+                **TIME,
             ),
         ] = None,
         provider: Annotated[
@@ -321,7 +308,7 @@ class HistoryController(Controller):
         limit: Annotated[
             int, Parameter(ge=1, le=MAX_LIMIT, description=f"Page size (at most {MAX_LIMIT})")
         ] = DEFAULT_LIMIT,
-        offset: Annotated[int, Parameter(ge=0, le=1_000_000, description="Rows to skip")] = 0,
+        offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from litestar.exceptions import ClientException
 from litestar.params import Parameter
@@ -28,13 +28,13 @@ from warehouse.vocabulary import (
     MAX_LIMIT,
     MAX_LIST_VALUES,
     DedicatedPricing,
+    RequestedPrecision,
 )
 
 MAX_TOKENS = 1_000_000
 # The shortest request /breakeven prices: one microsecond of GPU time. Below it the request
 # rate that fills one replica (86,400 s / seconds per request) leaves the range of a float.
 MIN_GPU_SECONDS_PER_REQUEST = 1e-6
-Precision = Literal["standard", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 
 PRECISION_DOC = (
     "Weight/compute format: standard = fp8 where the GPU has FP8 tensor cores, else its 16-bit "
@@ -45,7 +45,7 @@ PRECISION_DOC = (
 ModelParam = Annotated[
     str, Parameter(description="Reference model id (see GET /models)", max_length=100)
 ]
-PrecisionParam = Annotated[Precision, Parameter(description=PRECISION_DOC)]
+PrecisionParam = Annotated[RequestedPrecision, Parameter(description=PRECISION_DOC)]
 InputTokens = Annotated[
     int, Parameter(ge=1, le=MAX_TOKENS, description="Prompt tokens per request")
 ]

@@ -1,4 +1,4 @@
-"""Response schemas of the facts and economics endpoints (documentation of the wire format).
+"""Response schemas of the economics endpoints (documentation of the wire format).
 
 Units are in the names: ``_usd`` US dollars, ``_s`` seconds, ``_gb`` 10^9 bytes, ``_per_s`` per
 second, ``_monthly_usd`` USD per month of 730 hours (8760 / 12, the month providers bill by and
@@ -8,16 +8,15 @@ of one replica's day. Times are UTC ISO 8601.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, ClassVar
 
 import msgspec
 
-from api.schemas import Excluded, Number, ProviderStatus, Schema
+from api.schemas import Excluded, Number, Schema
 from api.schemas.assumptions import EstimateAssumptions
 from api.schemas.fields import (
     AsOf,
-    Currency,
     GpuCount,
     GpuId,
     InputTokens,
@@ -26,113 +25,18 @@ from api.schemas.fields import (
     ModelId,
     OfferId,
     OutputTokens,
-    PlatformSlug,
     Pricing,
     ProviderSlug,
     Region,
     RequestedPrecision,
     SourceUrl,
     TensorParallel,
-    Verified,
 )
-from api.schemas.provenance import CaptureFiles, ObservedBasis, SourceKind
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
 
 
 def _d(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
-
-
-# --- GET /providers/{slug}, GET /serverless ---------------------------------------------------
-
-
-class ProviderFacts(Schema):
-    provider: ProviderSlug
-    name: Annotated[str, _d("The provider's display name")]
-    kind: Annotated[str, _d("cloud, marketplace or serverless")]
-    verified: Verified
-    billing_granularity: Annotated[str | None, _d("second, minute, hour or month; null = unknown")]
-    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
-    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration per start, seconds")]
-    egress_usd_per_gb: Annotated[Number | None, _d("Internet egress, first paid tier, USD per GB")]
-    block_storage_usd_per_gb_month: Annotated[Number | None, _d("Block storage, USD per GB-month")]
-    spot_available: Annotated[bool | None, _d("Sells a spot / preemptible tier; null: unknown")]
-    interconnect_notes: Annotated[str | None, _d("Fabric facts per instance family")]
-    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
-    source_urls: Annotated[str, _d("Space-separated source URLs, one per fact where possible")]
-    notes: Annotated[str | None, _d("Billing details beyond the fields above; null: none")]
-    source_kind: SourceKind
-    observed_basis: ObservedBasis
-    capture_files: CaptureFiles
-
-
-class ServerlessTier(Schema):
-    id: Annotated[str, _d("Offer id (also served by GET /instances?serverless=true)")]
-    platform: PlatformSlug
-    tier: Annotated[str, _d("The platform's name of the tier, e.g. flex H200 PRO 141 GB")]
-    gpu_id: Annotated[str | None, _d("Canonical GPU id; null when the source does not pin it")]
-    gpu_count: GpuCount
-    price: Annotated[Number, _d("As quoted, in `currency` per `price_unit`, for the whole tier")]
-    currency: Currency
-    price_unit: Annotated[str, _d("second or hour (the platform's own unit)")]
-    price_per_hour_usd: Annotated[Number, _d("USD per hour for the whole tier")]
-    always_on: Annotated[bool, _d("Workers run and bill 24/7 (no scale to zero)")]
-    price_source: Annotated[str, _d("curated (seed) or scrape")]
-    observed_at: Annotated[datetime | None, _d("When the price was observed; null: undated")]
-    source_url: SourceUrl
-    source_kind: SourceKind
-    observed_basis: ObservedBasis
-    price_kind: PriceKind
-    shelf_life_days: ShelfLifeDays
-    expires_at: ExpiresAt
-    expired: Annotated[
-        bool,
-        _d(
-            "The price was past expires_at when the snapshot was published: this catalogue "
-            "lists it, GET /instances only with include_expired=true"
-        ),
-    ]
-
-
-class ServerlessPlatform(Schema):
-    platform: PlatformSlug
-    name: Annotated[str, _d("The platform's display name")]
-    deployment: Annotated[str, _d("container, managed_endpoint or function")]
-    billing_granularity_s: Annotated[Number | None, _d("Metering step, seconds")]
-    minimum_charge_s: Annotated[Number | None, _d("Minimum billed duration, seconds")]
-    scale_to_zero: Annotated[bool | None, _d("Idle workers stop and cost nothing; null: unknown")]
-    idle_charged: Annotated[str | None, _d("true, false or partial (a bounded keep-warm window)")]
-    min_replicas_supported: Annotated[
-        bool | None, _d("Minimum warm workers can be set; null: unknown")
-    ]
-    warm_pool: Annotated[str | None, _d("How workers are kept warm; null: unknown")]
-    cold_start_mitigations: Annotated[str | None, _d("What shortens cold starts; null: unknown")]
-    max_request_duration_s: Annotated[int | None, _d("Longest allowed execution, seconds")]
-    concurrency_controls: Annotated[str | None, _d("Limits on concurrent work; null: unknown")]
-    autoscaling_controls: Annotated[str | None, _d("Settings that drive scaling; null: unknown")]
-    persistent_volumes: Annotated[str | None, _d("Storage that outlives a worker; null: unknown")]
-    facts_as_of: Annotated[date | None, _d("Date of the facts (observed_basis); null: undated")]
-    source_urls: Annotated[str, _d("Space-separated source URLs of the facts")]
-    notes: Annotated[str | None, _d("Billing details the fields above do not hold; null: none")]
-    source_kind: SourceKind
-    observed_basis: ObservedBasis
-    capture_files: CaptureFiles
-    tiers: Annotated[list[ServerlessTier], _d("The platform's GPU tiers with their prices")]
-
-
-class ServerlessList(Schema):
-    items: Annotated[list[ServerlessPlatform], _d("Every serverless platform, with its tiers")]
-    as_of: AsOf
-
-
-class ProviderDetail(Schema):
-    provider: ProviderSlug
-    status: Annotated[ProviderStatus | None, _d("Scrape freshness; null for a curated-only slug")]
-    facts: Annotated[ProviderFacts | None, _d("Curated billing facts; null when none are seeded")]
-    serverless_platform: Annotated[
-        ServerlessPlatform | None, _d("Set when the slug is a serverless platform, with its tiers")
-    ]
-    as_of: AsOf
 
 
 # --- GET /models ------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Response schemas of GET /breakeven: serverless tiers against the cheapest dedicated offer
-for one load (``api.services.breakeven``). Units as in ``api.schemas_economics``: ``_usd`` US
+for one load (``api.economics.breakeven``). Units as in ``api.economics.schemas``: ``_usd`` US
 dollars, ``_s`` seconds, ``_monthly_usd`` USD per month of 730 hours, ``utilization`` a
 fraction 0..1 of one replica's day."""
 

@@ -1,7 +1,7 @@
 """GET /models, /estimates, /fit, /breakeven: LLM-serving economics over the current offers.
 
 Thin: each handler's parameters are one dataclass built as a dependency
-(``api.params_economics``), the answer is ``api.services.economics.EconomicsService``'s typed
+(``api.economics.params``), the answer is ``api.economics.service.EconomicsService``'s typed
 result, cached per snapshot and encoded here; a miss is built in a worker thread
 (``api.offload``), so a distinct query does not hold the event loop. The formulas live in
 ``warehouse.economics``
@@ -17,19 +17,19 @@ from litestar.di import NamedDependency, Provide
 from litestar.exceptions import ClientException
 from litestar.openapi.datastructures import ResponseSpec
 
-from api.encoding import encode_as, json_response
-from api.offload import cached_off_loop
-from api.params import ListFormat, refuse_unknown_values
-from api.params_economics import BreakevenParams, EstimatesParams, FitParams
-from api.schemas import ErrorBody
-from api.schemas_breakeven import BreakevenAnswer
-from api.schemas_economics import (
+from api.economics.params import BreakevenParams, EstimatesParams, FitParams
+from api.economics.schemas import (
     EstimatesPage,
     FitAnswer,
     HardwareEstimate,
     ModelList,
 )
-from api.services.economics import EconomicsService
+from api.economics.schemas_breakeven import BreakevenAnswer
+from api.economics.service import EconomicsService
+from api.encoding import encode_as, json_response
+from api.offload import cached_off_loop
+from api.params import ListFormat, refuse_unknown_values
+from api.schemas import ErrorBody
 from api.store import Store
 
 SHELF_LIFE_NOTE = (

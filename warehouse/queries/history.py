@@ -1,11 +1,12 @@
 """The read queries of price history, over a published snapshot: what GET /history,
-GET /instances/{id}/history and GET /changes select.
+GET /instances/{id}/history, GET /changes, GET /history/catalog and the history charts select.
 
 They select from the analysis objects (``warehouse/views/*.sql``: ``market_history``,
 ``offer_intervals``, ``price_changes``, ``gpu_matches``) and restate none of their rules, so an
 answer is what a user gets from the same SQL on the snapshot file (``docs/sql.md``). The
 objects are created in every snapshot and in every in-memory copy of one
-(``warehouse.publish.load_into_memory``). Values are always bound parameters.
+(``warehouse.publish.load_into_memory``); the catalog statistics select from
+``imported_daily_prices``. Values are always bound parameters.
 """
 
 from __future__ import annotations
@@ -43,16 +44,17 @@ MARKET_HISTORY_SQL = """
 
 
 def market_history_params(
-    gpu: str, pricing: str, bucket: str, first: date, last: date, as_of: datetime
+    series: str, kind: str, bucket: str, first: date, last: date, as_of: datetime
 ) -> list[Any]:
-    """Parameters of MARKET_HISTORY_SQL: the series ``gpu`` (a normalised canonical id or family
-    term), ``pricing``, ``bucket`` (a key of HISTORY_BUCKETS; KeyError otherwise) and the UTC
-    days ``first``..``last`` inclusive. ``last`` is cut at the snapshot's day (``as_of``): no
-    price is claimed for a day the snapshot had not reached, even for an interval still open."""
+    """Parameters of MARKET_HISTORY_SQL: the GPU of the ``series`` (a normalised canonical id
+    or family term), its pricing ``kind``, ``bucket`` (a key of HISTORY_BUCKETS; KeyError
+    otherwise) and the UTC days ``first``..``last`` inclusive. ``last`` is cut at the
+    snapshot's day (``as_of``): no price is claimed for a day the snapshot had not reached,
+    even for an interval still open."""
     through = min(last, as_of.astimezone(UTC).date())
     if bucket not in HISTORY_BUCKETS:  # the date_trunc parts market_history accepts
         raise KeyError(bucket)
-    return [gpu, pricing, bucket, first, through]
+    return [series, kind, bucket, first, through]
 
 
 # GET /instances/{id}/history: every change interval of one offer, oldest first. Parameter: id.
@@ -107,3 +109,77 @@ def changes_sql(
     )
     count = f"select count(*) as n from price_changes where {where}"
     return page, count, params
+
+
+# GET /charts/{offer_id}/history.svg: one offer's change intervals, oldest first.
+OFFER_HISTORY_SQL = """
+    select valid_from, valid_to, price_per_hour_usd, provider, instance_type, region, pricing
+    from offer_history
+    where offer_id = ?
+    order by valid_from
+"""
+
+
+# GET /history/catalog: imported catalog statistics (imported_daily_prices: one row per day,
+# source, provider and GPU name, in USD per instance-hour, with no GPU count), per day and GPU
+# level. Parameters, in order: first day (date, inclusive; null = from the first), last day
+# (date, inclusive), gpu term, its prefix pattern (gpu_prefix_pattern; null for a canonical
+# id). The GPU rule is GET /history's: a term matches its own gpu_id and, for a family term,
+# its members' ids and the family-level rows it covers (gpu_id null, gpu_family set). Model-
+# and family-level rows are never merged: a "gpuhunt H100" row may be any H100 variant.
+# A provider listing one GPU under two spellings on a day (two rows mapping to one model or
+# family) counts once, with its cheapest price, as in GET /history.
+CATALOG_HISTORY_SQL = """
+    with params as (
+        select ?::date as day_from, ?::date as day_to, ?::varchar as gpu,
+               ?::varchar as gpu_prefix
+    ),
+
+    matching as (
+        select
+            i.day,
+            i.source,
+            i.provider,
+            case when i.gpu_id is null then 'family' else 'model' end as gpu_level,
+            i.gpu_id,
+            case when i.gpu_id is null then i.gpu_family end as gpu_family,
+            i.offer_count,
+            i.min_price_per_hour_usd
+        from imported_daily_prices as i, params as p
+        where (p.day_from is null or i.day >= p.day_from)
+          and i.day <= p.day_to
+          and (
+              i.gpu_id = p.gpu
+              or i.gpu_id like p.gpu_prefix escape '\\'
+              or (
+                  i.gpu_id is null
+                  and p.gpu_prefix is not null
+                  and (i.gpu_family = p.gpu or i.gpu_family like p.gpu_prefix escape '\\')
+              )
+          )
+    ),
+
+    per_provider as (
+        select
+            day, source, gpu_level, gpu_id, gpu_family, provider,
+            min(min_price_per_hour_usd) as usd_per_instance_hour,
+            sum(offer_count) as offers
+        from matching
+        group by all
+    )
+
+    select
+        day,
+        gpu_level,
+        gpu_id,
+        gpu_family,
+        round(min(usd_per_instance_hour), 6)::double as min_usd_per_instance_hour,
+        round(median(usd_per_instance_hour), 6)::double as median_usd_per_instance_hour,
+        round(max(usd_per_instance_hour), 6)::double as max_usd_per_instance_hour,
+        count(*) as provider_count,
+        sum(offers)::bigint as offer_count,
+        source
+    from per_provider
+    group by day, source, gpu_level, gpu_id, gpu_family
+    order by day, gpu_id nulls last, gpu_family, source
+"""

@@ -1,9 +1,11 @@
 """Token estimates and model fit computed from a snapshot's rows (GET /estimates, /fit).
 
-Pure functions over rows the service fetched (``api.queries``) and the snapshot's model and GPU
-tables; the formulas are ``warehouse.economics`` (see ``docs/estimates.md``), the per-offer
-estimate is ``warehouse.estimates.estimate_rows``, the function that also builds the
-``token_estimates`` table, so the API and the table cannot disagree.
+Pure functions over rows the service fetched (``warehouse.queries.economics``) and the
+snapshot's model and GPU tables; the formulas are ``warehouse.economics`` (see
+``docs/estimates.md``), the per-offer estimate is ``warehouse.estimates.estimate_rows``, the
+function that also builds the ``token_estimates`` table, so the API and the table cannot
+disagree; an item's keys are ``warehouse.queries.economics.ESTIMATE_ITEM_KEYS``, the columns
+the table's page query selects.
 """
 
 from __future__ import annotations
@@ -18,19 +20,7 @@ from warehouse import economics
 from warehouse.estimates import Estimator, estimate_rows, gpu_from_row, precision_for, whole_gpus
 from warehouse.facts import model_from_row
 from warehouse.queries import SHELF_LIFE_COLUMNS
-
-# Keys of one /estimates item, in order (token_estimates columns).
-ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
-    "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_id",
-    "gpu_count", "model_id", "input_tokens", "output_tokens", "precision_requested",
-    "weight_precision", "compute_precision", "kv_precision", "precision_native",
-    "fallback_reason", "gpus_used", "tensor_parallel", "data_parallel", "batch_per_replica",
-    "output_tokens_per_s", "total_tokens_per_s", "price_per_hour_usd",
-    "usd_per_million_output_tokens", "usd_per_million_total_tokens", "observed_at", "source_url",
-    *SHELF_LIFE_COLUMNS, *economics.ASSUMPTION_COLUMNS,
-)  # fmt: skip
-# read off the offer, not the estimate
-_OFFER_KEYS = frozenset({"source_url", *SHELF_LIFE_COLUMNS})
+from warehouse.queries.economics import ESTIMATE_ITEM_KEYS, ESTIMATE_OFFER_KEYS
 
 _ESTIMATORS: OrderedDict[str, Estimator] = OrderedDict()
 _ESTIMATORS_LOCK = threading.Lock()
@@ -81,7 +71,10 @@ def ranked_estimates(
     fitting = [r for r in rows if r["fits"]]
     fitting.sort(key=lambda r: (r["usd_per_million_total_tokens"], r["offer_id"]))
     return [
-        {k: by_id[r["offer_id"]][k] if k in _OFFER_KEYS else r[k] for k in ESTIMATE_ITEM_KEYS}
+        {
+            k: by_id[r["offer_id"]][k] if k in ESTIMATE_OFFER_KEYS else r[k]
+            for k in ESTIMATE_ITEM_KEYS
+        }
         for r in fitting
     ]
 

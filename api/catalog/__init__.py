@@ -1,0 +1,1 @@
+"""The catalog: GET /gpus, /providers, /providers/{slug}, /serverless."""

@@ -1,0 +1,1 @@
+"""LLM-serving economics: GET /models, /economics/estimates, /fit, /breakeven."""

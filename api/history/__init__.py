@@ -1,0 +1,1 @@
+"""Price history: GET /history, /history/catalog, /instances/{id}/history, /changes."""

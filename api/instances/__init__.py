@@ -1,0 +1,1 @@
+"""GET /instances: the current offers, its fast route and its query parser."""

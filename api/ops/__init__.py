@@ -1,0 +1,1 @@
+"""Operations: GET /health, /version, /metrics and POST /admin/refresh."""

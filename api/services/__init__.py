@@ -1,1 +1,0 @@
-"""Answers computed from a snapshot, one module per resource; controllers call these."""
