@@ -292,13 +292,29 @@ def test_a_price_scraped_once_long_ago_does_not_count_every_day_since(client):
 
 def _daily_gpu_prices(published: Path, gpu: str, pricing: str) -> dict[str, tuple]:
     """day -> (min, median, max, provider_count, offer_count) of daily_gpu_prices."""
+    return _all_daily_gpu_prices(published, "gpu_id = ? and pricing = ?", [gpu, pricing]).get(
+        (gpu, pricing), {}
+    )
+
+
+def _all_daily_gpu_prices(
+    published: Path, where: str, params: list
+) -> dict[tuple[str, str], dict[str, tuple]]:
+    """(gpu, pricing) -> day -> the figures of ``_daily_gpu_prices``, in one query."""
     rows = _snapshot_rows(
         published,
-        "select day, min_usd_per_gpu_hour, median_usd_per_gpu_hour, max_usd_per_gpu_hour,"
-        " provider_count, offer_count from daily_gpu_prices where gpu_id = ? and pricing = ?",
-        [gpu, pricing],
+        "select gpu_id, pricing, day, min_usd_per_gpu_hour, median_usd_per_gpu_hour,"
+        f" max_usd_per_gpu_hour, provider_count, offer_count from daily_gpu_prices where {where}",
+        params,
     )
-    return {str(r[0]): (*(float(v) for v in r[1:4]), r[4], r[5]) for r in rows}
+    found: dict[tuple[str, str], dict[str, tuple]] = {}
+    for gpu, pricing, day, *figures in rows:
+        found.setdefault((gpu, pricing), {})[str(day)] = (
+            *(float(v) for v in figures[:3]),
+            figures[3],
+            figures[4],
+        )
+    return found
 
 
 def _history_days(client, gpu: str, pricing: str, first: date, last: date) -> dict[str, tuple]:
@@ -770,8 +786,9 @@ def test_history_days_equal_daily_gpu_prices_for_every_gpu_and_pricing(real, bac
         " where pricing in ('on_demand', 'spot', 'reserved') group by all order by all",
     )
     assert len(keys) > 20
+    daily = _all_daily_gpu_prices(backfilled, "pricing in ('on_demand', 'spot', 'reserved')", [])
     for gpu, pricing, first, last in keys:
-        expected = _daily_gpu_prices(backfilled, gpu, pricing)
+        expected = daily[(gpu, pricing)]
         assert _history_days(real, gpu, pricing, first, last) == expected, (gpu, pricing)
 
 
