@@ -32,7 +32,6 @@ from warehouse.db import insert_arrow, transaction
 from warehouse.estimator import (
     STANDARD_PRECISION,
     Estimator,
-    gpu_from_row,
     precision_for,
     whole_gpus,
 )
@@ -239,7 +238,7 @@ def _stream(
 def load_estimator(con: duckdb.DuckDBPyConnection) -> Estimator:
     """An Estimator over the ``models`` and ``gpus`` tables of a warehouse or snapshot."""
     models = {r["model_id"]: model_from_row(r) for r in _query(con, "select * from models")}
-    gpus = {r["gpu_id"]: gpu_from_row(r) for r in _query(con, "select * from gpus")}
+    gpus = {r["gpu_id"]: economics.gpu_spec_from_row(r) for r in _query(con, "select * from gpus")}
     return Estimator(models, gpus)
 
 

@@ -1,4 +1,4 @@
-"""The memoised throughput estimator the estimates are made with, and the GPU spec of a row.
+"""The memoised throughput estimator the estimates are made with.
 
 ``Estimator`` is ``economics.estimate_throughput`` memoised per (model, GPU, count, precision,
 shape): many offers share one configuration. The memo is bounded (``MEMO_ENTRIES``, least
@@ -16,31 +16,6 @@ from typing import Any
 
 from warehouse import economics
 from warehouse.vocabulary import STANDARD_PRECISION
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def gpu_from_row(row: Mapping[str, Any]) -> economics.GpuSpec:
-    """An ``economics.GpuSpec`` from a ``gpus`` table row (DuckDB types: Decimal, bool, None)."""
-    return economics.GpuSpec(
-        gpu_id=str(row["gpu_id"]),
-        vram_gb=float(row["vram_gb"]),
-        memory_bandwidth_gbps=float(row["memory_bandwidth_gbps"] or 0),
-        bf16_tflops_dense=_float(row["bf16_tflops_dense"]),
-        fp16_tflops_dense=_float(row["fp16_tflops_dense"]),
-        fp8_tflops_dense=_float(row["fp8_tflops_dense"]),
-        int8_tops_dense=_float(row["int8_tops_dense"]),
-        fp4_tflops_dense=_float(row["fp4_tflops_dense"]),
-        fp8_support=bool(row["fp8_support"]),
-        bf16_support=bool(row["bf16_support"]),
-        interconnect=str(row["interconnect"] or "pcie"),
-        interconnect_bandwidth_gbps=_float(row["interconnect_bandwidth_gbps"]),
-        vendor=str(row["vendor"] or ""),
-        architecture=str(row.get("architecture") or ""),
-        memory_type=str(row.get("memory_type") or ""),
-    )
 
 
 def whole_gpus(gpu_count: Decimal | float | int) -> int | None:

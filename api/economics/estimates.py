@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from warehouse import economics
-from warehouse.estimates import Estimator, estimate_rows, gpu_from_row, precision_for, whole_gpus
+from warehouse.estimates import Estimator, estimate_rows, precision_for, whole_gpus
 from warehouse.facts import model_from_row
 from warehouse.queries import SHELF_LIFE_COLUMNS
 from warehouse.queries.economics import ESTIMATE_ITEM_KEYS, ESTIMATE_OFFER_KEYS
@@ -36,7 +36,7 @@ def estimator(
             return found
     built = Estimator(
         {r["model_id"]: model_from_row(dict(r)) for r in model_rows},
-        {r["gpu_id"]: gpu_from_row(r) for r in gpu_rows},
+        {r["gpu_id"]: economics.gpu_spec_from_row(r) for r in gpu_rows},
     )
     with _ESTIMATORS_LOCK:
         _ESTIMATORS[snapshot_id] = built

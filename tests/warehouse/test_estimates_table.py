@@ -18,7 +18,6 @@ from warehouse.estimates import (
     STANDARD_INPUT_TOKENS,
     STANDARD_OUTPUT_TOKENS,
     confidence_fields,
-    gpu_from_row,
     rebuild_token_estimates,
 )
 from warehouse.facts import model_from_row
@@ -128,7 +127,7 @@ def test_row_matches_economics_called_directly(con):
         )
     )
     gpu_result = con.execute("select * from gpus where gpu_id = 'h100-sxm'")
-    gpu = gpu_from_row(
+    gpu = economics.gpu_spec_from_row(
         dict(zip([d[0] for d in gpu_result.description], gpu_result.fetchone(), strict=True))
     )
     direct = economics.estimate_throughput(model, "fp8", gpu, 8, 1000, 1000)
@@ -148,7 +147,7 @@ def test_row_matches_economics_called_directly(con):
 
 def _gpu(con, gpu_id: str) -> economics.GpuSpec:
     result = con.execute("select * from gpus where gpu_id = ?", [gpu_id])
-    return gpu_from_row(
+    return economics.gpu_spec_from_row(
         dict(zip([d[0] for d in result.description], result.fetchone(), strict=True))
     )
 

@@ -15,7 +15,7 @@ from tests.conftest import REPO
 from warehouse import economics
 from warehouse.db import MIGRATIONS_DIR, Warehouse, migrate
 from warehouse.derive import rebuild
-from warehouse.estimates import gpu_from_row, rebuild_token_estimates
+from warehouse.estimates import rebuild_token_estimates
 from warehouse.facts import SeedError, minimum_candidate, tier_rows
 from warehouse.gpus import load_gpus
 from warehouse.load import offer_id
@@ -184,7 +184,10 @@ def test_guaranteed_minimum_takes_every_figure_at_its_lowest(con):
         "select * from gpus where gpu_id in ('rtx-a4000', 'rtx-a4500', 'rtx-4000-ada')"
     )
     columns = [d[0] for d in result.description]
-    specs = {r[0]: gpu_from_row(dict(zip(columns, r, strict=True))) for r in result.fetchall()}
+    specs = {
+        r[0]: economics.gpu_spec_from_row(dict(zip(columns, r, strict=True)))
+        for r in result.fetchall()
+    }
     low = economics.guaranteed_minimum(
         [specs["rtx-4000-ada"], specs["rtx-a4000"], specs["rtx-a4500"]], 16.0
     )

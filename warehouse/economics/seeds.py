@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from warehouse.economics.inputs import ModelSpec
 from warehouse.gpus import GpuSpec
@@ -64,18 +65,31 @@ def load_models(path: Path = MODELS_CSV) -> dict[str, ModelSpec]:
     return models
 
 
-def _opt_float(value: str | None) -> float | None:
-    return float(value) if value not in (None, "") else None
+def _opt_float(value: Any) -> float | None:
+    """None for an empty cell (``None`` or a blank string), else the number."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return float(value)
 
 
-def _flag(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("true", "yes", "1", "y", "t")
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value or "").strip().lower() in ("true", "yes", "1", "y", "t")
 
 
-def gpu_spec_from_row(row: Mapping[str, str]) -> GpuSpec:
-    """A ``GpuSpec`` from one ``gpus.csv`` row (strings as csv.DictReader yields them)."""
+def _text(value: Any, default: str = "") -> str:
+    return str(value or "").strip() or default
+
+
+def gpu_spec_from_row(row: Mapping[str, Any]) -> GpuSpec:
+    """A ``GpuSpec`` from one row of ``gpus``: the seed CSV's strings (csv.DictReader) or the
+    warehouse table's values (Decimal, bool, None), one rule for both: ``vram_gb`` and
+    ``memory_bandwidth_gbps`` required, other figures None when empty, a flag true only when
+    set, interconnect ``pcie`` unless stated. The one reader the estimates, the API and the
+    calibration use (``warehouse.gpus`` validates the hand-edited seed before it is loaded)."""
     return GpuSpec(
-        gpu_id=row["gpu_id"],
+        gpu_id=_text(row["gpu_id"]),
         vram_gb=float(row["vram_gb"]),
         memory_bandwidth_gbps=float(row["memory_bandwidth_gbps"]),
         bf16_tflops_dense=_opt_float(row.get("bf16_tflops_dense")),
@@ -85,9 +99,9 @@ def gpu_spec_from_row(row: Mapping[str, str]) -> GpuSpec:
         fp4_tflops_dense=_opt_float(row.get("fp4_tflops_dense")),
         fp8_support=_flag(row.get("fp8_support")),
         bf16_support=_flag(row.get("bf16_support")),
-        interconnect=(row.get("interconnect") or "pcie").strip(),
+        interconnect=_text(row.get("interconnect"), "pcie"),
         interconnect_bandwidth_gbps=_opt_float(row.get("interconnect_bandwidth_gbps")),
-        vendor=(row.get("vendor") or "").strip(),
-        architecture=(row.get("architecture") or "").strip(),
-        memory_type=(row.get("memory_type") or "").strip(),
+        vendor=_text(row.get("vendor")),
+        architecture=_text(row.get("architecture")),
+        memory_type=_text(row.get("memory_type")),
     )
