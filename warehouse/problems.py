@@ -51,6 +51,12 @@ class ProblemCode(enum.StrEnum):
     QUARANTINED_FUTURE_OBSERVATION = "quarantined_future_observation"
 
 
+# Codes that warn and never reject a scrape: found by a transition that still succeeds, they
+# are stored with the committed scrape (``scrapes.problem_codes``) and carried in its outcome's
+# ``problems``, where a warning check (``pipelines.defs.providers.RED_WHEN``) reads them.
+WARNINGS = frozenset({ProblemCode.GPU_UNRESOLVED})
+
+
 class Stage(enum.StrEnum):
     """Where an exception was caught: what an unexpected one is reported as."""
 

@@ -49,7 +49,7 @@ from warehouse.load import (
     start_scrape,
 )
 from warehouse.outcome import ScrapeOutcome, ScrapeStatus
-from warehouse.problems import Problem, ProblemCode, Stage, disk_full, message, record_problems
+from warehouse.problems import WARNINGS, Problem, Stage, disk_full, message, record_problems
 from warehouse.records import Observation, OfferLike
 from warehouse.settings import Settings
 
@@ -322,7 +322,7 @@ class Scrape:
             self.offer_count = 0
             return self._fail(con, State.COMMITTED, [self.explain(exc, Stage.LOAD)])
         coded = self._validation.coded_problems()
-        warnings = [p for p in coded if p.code is ProblemCode.GPU_UNRESOLVED]
+        warnings = [p for p in coded if p.code in WARNINGS]
         record_problems(con, self.scrape_id, warnings)
         verdicts = plausibility.screen_scrape(
             con, scrape_id=self.scrape_id, provider=self.provider, rows=self._rows

@@ -88,8 +88,10 @@ WARN_CHECKS = frozenset(
 
 
 _C = ProblemCode
-# The problem codes (warehouse.problems) that turn each error check red. The warn checks read
-# the served scrape's facts (unresolved GPUs, screen verdicts, ...), not problems.
+# The problem codes (warehouse.problems) that turn each check red: an error check's codes come
+# from the failed scrapes, a warn check's from the warnings (warehouse.problems.WARNINGS) the
+# served scrape stored. The older warn checks read that scrape's facts (unresolved GPUs, screen
+# verdicts, ...) instead.
 RED_WHEN: dict[str, frozenset[ProblemCode]] = {
     "non_empty": frozenset(
         {
@@ -253,7 +255,8 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
         served = next((o for o in reversed(outcomes) if o.status == ScrapeStatus.SUCCESS), None)
         results = _check_results(
             provider.slug,
-            [p for o in failed for p in o.problems],
+            # the failed scrapes' problems, and the warnings (WARNINGS) the served one stored
+            [p for o in failed for p in o.problems] + (served.problems if served else []),
             unresolved,
             suspect=served.suspect if served else None,
             vram_mismatches=served.vram_mismatches if served else None,

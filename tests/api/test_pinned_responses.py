@@ -8,8 +8,8 @@ OpenAPI 3.1 schemas being JSON Schema 2020-12). The few values that
 depend on when the replay ran (``as_of``, ``snapshot_id``, ``since``, scrape times, ``*age_days``)
 are replaced by placeholders; everything else is compared exactly, CSV column order included
 (JSON objects compare by keys, not by key order). Regenerate after an intended change with
-``GPUPRICES_UPDATE_PINS=1 uv run pytest tests/api/test_pinned_responses.py`` and say why in the
-commit.
+``GPUPRICES_UPDATE_PINS=1 GPUPRICES_REPIN=1 uv run pytest tests/api/test_pinned_responses.py
+tests/api/test_instances_pinned.py -n 0`` and say why in the commit.
 """
 
 from __future__ import annotations
@@ -160,8 +160,32 @@ def answers(client) -> dict[str, dict[str, Any]]:
     return got
 
 
-def test_every_pinned_query_is_asked() -> None:
+def test_every_pinned_query_is_asked(answers) -> None:
+    # ``answers`` first: under GPUPRICES_UPDATE_PINS=1 it rewrites the pins this test reads
     assert list(json.loads(PINS.read_text(encoding="utf-8"))) == list(QUERIES)
+
+
+# GET operations of the document whose answers are not pinned, and why
+NOT_PINNED = {
+    "/version": "the build's version and commit: changes with every commit",
+    "/metrics": "counts of the requests this process has answered",
+}
+
+
+def test_every_json_endpoint_is_pinned(client) -> None:
+    """A new endpoint (CONTRIBUTING "Add an endpoint") fails here until a query of QUERIES asks
+    it: the list is the app's own OpenAPI document, every GET operation answering JSON."""
+    document = client.get("/schema/openapi.json").json()
+    asked = {q.split("?")[0] for q in QUERIES}
+    missing = []
+    for template, item in document["paths"].items():
+        ok = item.get("get", {}).get("responses", {}).get("200", {})
+        if "application/json" not in ok.get("content", {}) or template in NOT_PINNED:
+            continue
+        pattern = re.sub(r"\{[^}]+\}", "[^/]+", template)
+        if not any(re.fullmatch(pattern, path) for path in asked):
+            missing.append(template)
+    assert not missing, f"add a query of each to QUERIES, then regenerate the pins: {missing}"
 
 
 @pytest.mark.parametrize("query", QUERIES)
