@@ -172,28 +172,31 @@ def scrape_provider(
         if live_failed and fallback_replay_dir is not None and fallback_replay_dir.is_dir()
         else []
     )
-    if live_failed and not fallback_sessions and recorded_fallback:
-        report(
-            run_recorded(
-                provider, warehouse=warehouse, paths=paths, run_id=run_id, settings=settings
+    # nothing waits on the network from here on (recorded offers, captures on disk, retention):
+    # one connection for all of it, not one open and checkpoint of the DuckDB file per step
+    with warehouse.held():
+        if live_failed and not fallback_sessions and recorded_fallback:
+            report(
+                run_recorded(
+                    provider, warehouse=warehouse, paths=paths, run_id=run_id, settings=settings
+                )
             )
-        )
-    for session in fallback_sessions:
-        outcome = run_session(
-            provider,
-            session,
-            warehouse=warehouse,
-            paths=paths,
-            token=replay,
-            run_id=run_id,
-            limits=limits,
-            settings=settings,
-            now=now,
-        )
-        report(outcome)
-    with warehouse.connect() as con:
-        # a bounded raw/ (see warehouse.retention)
-        retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings), now=now)
+        for session in fallback_sessions:
+            outcome = run_session(
+                provider,
+                session,
+                warehouse=warehouse,
+                paths=paths,
+                token=replay,
+                run_id=run_id,
+                limits=limits,
+                settings=settings,
+                now=now,
+            )
+            report(outcome)
+        with warehouse.connect() as con:
+            # a bounded raw/ (see warehouse.retention)
+            retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings), now=now)
     return outcomes
 
 
