@@ -12,6 +12,7 @@ loudly (``future_observation``), never stored.
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -51,16 +52,27 @@ def _vast_live() -> httpx.MockTransport:
     )
 
 
-@pytest.fixture
-def paths(tmp_path: Path) -> Paths:
-    """Every Lambda capture replayed (2023-2026) and one live Vast scrape, at the real clock."""
-    paths = Paths(tmp_path / "home")
+@pytest.fixture(scope="module")
+def stored_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every Lambda capture replayed (2023-2026) and one live Vast scrape, at the real clock:
+    built once for the module, copied for each test (``paths``)."""
+    paths = Paths(tmp_path_factory.mktemp("clock-skew") / "home")
     ensure_seeded(Warehouse(paths.warehouse))
-    replayed = scrape_provider(LAMBDA, paths=paths, replay_dir=SNAPSHOTS)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scraper_http, "pause", lambda seconds: None)
+        mp.setattr(scraper_http, "MIN_INTERVAL_PER_HOST_S", 0.0)
+        replayed = scrape_provider(LAMBDA, paths=paths, replay_dir=SNAPSHOTS)
+        live = scrape_provider(VAST, paths=paths, replay_dir=None, env={}, transport=_vast_live())
     assert len(replayed) >= 3 and {o.status for o in replayed} == {"success"}
-    live = scrape_provider(VAST, paths=paths, replay_dir=None, env={}, transport=_vast_live())
     assert [o.status for o in live] == ["success"] and live[0].offer_count > 0
-    return paths
+    return paths.home
+
+
+@pytest.fixture
+def paths(stored_home: Path, tmp_path: Path) -> Paths:
+    """A copy of ``stored_home`` of this test's own."""
+    shutil.copytree(stored_home, tmp_path / "home")
+    return Paths(tmp_path / "home")
 
 
 def _stored(con: duckdb.DuckDBPyConnection, raw: Path) -> dict[str, list]:
