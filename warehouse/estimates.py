@@ -172,9 +172,12 @@ def _config_part(
     if isinstance(estimate, str):
         part["not_estimated_reason"] = estimate
     elif not estimate.fits:
-        part["not_estimated_reason"] = (
-            f"{model.model_id} does not fit {count} x {gpu.gpu_id} at "
-            f"{resolved.weight_precision} with one {input_tokens + output_tokens}-token sequence"
+        part["not_estimated_reason"] = does_not_fit(
+            model.model_id,
+            count,
+            gpu.gpu_id,
+            resolved.weight_precision,
+            input_tokens + output_tokens,
         )
     else:
         part.update(
@@ -233,6 +236,17 @@ def _stream(
     while rows := result.fetchmany(chunk):
         for row in rows:
             yield dict(zip(columns, row, strict=True))
+
+
+def does_not_fit(
+    model_id: str, gpus: int, gpu_id: str, weight_precision: str, sequence_tokens: int
+) -> str:
+    """Why a model has no estimate on ``gpus`` x ``gpu_id``: the one wording of the table's
+    rows and of GET /estimates' hardware items."""
+    return (
+        f"{model_id} does not fit {gpus} x {gpu_id} at {weight_precision} with one "
+        f"{sequence_tokens}-token sequence"
+    )
 
 
 def load_estimator(con: duckdb.DuckDBPyConnection) -> Estimator:

@@ -17,7 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from warehouse import economics
-from warehouse.estimates import Estimator, estimate_rows, precision_for, whole_gpus
+from warehouse.estimates import (
+    Estimator,
+    does_not_fit,
+    estimate_rows,
+    precision_for,
+    whole_gpus,
+)
 from warehouse.facts import model_from_row
 from warehouse.queries import SHELF_LIFE_COLUMNS
 from warehouse.queries.economics import ESTIMATE_ITEM_KEYS, ESTIMATE_OFFER_KEYS
@@ -106,9 +112,8 @@ def hardware_estimate(
     if isinstance(result, str):
         body["not_estimated_reason"] = result
     elif not result.fits:
-        body["not_estimated_reason"] = (
-            f"{model_id} does not fit {gpus} x {gpu_id} at {resolved.weight_precision} with one "
-            f"{input_tokens + output_tokens}-token sequence"
+        body["not_estimated_reason"] = does_not_fit(
+            model_id, gpus, gpu_id, resolved.weight_precision, input_tokens + output_tokens
         )
     else:
         body.update(
