@@ -35,7 +35,6 @@ fails the scrape when more than half of them are unknown).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -57,6 +56,7 @@ from scrapers.kit import (
     decimal,
     distinct_bodies,
     ensure_unique,
+    gb_from_size,
     json_body,
     offers_from_rows,
     unknown_row,
@@ -73,7 +73,6 @@ CURRENCY = "USD"
 KNOWN_GPUS = frozenset({"H100 SXM5 80GB", "NVIDIA GeForce RTX 4090 PCIe 24GB"})
 UNPARSED_PRICE = "unparsed_price"
 UNPARSED_GPU_COUNT = "unparsed_gpu_count"
-_VRAM = re.compile(r"(?P<gb>\d+)\s*GB$")
 
 
 def fetch(client: httpx.Client, token: str | None) -> list[RawResponse]:
@@ -132,14 +131,13 @@ def _read_row(row: tuple[str, Any], response: RawResponse) -> Offer:
         raise RowExcluded(UNPARSED_GPU_COUNT)
     if not isinstance(price, int | float) or isinstance(price, bool):
         raise RowExcluded(UNPARSED_PRICE)
-    vram = _VRAM.search(name)
     return Offer(
         provider=PROVIDER_SLUG,
         instance_type=gpu["v0Name"],
         region=location_id,
         gpu_name=name,
         gpu_count=decimal(1),
-        vram_gb_reported=decimal(vram["gb"]) if vram else None,
+        vram_gb_reported=gb_from_size(name),  # every known name ends in its GB
         pricing=PricingModel.ON_DEMAND,
         price=decimal(price),
         currency=CURRENCY,
