@@ -11,7 +11,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.catalog.schemas import GpuList, ProviderDetail, ProviderList, ServerlessList
-from api.catalog.service import FACT_TABLES, first_row, with_tiers
+from api.catalog.service import FACT_TABLES, cached_list, first_row, with_tiers
 from api.encoding import encode_as, json_response
 from api.params import ListFormat
 from api.schemas import ErrorBody
@@ -39,16 +39,8 @@ class GpusController(Controller):
         responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
     )
     def list_gpus(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
-        snapshot = store.get()
-        return json_response(
-            snapshot.cached(
-                ("gpus",),
-                lambda: encode_as(
-                    GpuList, {"items": snapshot.query(GPUS_SQL), "as_of": snapshot.as_of}
-                ),
-            ),
-            list_format=format_,
-        )
+        body = cached_list(store.get(), "gpus", GpuList, GPUS_SQL)
+        return json_response(body, list_format=format_)
 
 
 class ProvidersController(Controller):
@@ -65,16 +57,8 @@ class ProvidersController(Controller):
         responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
     )
     def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
-        snapshot = store.get()
-        return json_response(
-            snapshot.cached(
-                ("providers",),
-                lambda: encode_as(
-                    ProviderList, {"items": snapshot.query(PROVIDERS_SQL), "as_of": snapshot.as_of}
-                ),
-            ),
-            list_format=format_,
-        )
+        body = cached_list(store.get(), "providers", ProviderList, PROVIDERS_SQL)
+        return json_response(body, list_format=format_)
 
 
 class ProviderDetailController(Controller):

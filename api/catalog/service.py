@@ -6,11 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from api.encoding import encode_as
 from api.store import Snapshot
 from warehouse.queries.catalog import PLATFORM_TIERS_SQL
 
 # the curated tables a snapshot published before the facts existed lacks
 FACT_TABLES = frozenset({"provider_facts", "serverless_platforms", "serverless_tiers"})
+
+
+def cached_list(snapshot: Snapshot, name: str, schema: type[msgspec.Struct], sql: str) -> bytes:
+    """The encoded ``{"items": <every row of sql>, "as_of"}`` answer of ``schema``, built once
+    per snapshot (GET /gpus, GET /providers)."""
+    return snapshot.cached(
+        (name,),
+        lambda: encode_as(schema, {"items": snapshot.query(sql), "as_of": snapshot.as_of}),
+    )
 
 
 def first_row(snapshot: Snapshot, sql: str, params: list[Any], table: str) -> dict[str, Any] | None:
