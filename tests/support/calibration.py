@@ -47,6 +47,8 @@ class CalibrationPoint:
     engine: str
     source_url: str
     notes: str
+    # mlperf (a submission's result log) | vendor (a vendor's own post) | independent
+    source_kind: str
 
 
 def _opt_int(value: str) -> int | None:
@@ -72,6 +74,7 @@ def load_points(path: Path = CALIBRATION_CSV) -> list[CalibrationPoint]:
                 engine=row["engine"],
                 source_url=row["source_url"],
                 notes=row["notes"],
+                source_kind=row["source_kind"],
             )
             for row in csv.DictReader(handle)
         ]
@@ -203,8 +206,15 @@ def per_gpu_medians(found: Sequence[Result]) -> dict[str, float]:
     return {gpu: statistics.median(ratios) for gpu, ratios in sorted(groups.items())}
 
 
-SPLITS: tuple[tuple[str, Callable[[Result], str]], ...] = (
+def mlperf_gpu(result: Result) -> str | None:
+    """The GPU of an MLPerf point (None for the others): per-GPU medians on one kind of source."""
+    return result.point.gpu_id if result.point.source_kind == "mlperf" else None
+
+
+SPLITS: tuple[tuple[str, Callable[[Result], str | None]], ...] = (
+    ("source", lambda r: r.point.source_kind),
     ("gpu", lambda r: r.point.gpu_id),
+    ("mlperf gpu", mlperf_gpu),
     ("generation", lambda r: r.regime.generation),
     ("model size", model_size_class),
     ("shape", shape_of),
@@ -215,13 +225,16 @@ SPLITS: tuple[tuple[str, Callable[[Result], str]], ...] = (
 
 
 def summary(found: Sequence[Result]) -> list[str]:
-    """Summary lines: the whole set, then one block per split (generation, precision, output
-    length, full regime), groups in sorted order."""
+    """Summary lines: the whole set, then one block per split (source, GPU, GPU on MLPerf
+    points, generation, model size, shape, precision, output length, full regime), groups in
+    sorted order; a split that leaves a point out (``None``) skips it."""
     lines = [SUMMARY_HEADER, summary_row("all", [r.ratio for r in found])]
     for name, key in SPLITS:
         groups: dict[str, list[float]] = {}
         for r in found:
-            groups.setdefault(key(r), []).append(r.ratio)
+            group = key(r)
+            if group is not None:
+                groups.setdefault(group, []).append(r.ratio)
         lines += [summary_row(f"{name}={g}", groups[g]) for g in sorted(groups)]
     return lines
 

@@ -542,20 +542,92 @@ def test_estimate_within_2x_of_published_measurement(result: calibration.Result)
 
 def test_calibration_median_near_one_and_most_points_within_1_5x() -> None:
     ratios = [r.ratio for r in RESULTS]
-    # The public set is heavy with 2024 Hopper engines, which the model (a current
-    # TensorRT-LLM-class engine) overestimates; 1.25 bounds that (docs/estimates.md, section 4).
-    assert 0.8 <= statistics.median(ratios) <= 1.25
     assert sum(max(r, 1 / r) <= 1.5 for r in ratios) >= 0.9 * len(ratios)
+    # The model is aimed at a tuned current engine: MLPerf submissions are the reference. The
+    # independent runs (default trtllm-bench / SGLang settings, 2024-25 releases) land lower,
+    # and docs/estimates.md section 4 says by how much.
+    mlperf = [r.ratio for r in RESULTS if r.point.source_kind == "mlperf"]
+    assert len(mlperf) >= 30
+    assert 0.9 <= statistics.median(mlperf) <= 1.2
+    independent = [r.ratio for r in RESULTS if r.point.source_kind == "independent"]
+    assert statistics.median(independent) > statistics.median(mlperf)
 
 
-def test_hopper_and_blackwell_medians_within_1_2x_of_each_other() -> None:
-    # issue 24: $/Mtok of a B200 offer vs an H100 offer must not be skewed by the model.
-    medians = calibration.per_gpu_medians(RESULTS)
+def test_every_point_says_where_it_comes_from() -> None:
+    assert {r.point.source_kind for r in RESULTS} == {"mlperf", "vendor", "independent"}
+
+
+def test_datacenter_gpu_medians_within_1_2x_of_each_other_on_mlperf_runs() -> None:
+    # issue 24: $/Mtok of a B200 offer vs an H100 or MI300X offer must not be skewed by the
+    # model. Compared on one kind of source (tuned MLPerf submissions): independent runs with
+    # default settings sit lower on every GPU and would compare sources, not GPUs.
+    mlperf = [r for r in RESULTS if r.point.source_kind == "mlperf"]
+    medians = calibration.per_gpu_medians(mlperf)
     compared = {
-        gpu: m for gpu, m in medians.items() if gpu in {"h100-sxm", "h200", "b200", "gb200"}
+        gpu: m
+        for gpu, m in medians.items()
+        if gpu in {"h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x"}
     }
-    assert len(compared) == 4
-    assert max(compared.values()) / min(compared.values()) <= 1.2, compared
+    assert len(compared) == 6
+    assert max(compared.values()) / min(compared.values()) <= 1.2 + 1e-9, compared
+
+
+def test_power_limited_boards_sustain_a_share_of_their_datasheet_peak() -> None:
+    fraction = economics.sustained_compute_fraction
+    # the die's highest-power board is the reference; a sibling at lower power gets
+    # reference INT8 rate x its TDP / reference TDP over its own rate
+    assert fraction(SEED_GPUS["h100-sxm"]) == 1.0
+    assert fraction(SEED_GPUS["h100-nvl"]) == pytest.approx(1979 * 400 / 700 / 1670.5, abs=1e-4)
+    assert fraction(SEED_GPUS["h100-pcie"]) == pytest.approx(1979 * 350 / 700 / 1513, abs=1e-4)
+    assert fraction(SEED_GPUS["mi300x"]) == pytest.approx(0.75)
+    assert fraction(SEED_GPUS["mi325x"]) == 1.0
+    # L40S: 142 SMs at 350 W against the RTX 4090's 128 SMs at 450 W, same 2,520 MHz boost
+    assert fraction(SEED_GPUS["l40s"]) == pytest.approx(660.6 * 350 / 450 / 733, abs=1e-4)
+    # a die with one board in the table, or a GPU with no die listed: no limit known
+    assert fraction(SEED_GPUS["l4"]) == fraction(SEED_GPUS["b200"]) == 1.0
+
+
+def test_board_power_slows_compute_bound_estimates_only() -> None:
+    llama70 = MODELS["llama-2-70b"]
+    nvl = SEED_GPUS["h100-nvl"]
+    full = replace(nvl, gpu_id="h100-nvl-unlisted")  # same board, no die: no power limit
+    # MLPerf Llama 2 70B (300/291, offline) is compute bound: the limit costs about its share
+    limited = estimate_throughput(llama70, "fp8", nvl, 1, 300, 291, tensor_parallel=1)
+    unlimited = estimate_throughput(llama70, "fp8", full, 1, 300, 291, tensor_parallel=1)
+    assert limited.decode_bound == unlimited.decode_bound == "compute"
+    assert 0.65 < limited.output_tokens_per_s / unlimited.output_tokens_per_s < 0.75
+    # a small memory-bound decode (batch 8, long output) hardly moves
+    small = estimate_throughput(llama70, "fp8", nvl, 1, 128, 2048, concurrency=8)
+    small_full = estimate_throughput(llama70, "fp8", full, 1, 128, 2048, concurrency=8)
+    assert small.decode_bound == "memory"
+    assert small.output_tokens_per_s / small_full.output_tokens_per_s > 0.97
+
+
+def test_power_rule_reproduces_the_mi325x_over_mi300x_speedup() -> None:
+    # MLPerf v5.1 Offline, the same AMD vLLM 0.9.0 build: 34,520.4 tok/s on 8 x MI325X and
+    # 27,803.9 on 8 x MI300X (1.24x) with equal datasheet peaks; without the power rule the
+    # estimates were equal (both compute bound)
+    by_id = {r.point.point_id: r for r in RESULTS}
+    mi325x = by_id["mlperf51-llama2-70b-8xmi325x-amd"]
+    mi300x = by_id["mlperf51-llama2-70b-8xmi300x-amd"]
+    measured = mi325x.point.measured / mi300x.point.measured
+    estimated = mi325x.estimate / mi300x.estimate
+    assert measured == pytest.approx(1.24, abs=0.01)
+    assert estimated == pytest.approx(measured, rel=0.1)
+
+
+def test_gpu_dies_seed_rejects_unknown_gpus(tmp_path: Path) -> None:
+    from warehouse.economics import power
+    from warehouse.gpus import GPUS_CSV
+
+    (tmp_path / "gpus.csv").write_bytes(GPUS_CSV.read_bytes())
+    bad = tmp_path / "gpu_dies.csv"
+    bad.write_text("gpu_id,die,source_url\nh100-sxm9,GH100,https://example.org\n")
+    with pytest.raises(ValueError, match="bad row"):
+        power.load_dies(bad)
+    bad.write_text("gpu,die\nh100-sxm,GH100\n")
+    with pytest.raises(ValueError, match="header"):
+        power.load_dies(bad)
 
 
 def test_calibration_bands_match_the_calibration_set() -> None:

@@ -103,6 +103,7 @@ from warehouse.economics.money import (
     cost_per_gb_vram_hour,
     cost_per_million_tokens,
 )
+from warehouse.economics.power import sustained_compute_fraction
 from warehouse.economics.precision import (
     ResolvedPrecision,
     peak_tflops,
@@ -216,5 +217,6 @@ __all__ = [
     "serverless_monthly_usd",
     "serverless_seconds_per_day",
     "standard_precision",
+    "sustained_compute_fraction",
     "weights_gb",
 ]

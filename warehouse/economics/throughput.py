@@ -36,6 +36,7 @@ from warehouse.economics.memory import (
     tp_allowed,
     weights_gb,
 )
+from warehouse.economics.power import sustained_compute_fraction
 from warehouse.economics.precision import (
     ResolvedPrecision,
     peak_tflops,
@@ -88,8 +89,10 @@ def _allreduce_s(gpu: GpuSpec, tp: int, tokens: float, model: ModelSpec) -> floa
 
 
 def _compute_efficiency(gpu: GpuSpec, resolved: ResolvedPrecision, base: float) -> float:
-    """Achieved fraction of the compute precision's dense peak (``base`` x vendor x format)."""
+    """Achieved fraction of the compute precision's dense peak (``base`` x vendor x format x the
+    share of the peak the board's power sustains, ``power.sustained_compute_fraction``)."""
     factor = AMD_COMPUTE_EFFICIENCY_FACTOR if gpu.is_amd else 1.0
+    factor *= sustained_compute_fraction(gpu)
     if resolved.compute_precision == "fp4":
         factor *= FP4_COMPUTE_EFFICIENCY_FACTOR
     return base * factor
