@@ -55,6 +55,15 @@ class EstimateAssumptions(Schema):
             "reads reach, 0..1 (kernels assumed to stream weights at 0.70 of it, KV at 0.85)"
         ),
     ]
+    sustained_compute_fraction: Annotated[
+        Number,
+        _d(
+            "Share of the GPU's datasheet tensor peak its board power sustains, 0..1: 1 unless a "
+            "higher-power board of the same die shows the board is power limited (H100 NVL 0.677, "
+            "H100 PCIe 0.654, MI300X 0.75, L40S 0.701); the compute-bound part of the step scales "
+            "with it"
+        ),
+    ]
     limiting_regime: Annotated[
         Literal["memory_bound_decode", "compute_bound", "kv_capacity_bound"],
         _d(

@@ -197,6 +197,10 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
     short = _get(client, "/estimates", model="llama-3.1-8b", gpu="b200", gpus=1,
                  input_tokens=128, output_tokens=128)  # fmt: skip
     assert short["assumptions"]["batch_limited_by"] == "batch_cap"
+    # a power-limited board says so: H100 NVL (400 W) sustains 0.677 of its datasheet peak
+    nvl = _get(client, "/estimates", model="llama-3.1-70b", gpu="h100-nvl", gpus=2)
+    assert nvl["assumptions"]["sustained_compute_fraction"] == 0.677
+    assert first["assumptions"]["sustained_compute_fraction"] == 1.0
     document = _get(client, "/schema/openapi.json")
     schema = document["components"]["schemas"]["EstimateAssumptions"]
     assert set(schema["properties"]) == set(economics.ASSUMPTION_KEYS)

@@ -603,6 +603,14 @@ def test_board_power_slows_compute_bound_estimates_only() -> None:
     assert small.output_tokens_per_s / small_full.output_tokens_per_s > 0.97
 
 
+def test_assumptions_state_the_power_limit_of_the_board() -> None:
+    llama70 = MODELS["llama-2-70b"]
+    nvl = estimate_throughput(llama70, "fp8", SEED_GPUS["h100-nvl"], 2, 300, 291)
+    sxm = estimate_throughput(llama70, "fp8", SEED_GPUS["h100-sxm"], 2, 300, 291)
+    assert economics.assumption_fields(nvl)["sustained_compute_fraction"] == 0.677
+    assert economics.assumption_fields(sxm)["sustained_compute_fraction"] == 1.0
+
+
 def test_power_rule_reproduces_the_mi325x_over_mi300x_speedup() -> None:
     # MLPerf v5.1 Offline, the same AMD vLLM 0.9.0 build: 34,520.4 tok/s on 8 x MI325X and
     # 27,803.9 on 8 x MI300X (1.24x) with equal datasheet peaks; without the power rule the
@@ -681,6 +689,7 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
         "batch_limited_by": "kv_cache",
         "kv_cache_gb_per_replica": 101.346,
         "hbm_bandwidth_fraction": one["hbm_bandwidth_fraction"],
+        "sustained_compute_fraction": 1.0,  # B200 is its die's highest-power board
         "limiting_regime": "compute_bound",
     }
     assert 0.3 < one["hbm_bandwidth_fraction"] < 0.7

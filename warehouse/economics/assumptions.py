@@ -1,6 +1,7 @@
 """What a served throughput estimate assumes, stated beside it (issue 24): the engine class, the
 batch it reached and what stopped it growing, the KV cache it had, the share of HBM bandwidth
-its decode step used, and the regime that limits it. docs/estimates.md section 6.
+its decode step used, the share of the datasheet tensor peak the board's power sustains, and the
+regime that limits it. docs/estimates.md section 6.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ ASSUMPTION_COLUMNS: tuple[str, ...] = (
     "batch_limited_by",
     "kv_cache_gb_per_replica",
     "hbm_bandwidth_fraction",
+    "sustained_compute_fraction",
     "limiting_regime",
 )
 ASSUMPTION_KEYS: tuple[str, ...] = (
@@ -28,6 +30,7 @@ ASSUMPTION_KEYS: tuple[str, ...] = (
     "kv_cache_gb_per_replica",
     "kv_precision",
     "hbm_bandwidth_fraction",
+    "sustained_compute_fraction",
     "limiting_regime",
 )
 LIMITING_REGIMES: tuple[str, ...] = ("memory_bound_decode", "compute_bound", "kv_capacity_bound")
@@ -55,7 +58,8 @@ def limiting_regime(estimate: ThroughputEstimate) -> str | None:
 
 def assumption_fields(estimate: ThroughputEstimate) -> dict[str, Any]:
     """``ASSUMPTION_COLUMNS`` of a fitting estimate (all None when it does not fit). GB are
-    10^9 bytes; the bandwidth fraction is of the datasheet bandwidth, 0..1, 3 decimals."""
+    10^9 bytes; the bandwidth fraction is of the datasheet bandwidth and the compute fraction of
+    the datasheet tensor peak, 0..1, 3 decimals."""
     if not estimate.fits:
         return dict.fromkeys(ASSUMPTION_COLUMNS)
     return {
@@ -64,6 +68,7 @@ def assumption_fields(estimate: ThroughputEstimate) -> dict[str, Any]:
         "batch_limited_by": _BATCH_LIMITS[estimate.batch_limited_by],
         "kv_cache_gb_per_replica": round(estimate.kv_budget_gb_per_replica, 3),
         "hbm_bandwidth_fraction": round(estimate.hbm_bandwidth_fraction, 3),
+        "sustained_compute_fraction": round(estimate.sustained_compute_fraction, 3),
         "limiting_regime": limiting_regime(estimate),
     }
 
