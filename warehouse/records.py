@@ -409,8 +409,8 @@ class TokenEstimate(msgspec.Struct, kw_only=True):
     batch_limited_by: str | None  # kv_cache | batch_cap | concurrency
     kv_cache_gb_per_replica: float | None
     hbm_bandwidth_fraction: float | None
-    sustained_compute_fraction: float | None  # migration 0026
     limiting_regime: str | None  # memory_bound_decode | compute_bound | kv_capacity_bound
+    sustained_compute_fraction: float | None  # migration 0026
 
 
 OBSERVATION_COLUMNS = columns(Observation)
