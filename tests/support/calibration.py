@@ -42,6 +42,7 @@ class CalibrationPoint:
     output_tokens: int
     concurrency: int | None
     tensor_parallel: int | None
+    kv_precision: str | None  # the KV cache format the run used when it differs from the default
     requests: int | None  # requests in the run when it was a finite batch of identical ones
     measured: float  # output tokens/s of the whole instance
     engine: str
@@ -69,6 +70,7 @@ def load_points(path: Path = CALIBRATION_CSV) -> list[CalibrationPoint]:
                 output_tokens=int(row["output_tokens"]),
                 concurrency=_opt_int(row["concurrency"]),
                 tensor_parallel=_opt_int(row["tensor_parallel"]),
+                kv_precision=row["kv_precision"] or None,
                 requests=_opt_int(row["requests"]),
                 measured=float(row["measured_output_tokens_per_s"]),
                 engine=row["engine"],
@@ -95,8 +97,9 @@ def models() -> dict[str, economics.ModelSpec]:
 def estimate(
     point: CalibrationPoint, concurrency: int | None = None
 ) -> economics.ThroughputEstimate:
-    """The model's steady-state estimate for the point's hardware, model, precision, lengths
-    and concurrency limit (``concurrency`` overrides the point's)."""
+    """The model's steady-state estimate for the point's hardware, model, precision, lengths,
+    concurrency limit (``concurrency`` overrides the point's), and the tensor parallelism and KV
+    cache format the run used where its source states them."""
     return economics.estimate_throughput(
         models()[point.model_id],
         point.precision,
@@ -106,6 +109,7 @@ def estimate(
         point.output_tokens,
         concurrency=point.concurrency if concurrency is None else concurrency,
         tensor_parallel=point.tensor_parallel,
+        kv_precision=point.kv_precision,
     )
 
 
