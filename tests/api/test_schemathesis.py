@@ -13,7 +13,6 @@ each one is its own test.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from api.app import create_app
+from tests.support.openapi import schema_only_paths
 
 # the file takes about 26 s under the suite's load: handed out first (tests/conftest.py)
 pytestmark = pytest.mark.slow(seconds=26)
@@ -41,10 +41,9 @@ _METHODS = ("get", "put", "post", "delete", "patch")
 def _operations(*, with_parameters: bool = False) -> list[tuple[str, str]]:
     """(METHOD, path) of every operation; ``with_parameters``: only those that take any (an
     invalid request can only be made of parameters)."""
-    spec = create_app(Path("/nonexistent-gpuprices-schema-only")).openapi_schema.to_schema()
     return sorted(
         (method.upper(), path)
-        for path, item in spec["paths"].items()
+        for path, item in schema_only_paths().items()
         for method in _METHODS
         if method in item and (not with_parameters or item[method].get("parameters") or "{" in path)
     )
