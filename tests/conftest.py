@@ -167,6 +167,15 @@ def _replay_once(shared: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory) -> Path:
+    """A migrated, seeded warehouse file built once per worker; copy it with
+    ``tests.support.seeded.seeded_warehouse`` (never open it directly)."""
+    from tests.support.seeded import build_template
+
+    return build_template(tmp_path_factory.mktemp("seeded-template") / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session")
 def replayed_home(tmp_path_factory):
     """(Paths, IngestReport) of a GPUPRICES_HOME into which every real capture was replayed
     through the Dagster jobs: replayed once per test run (``_replay_once``, ~20 s) and copied

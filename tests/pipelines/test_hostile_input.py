@@ -29,7 +29,7 @@ import pytest
 
 from pipelines.credentials import Scrubber
 from pipelines.defs.providers import _check_results
-from pipelines.ingest import Session, ensure_seeded, run_session, scrape_provider
+from pipelines.ingest import Session, run_session, scrape_provider
 from pipelines.outcomes import ScrapeOutcome
 from scrapers import http as scraper_http
 from scrapers.base import Provider
@@ -38,6 +38,7 @@ from scrapers.replay import ReplayTransport, discover
 from tests.conftest import REPO, SNAPSHOTS
 from tests.scrapers.test_http import drip, gzip_bomb, socket_server
 from tests.support.hostile_answers import vast_answer
+from tests.support.seeded import seeded_warehouse
 from warehouse import quality
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -61,9 +62,9 @@ def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def paths(tmp_path: Path) -> Paths:
+def paths(tmp_path: Path, seeded_template: Path) -> Paths:
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     return paths
 
 

@@ -10,11 +10,11 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.seeded import seeded_warehouse
 from warehouse.batch import commit_batch, prepare_batch
-from warehouse.db import Warehouse, bulk_insert
+from warehouse.db import bulk_insert
 from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.records import BATCH_SCRAPE_COLUMNS, SCRAPED_OFFER_COLUMNS, ScrapedOffer
-from warehouse.seeding import load_seeds
 
 # the file takes about 30 s under the suite's load: handed out first (tests/conftest.py)
 pytestmark = pytest.mark.slow(seconds=30)
@@ -52,9 +52,8 @@ def h200(when: datetime) -> dict:  # HGX H200 $4.50 -> $5.40 from 2026-10-01
 
 
 @pytest.fixture()
-def con(tmp_path):
-    with Warehouse(tmp_path / "w.duckdb").connect() as c:
-        load_seeds(c)
+def con(tmp_path, seeded_template):
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as c:
         yield c
 
 
@@ -253,11 +252,12 @@ _PATHS = {
 
 
 @pytest.mark.parametrize("scrapes", list(_PATHS.values()), ids=list(_PATHS))
-def test_batch_and_per_scrape_paths_write_the_same_announced_history(tmp_path, scrapes):
+def test_batch_and_per_scrape_paths_write_the_same_announced_history(
+    tmp_path, scrapes, seeded_template
+):
     results = []
     for name in ("per-scrape", "batch"):
-        with Warehouse(tmp_path / f"{name}.duckdb").connect() as c:
-            load_seeds(c)
+        with seeded_warehouse(seeded_template, tmp_path / f"{name}.duckdb").connect() as c:
             if name == "batch":
                 _batch(c, scrapes)
             else:

@@ -15,14 +15,13 @@ from pipelines.ingest import scrape_provider
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover, partial_captures
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from tests.warehouse.test_load import T0, T1, T2, offer, scrape
 from warehouse.analysis import create_views
-from warehouse.db import Warehouse
 from warehouse.history import apply_scrape_history
 from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.records import ScrapedOffer
-from warehouse.seeding import load_seeds
 
 RUNPOD_H100 = "1x NVIDIA H100 80GB HBM3"  # RunPod's GraphQL name of its H100 SXM
 LAMBDA_8X_H100 = "8x NVIDIA H100 SXM (80 GB)"
@@ -259,9 +258,8 @@ def test_no_pct_change_disagrees_with_the_per_gpu_hour_change_beyond_fx_drift(re
 
 
 @pytest.fixture()
-def con(tmp_path):
-    with Warehouse(tmp_path / "w.duckdb").connect() as c:
-        load_seeds(c)
+def con(tmp_path, seeded_template):
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as c:
         yield c
 
 

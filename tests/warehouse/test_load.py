@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.seeded import seeded_warehouse
 from warehouse import units
-from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.load import (
     LoadError,
@@ -21,7 +21,6 @@ from warehouse.load import (
     start_scrape,
 )
 from warehouse.records import ScrapedOffer
-from warehouse.seeding import load_seeds
 
 T0 = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
 T1 = datetime(2026, 2, 9, tzinfo=UTC)
@@ -63,9 +62,8 @@ def offer(
 
 
 @pytest.fixture()
-def con(tmp_path):
-    with Warehouse(tmp_path / "w.duckdb").connect() as c:
-        load_seeds(c)
+def con(tmp_path, seeded_template):
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as c:
         yield c
 
 

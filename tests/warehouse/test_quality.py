@@ -8,7 +8,7 @@ from decimal import Decimal
 import msgspec
 import pytest
 
-from warehouse.db import Warehouse
+from tests.support.seeded import seeded_warehouse
 from warehouse.load import commit_scrape, prepare, start_scrape
 from warehouse.problems import ProblemCode
 from warehouse.quality import (
@@ -20,7 +20,6 @@ from warehouse.quality import (
 )
 from warehouse.records import ScrapedOffer
 from warehouse.recovery import INTERRUPTED, recover
-from warehouse.seeding import load_seeds
 from warehouse.settings import SettingError, Settings
 
 T0 = datetime(2026, 1, 9, tzinfo=UTC)
@@ -51,9 +50,8 @@ def offer(instance_type: str, price: str, *, count: int = 8, gpu: str = "NVIDIA 
 
 
 @pytest.fixture()
-def con(tmp_path):
-    with Warehouse(tmp_path / "w.duckdb").connect() as c:
-        load_seeds(c)
+def con(tmp_path, seeded_template):
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as c:
         assert start_scrape(
             c,
             scrape_id="s0",
