@@ -426,10 +426,10 @@ def test_fault(world: World, slug: str, fault: str) -> None:
         assert results[RED_CHECK[fault]] is False, (error, results)
 
     # nothing of the failed scrape is served: every provider's current offers are unchanged
+    unchanged = world.stored() == stored
     if fault in RETRYABLE + LIMIT_FAULTS:
-        # it failed before parsing: nothing of it is stored
-        assert world.stored() == stored
-    if world.stored() == stored:
+        assert unchanged  # it failed before parsing: nothing of it is stored
+    if unchanged:
         # what current_offers is built from is unchanged, so it is too (rebuilding it after
         # every fault cost a quarter of the suite): a parser that refused the page stored none
         # of its offers
