@@ -170,9 +170,12 @@ def _replay_once(shared: Path) -> Path:
 def seeded_template(tmp_path_factory) -> Path:
     """A migrated, seeded warehouse file built once per worker; copy it with
     ``tests.support.seeded.seeded_warehouse`` (never open it directly)."""
-    from tests.support.seeded import build_template
+    from pipelines.ingest import ensure_seeded
+    from warehouse.db import Warehouse
 
-    return build_template(tmp_path_factory.mktemp("seeded-template") / "warehouse.duckdb")
+    path = tmp_path_factory.mktemp("seeded-template") / "warehouse.duckdb"
+    ensure_seeded(Warehouse(path))
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -13,14 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pipelines.ingest import ensure_seeded
 from warehouse.db import Warehouse
-
-
-def build_template(path: Path) -> Path:
-    """Migrate and seed a new warehouse at ``path`` (the template); returns ``path``."""
-    ensure_seeded(Warehouse(path))
-    return path
 
 
 def seeded_warehouse(template: Path, target: Path) -> Warehouse:
