@@ -184,9 +184,10 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
     # 1000/1000 tokens fill the KV cache before the batch cap everywhere; Llama 3.1 70B is
     # compute bound on the big-memory GPUs and KV-capacity bound on the rest
     assert regimes == {("compute_bound", "kv_cache"), ("kv_capacity_bound", "kv_cache")}
-    # one B200 (RunPod's $5.98/h offer leads the ranking): 309 sequences of fp8 KV in 101.3 GB
+    # one B200 (RunPod's $5.98/h offer leads the ranking): 412 sequences of fp8 KV, 1,000 + 500
+    # tokens each on average, in 101.3 GB
     first = _get(client, "/estimates", model="llama-3.1-70b", limit=1)["items"][0]
-    assert (first["gpu_id"], first["assumptions"]["batch_per_replica"]) == ("b200", 309)
+    assert (first["gpu_id"], first["assumptions"]["batch_per_replica"]) == ("b200", 412)
     assert first["assumptions"]["kv_cache_gb_per_replica"] == 101.346
     # the hardware answer states them too (null when the model does not fit), and the computed
     # path gives the same assumptions as the table for the same hardware

@@ -43,6 +43,9 @@ class CalibrationPoint:
     concurrency: int | None
     tensor_parallel: int | None
     kv_precision: str | None  # the KV cache format the run used when it differs from the default
+    # the scheduler's KV admission policy when the run's source states one the model does not
+    # assume (economics.KV_ADMISSION_RESERVED_OUTPUT_FRACTION); None: the model's default
+    kv_admission: str | None
     requests: int | None  # requests in the run when it was a finite batch of identical ones
     measured: float  # output tokens/s of the whole instance
     engine: str
@@ -71,6 +74,7 @@ def load_points(path: Path = CALIBRATION_CSV) -> list[CalibrationPoint]:
                 concurrency=_opt_int(row["concurrency"]),
                 tensor_parallel=_opt_int(row["tensor_parallel"]),
                 kv_precision=row["kv_precision"] or None,
+                kv_admission=row["kv_admission"] or None,
                 requests=_opt_int(row["requests"]),
                 measured=float(row["measured_output_tokens_per_s"]),
                 engine=row["engine"],
@@ -98,8 +102,8 @@ def estimate(
     point: CalibrationPoint, concurrency: int | None = None
 ) -> economics.ThroughputEstimate:
     """The model's steady-state estimate for the point's hardware, model, precision, lengths,
-    concurrency limit (``concurrency`` overrides the point's), and the tensor parallelism and KV
-    cache format the run used where its source states them."""
+    concurrency limit (``concurrency`` overrides the point's), and the tensor parallelism, KV
+    cache format and KV admission policy the run used where its source states them."""
     return economics.estimate_throughput(
         models()[point.model_id],
         point.precision,
@@ -110,6 +114,7 @@ def estimate(
         concurrency=point.concurrency if concurrency is None else concurrency,
         tensor_parallel=point.tensor_parallel,
         kv_precision=point.kv_precision,
+        kv_admission=point.kv_admission or economics.DEFAULT_KV_ADMISSION,
     )
 
 

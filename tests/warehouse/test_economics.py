@@ -22,8 +22,9 @@ from warehouse import economics, units
 from warehouse.economics import (
     ALLREDUCE_EFFICIENCY,
     CALIBRATION_BANDS,
+    DEFAULT_KV_ADMISSION,
     FP4_COMPUTE_EFFICIENCY_FACTOR,
-    KV_RESERVED_OUTPUT_FRACTION,
+    KV_ADMISSION_RESERVED_OUTPUT_FRACTION,
     TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING,
     GpuSpec,
     Load,
@@ -391,18 +392,37 @@ def test_load_from_tokens() -> None:
 # Blackwell, FP4, long outputs, tensor parallelism (issue 16)
 
 
-def test_long_decode_batch_reserves_the_whole_output() -> None:
-    # GUARANTEED_NO_EVICT: a sequence is admitted against prompt + full output, not the
-    # average it holds, so the batch is the KV budget over KV(input + output).
+def test_long_decode_batch_follows_the_kv_admission_policy() -> None:
+    # max_utilization (the default: vLLM, SGLang, NVIDIA's MLPerf TensorRT-LLM harness) admits a
+    # sequence against what it holds, so the batch is the KV budget over the average occupancy
+    # KV(input + output/2); GUARANTEED_NO_EVICT reserves prompt + full output at admission.
     model = MODELS["llama-3.1-70b"]
-    est = estimate_throughput(model, "fp8", H100, 2, 128, 4096, tensor_parallel=2)
     budget_per_gpu = (80 * 0.90 - 2.0 - weights_gb(model, "fp8") / 2) * 1e9
-    full_per_gpu = kv_cache_bytes_per_token(model, "fp8") * (128 + 4096) / 2
-    assert KV_RESERVED_OUTPUT_FRACTION == 1.0
-    assert est.batch_limited_by == "memory" and est.batch == int(budget_per_gpu // full_per_gpu)
-    # the same tokens as a short decode of a long prompt hold their KV from the start anyway
+    per_token_per_gpu = kv_cache_bytes_per_token(model, "fp8") / 2
+    assert KV_ADMISSION_RESERVED_OUTPUT_FRACTION == {
+        "max_utilization": 0.5,
+        "guaranteed_no_evict": 1.0,
+    }
+    assert DEFAULT_KV_ADMISSION == "max_utilization"
+    tuned = estimate_throughput(model, "fp8", H100, 2, 128, 4096, tensor_parallel=2)
+    no_evict = estimate_throughput(
+        model, "fp8", H100, 2, 128, 4096, tensor_parallel=2, kv_admission="guaranteed_no_evict"
+    )
+    assert tuned.batch_limited_by == no_evict.batch_limited_by == "memory"
+    assert tuned.batch == int(budget_per_gpu // (per_token_per_gpu * (128 + 2048)))
+    assert no_evict.batch == int(budget_per_gpu // (per_token_per_gpu * (128 + 4096)))
+    # the larger batch streams the weights for more sequences: more tokens/s, same step cost
+    # per sequence of KV read
+    assert tuned.output_tokens_per_s > 1.3 * no_evict.output_tokens_per_s
+    # a long prompt with a short decode holds its KV from the start: the policy barely matters
     short = estimate_throughput(model, "fp8", H100, 2, 4096, 128, tensor_parallel=2)
-    assert short.batch == est.batch
+    short_no_evict = estimate_throughput(
+        model, "fp8", H100, 2, 4096, 128, tensor_parallel=2, kv_admission="guaranteed_no_evict"
+    )
+    assert short_no_evict.batch == no_evict.batch
+    assert short.batch == int(budget_per_gpu // (per_token_per_gpu * (4096 + 64)))
+    with pytest.raises(ValueError, match="kv_admission"):
+        estimate_throughput(model, "fp8", H100, 2, 128, 128, kv_admission="fcfs")
 
 
 def test_fp4_on_blackwell_is_faster_than_fp8_but_not_twice() -> None:
@@ -581,6 +601,23 @@ def test_points_are_estimated_with_the_layout_and_kv_cache_they_ran() -> None:
     # fp16 KV halves the sequences the same KV budget holds
     fp8_kv = replace(points["mlperf50-llama2-70b-8xl40s-dell"], kv_precision=None)
     assert calibration.estimate(fp8_kv).batch >= 1.9 * dell.batch
+    # ASUS's 8 x H100 PCIe config inherits NVIDIA's TP2 base config
+    assert calibration.estimate(points["mlperf41-llama2-70b-8xh100pcie-asus"]).tensor_parallel == 2
+
+
+def test_points_are_estimated_with_the_kv_admission_policy_they_ran() -> None:
+    # trtllm-bench runs use TensorRT-LLM's default GUARANTEED_NO_EVICT (the sweep's logs state
+    # it); every other point (MLPerf's TensorRT-LLM harness runs MAX_UTILIZATION, vLLM and
+    # SGLang allocate on demand) is estimated with the model's default.
+    points = calibration.load_points()
+    no_evict = {p.point_id for p in points if p.kv_admission == "guaranteed_no_evict"}
+    assert no_evict == {p.point_id for p in points if "trtllm-bench" in p.engine}
+    assert {p.kv_admission for p in points} == {None, "guaranteed_no_evict"}
+    sweep = next(p for p in points if p.point_id == "trtllm016-llama31-70b-8xh100-128-4096")
+    assert "GUARANTEED_NO_EVICT" in sweep.notes
+    as_run = calibration.estimate(sweep)
+    tuned = calibration.estimate(replace(sweep, kv_admission=None))
+    assert tuned.batch > 1.5 * as_run.batch
 
 
 def test_power_limited_boards_sustain_a_share_of_their_datasheet_peak() -> None:
@@ -720,10 +757,10 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
         "memory_bound_decode",
     )
     assert alone["hbm_bandwidth_fraction"] < economics.HBM_BANDWIDTH_EFFICIENCY
-    # the 8B model on an H100: the KV cache fills at 513 sequences while the step is still
-    # memory bound, so more memory would buy tokens/s
+    # the 8B model on an H100: the KV cache fills at 684 sequences (1,000 + 500 tokens each on
+    # average) while the step is still memory bound, so more memory would buy tokens/s
     small = estimate_throughput(llama8, "fp8", h100, 1, 1000, 1000)
-    assert small.batch == 513 and economics.limiting_regime(small) == "kv_capacity_bound"
+    assert small.batch == 684 and economics.limiting_regime(small) == "kv_capacity_bound"
     # no estimate, no assumptions
     none = estimate_throughput(MODELS["llama-3.1-405b"], "fp8", h100, 1, 1000, 1000)
     assert not none.fits and set(economics.assumption_fields(none).values()) == {None}

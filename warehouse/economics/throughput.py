@@ -17,11 +17,12 @@ from warehouse.economics.constants import (
     DECODE_COMPUTE_EFFICIENCY,
     DECODE_LAYER_OVERHEAD_S,
     DECODE_STEP_OVERHEAD_S,
+    DEFAULT_KV_ADMISSION,
     DEFAULT_MAX_BATCH,
     FP4_COMPUTE_EFFICIENCY_FACTOR,
     GPU_MEMORY_UTILIZATION,
     HBM_BANDWIDTH_EFFICIENCY,
-    KV_RESERVED_OUTPUT_FRACTION,
+    KV_ADMISSION_RESERVED_OUTPUT_FRACTION,
     MOE_DECODE_EFFICIENCY,
     PREFILL_MFU,
     TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING,
@@ -155,6 +156,7 @@ def _replica_estimate(
     output_tokens: int,
     max_batch: int,
     concurrency: int | None,
+    reserved_output_fraction: float,
 ) -> dict[str, float | int | str] | None:
     weights_per_gpu_gb = weights_gb(model, resolved.weight_precision) / tp
     usable_gb = memory_capacity_gb(gpu) * GPU_MEMORY_UTILIZATION - ACTIVATION_WORKSPACE_GB_PER_GPU
@@ -162,11 +164,12 @@ def _replica_estimate(
     if kv_budget_per_gpu <= 0:
         return None
     # Attention reads what a running sequence holds on average: its prompt plus half of its
-    # output. The scheduler admits sequences against what they will hold: the prompt plus
-    # KV_RESERVED_OUTPUT_FRACTION of the output (TensorRT-LLM's GUARANTEED_NO_EVICT reserves
-    # all of it), so a long decode runs a smaller batch than the average occupancy allows.
+    # output. The scheduler admits sequences against the prompt plus ``reserved_output_fraction``
+    # of the output (KV_ADMISSION_RESERVED_OUTPUT_FRACTION: 0.5, the average occupancy, when
+    # pages are allocated as sequences grow; 1.0 under TensorRT-LLM's GUARANTEED_NO_EVICT, so
+    # a long decode then runs a smaller batch than the average occupancy allows).
     mean_context = input_tokens + output_tokens / 2
-    reserved_context = input_tokens + KV_RESERVED_OUTPUT_FRACTION * output_tokens
+    reserved_context = input_tokens + reserved_output_fraction * output_tokens
     share = kv_share_per_gpu(model, tp)
 
     def seq_bytes(context: float) -> float:  # one sequence's KV on one GPU of the group
@@ -259,6 +262,7 @@ def estimate_throughput(
     max_batch: int = DEFAULT_MAX_BATCH,
     tensor_parallel: int | None = None,
     kv_precision: str | None = None,
+    kv_admission: str = DEFAULT_KV_ADMISSION,
 ) -> ThroughputEstimate:
     """Steady-state output tokens/s of ``gpu_count`` x ``gpu`` serving ``model``.
 
@@ -267,13 +271,18 @@ def estimate_throughput(
     divides ``gpu_count``) running as independent data-parallel replicas. ``concurrency`` caps
     the sequences in flight over the whole instance (None = as many as memory and
     ``max_batch`` per replica allow: an offline, max-throughput load). See docs/estimates.md
-    for the formula. Raises ValueError on non-positive token counts or GPU count, or a
-    sequence longer than the model's context.
+    for the formula. ``kv_admission`` is the scheduler's KV admission policy
+    (KV_ADMISSION_RESERVED_OUTPUT_FRACTION: ``max_utilization``, the tuned default, or
+    ``guaranteed_no_evict``). Raises ValueError on non-positive token counts or GPU count, an
+    unknown admission policy, or a sequence longer than the model's context.
     """
     if input_tokens <= 0 or output_tokens <= 0 or gpu_count <= 0 or max_batch <= 0:
         raise ValueError("input_tokens, output_tokens, gpu_count and max_batch must be positive")
     if concurrency is not None and concurrency <= 0:
         raise ValueError("concurrency must be positive")
+    if kv_admission not in KV_ADMISSION_RESERVED_OUTPUT_FRACTION:
+        known = ", ".join(KV_ADMISSION_RESERVED_OUTPUT_FRACTION)
+        raise ValueError(f"kv_admission must be one of {known}, not {kv_admission!r}")
     if input_tokens + output_tokens > model.max_context_tokens:
         raise ValueError(
             f"{model.model_id} supports {model.max_context_tokens} tokens, "
@@ -293,7 +302,15 @@ def estimate_throughput(
         dp = gpu_count // tp
         per_replica = None if concurrency is None else max(1, math.ceil(concurrency / dp))
         result = _replica_estimate(
-            model, resolved, gpu, tp, input_tokens, output_tokens, max_batch, per_replica
+            model,
+            resolved,
+            gpu,
+            tp,
+            input_tokens,
+            output_tokens,
+            max_batch,
+            per_replica,
+            KV_ADMISSION_RESERVED_OUTPUT_FRACTION[kv_admission],
         )
         if result is None:
             continue
