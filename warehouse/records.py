@@ -411,6 +411,7 @@ class TokenEstimate(msgspec.Struct, kw_only=True):
     hbm_bandwidth_fraction: float | None
     limiting_regime: str | None  # memory_bound_decode | compute_bound | kv_capacity_bound
     sustained_compute_fraction: float | None  # migration 0026
+    kv_admission: str | None  # max_utilization | guaranteed_no_evict (migration 0027)
 
 
 OBSERVATION_COLUMNS = columns(Observation)

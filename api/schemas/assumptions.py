@@ -19,23 +19,24 @@ class EstimateAssumptions(Schema):
         str,
         _d(
             "Serving engine the throughput is estimated for: in-flight (continuous) batching "
-            "with chunked prefill, a paged KV cache and no-evict admission (TensorRT-LLM, vLLM, "
-            "SGLang); an engine without in-flight batching runs well below it"
+            "with chunked prefill and a paged KV cache (TensorRT-LLM, vLLM, SGLang); an engine "
+            "without in-flight batching runs well below it"
         ),
     ]
     batch_per_replica: Annotated[
         int,
         _d(
-            "Batch reached: sequences decoding together per replica, the most the KV cache, "
-            "the batch cap and the concurrency allow for this model, GPU and request shape"
+            "Batch reached: sequences decoding together per replica, the most the KV cache (under "
+            "kv_admission), the batch cap and the concurrency allow for this model, GPU and "
+            "request shape"
         ),
     ]
     batch_cap_per_replica: Annotated[int, _d("The engine's maximum batch per replica")]
     batch_limited_by: Annotated[
         Literal["kv_cache", "batch_cap", "concurrency"],
         _d(
-            "What stopped the batch growing: kv_cache (no room for one more sequence of "
-            "input + output tokens), batch_cap or concurrency"
+            "What stopped the batch growing: kv_cache (no room for one more sequence under "
+            "kv_admission), batch_cap or concurrency"
         ),
     ]
     kv_cache_gb_per_replica: Annotated[
@@ -47,6 +48,16 @@ class EstimateAssumptions(Schema):
     ]
     kv_precision: Annotated[
         str, _d("KV-cache element format: fp8 on GPUs with FP8 tensor cores, else 16-bit")
+    ]
+    kv_admission: Annotated[
+        Literal["max_utilization", "guaranteed_no_evict"],
+        _d(
+            "How the scheduler admits sequences against the KV cache: max_utilization (a "
+            "sequence needs room for what it holds; pages are allocated as it grows, as vLLM, "
+            "SGLang and TensorRT-LLM's MAX_UTILIZATION do, so the batch is set by the average "
+            "occupancy, input + output/2 tokens) or guaranteed_no_evict (room for input + "
+            "output reserved up front, TensorRT-LLM's default: smaller batches on long outputs)"
+        ),
     ]
     hbm_bandwidth_fraction: Annotated[
         Number,

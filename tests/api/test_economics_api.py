@@ -189,6 +189,8 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
     first = _get(client, "/estimates", model="llama-3.1-70b", limit=1)["items"][0]
     assert (first["gpu_id"], first["assumptions"]["batch_per_replica"]) == ("b200", 412)
     assert first["assumptions"]["kv_cache_gb_per_replica"] == 101.346
+    # served estimates assume KV allocated as sequences grow (the tuned engines' admission)
+    assert first["assumptions"]["kv_admission"] == "max_utilization"
     # the hardware answer states them too (null when the model does not fit), and the computed
     # path gives the same assumptions as the table for the same hardware
     hardware = _get(client, "/estimates", model="llama-3.1-70b", gpu="b200", gpus=1)

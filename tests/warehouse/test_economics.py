@@ -725,12 +725,14 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
     b200, h100 = SEED_GPUS["b200"], SEED_GPUS["h100-sxm"]
     llama70, llama8 = MODELS["llama-3.1-70b"], MODELS["llama-3.1-8b"]
     # 70B fp8 on one B200, 1000/1000: 180 GB of HBM read as GiB, x 0.90 - 2 GB workspace - 70.6 GB
-    # of weights = 101.35 GB of KV; a sequence reserves 2000 x 163,840 B (80 layers x 8 KV heads
-    # x 128 x K,V x 1 B): 309 sequences. At that batch the step's math outlasts its HBM reads.
+    # of weights = 101.35 GB of KV; a sequence holds 1000 + 500 tokens on average (max_utilization
+    # admission) x 163,840 B (80 layers x 8 KV heads x 128 x K,V x 1 B): 412 sequences. At that
+    # batch the step's math outlasts its HBM reads.
     one = economics.assumption_fields(estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000))
     budget_gb = 180 * 2**30 / 1e9 * 0.90 - 2.0 - weights_gb(llama70, "fp8")
     assert one["kv_cache_gb_per_replica"] == pytest.approx(budget_gb, abs=1e-3)
-    assert int(budget_gb * 1e9 // (2000 * 80 * 8 * 128 * 2)) == 309
+    assert int(budget_gb * 1e9 // (1500 * 80 * 8 * 128 * 2)) == 412
+    assert estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000).batch == 412
     assert one == {
         "engine_class": economics.ENGINE_CLASS,
         "batch_cap_per_replica": 2048,
@@ -739,6 +741,7 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
         "hbm_bandwidth_fraction": one["hbm_bandwidth_fraction"],
         "sustained_compute_fraction": 1.0,  # B200 is its die's highest-power board
         "limiting_regime": "compute_bound",
+        "kv_admission": "max_utilization",
     }
     assert 0.3 < one["hbm_bandwidth_fraction"] < 0.7
     # short requests of the 8B model fill the engine's batch cap first

@@ -1,7 +1,8 @@
 """What a served throughput estimate assumes, stated beside it (issue 24): the engine class, the
-batch it reached and what stopped it growing, the KV cache it had, the share of HBM bandwidth
-its decode step used, the share of the datasheet tensor peak the board's power sustains, and the
-regime that limits it. docs/estimates.md section 6.
+batch it reached and what stopped it growing, the KV cache it had and how the scheduler admits
+sequences against it, the share of HBM bandwidth its decode step used, the share of the
+datasheet tensor peak the board's power sustains, and the regime that limits it.
+docs/estimates.md section 6.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ ASSUMPTION_COLUMNS: tuple[str, ...] = (
     "hbm_bandwidth_fraction",
     "sustained_compute_fraction",
     "limiting_regime",
+    "kv_admission",
 )
 ASSUMPTION_KEYS: tuple[str, ...] = (
     "engine_class",
@@ -29,6 +31,7 @@ ASSUMPTION_KEYS: tuple[str, ...] = (
     "batch_limited_by",
     "kv_cache_gb_per_replica",
     "kv_precision",
+    "kv_admission",
     "hbm_bandwidth_fraction",
     "sustained_compute_fraction",
     "limiting_regime",
@@ -70,6 +73,7 @@ def assumption_fields(estimate: ThroughputEstimate) -> dict[str, Any]:
         "hbm_bandwidth_fraction": round(estimate.hbm_bandwidth_fraction, 3),
         "sustained_compute_fraction": round(estimate.sustained_compute_fraction, 3),
         "limiting_regime": limiting_regime(estimate),
+        "kv_admission": estimate.kv_admission,
     }
 
 

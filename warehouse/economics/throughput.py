@@ -140,6 +140,7 @@ class ThroughputEstimate:
     tp_efficiency: float
     hbm_bandwidth_fraction: float  # weights + KV moved per step / (step x datasheet bandwidth)
     sustained_compute_fraction: float  # share of the datasheet tensor peak board power sustains
+    kv_admission: str  # the scheduler's KV admission policy (KV_ADMISSION_RESERVED_OUTPUT_FRACTION)
     prefill_s_per_request: float
     decode_tokens_per_s_per_seq: float
     decode_tokens_per_s: float
@@ -328,7 +329,8 @@ def estimate_throughput(
             max_batch=max_batch,
             kv_budget_gb_per_replica=0.0, decode_step_s=0.0, decode_bound="none",
             tp_efficiency=0.0, hbm_bandwidth_fraction=0.0,
-            sustained_compute_fraction=sustained_compute_fraction(gpu), prefill_s_per_request=0.0,
+            sustained_compute_fraction=sustained_compute_fraction(gpu), kv_admission=kv_admission,
+            prefill_s_per_request=0.0,
             decode_tokens_per_s_per_seq=0.0, decode_tokens_per_s=0.0, output_tokens_per_s=0.0,
             total_tokens_per_s=0.0,
         )  # fmt: skip
@@ -354,6 +356,7 @@ def estimate_throughput(
         tp_efficiency=float(r["tp_efficiency"]),
         hbm_bandwidth_fraction=float(r["bandwidth_fraction"]),
         sustained_compute_fraction=sustained_compute_fraction(gpu),
+        kv_admission=kv_admission,
         prefill_s_per_request=float(r["prefill_s"]),
         decode_tokens_per_s_per_seq=1.0 / float(r["step_s"]),
         decode_tokens_per_s=float(r["decode_rate"]) * busy,
