@@ -13,7 +13,9 @@ Read off the captures (h100-sxm on-demand, USD per GPU-hour):
 from __future__ import annotations
 
 import math
+import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +104,17 @@ def test_replayed_days_without_matched_pairs_are_null_not_100(con):
     assert index[date(2023, 9, 9)][0] == 100.0  # the base: the first day with prices
     # before this rule, 2024-11-03 read 100.0 like every other day of the series
     assert len({v for v in values if v is not None}) >= 4
+
+
+def test_history_md_worked_example_is_todays_replay(con):
+    # docs/history.md shows the h100-sxm on-demand chain link by link; every linked day of the
+    # replay is a row there with its level, so the worked example cannot drift from the code
+    text = (Path(__file__).resolve().parents[2] / "docs" / "history.md").read_text("utf-8")
+    text = text[text.index("Worked example, the replayed captures, `h100-sxm` on-demand") :]
+    text = text[: text.index("Before this rule the same series")]
+    rows = re.findall(r"^\| (\d{4}-\d{2}-\d{2}) \|.*\| ([\d.]+) \|$", text, flags=re.MULTILINE)
+    documented = {date.fromisoformat(day): float(level) for day, level in rows}
+    linked = {day: level for day, (level, link, _) in _index(con).items() if link is not None}
+    assert linked and set(linked) <= set(documented)
+    for day, level in linked.items():
+        assert documented[day] == pytest.approx(level, abs=0.006), day
