@@ -59,6 +59,7 @@ def iter_estimate_rows(
     precision: str = STANDARD_PRECISION,
     input_tokens: int = STANDARD_INPUT_TOKENS,
     output_tokens: int = STANDARD_OUTPUT_TOKENS,
+    kv_admission: str = economics.DEFAULT_KV_ADMISSION,
 ) -> Iterator[dict[str, Any]]:
     """One row (``ESTIMATE_COLUMNS``) per offer x model, in offer order, made as they are read
     (the offers may be a stream); offers need ``OFFER_COLUMNS``.
@@ -73,17 +74,18 @@ def iter_estimate_rows(
     """
     if precision not in PRECISION_CHOICES:
         raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISION_CHOICES}")
+    if kv_admission not in economics.KV_ADMISSION_RESERVED_OUTPUT_FRACTION:
+        raise ValueError(f"unknown kv_admission {kv_admission!r}")
     models = [estimator.models[m] for m in model_ids]
-    return _rows(offers, estimator, models, precision, input_tokens, output_tokens)
+    settings = (precision, input_tokens, output_tokens, kv_admission)
+    return _rows(offers, estimator, models, settings)
 
 
 def _rows(
     offers: Iterable[Mapping[str, Any]],
     estimator: Estimator,
     model_list: list[economics.ModelSpec],
-    precision: str,
-    input_tokens: int,
-    output_tokens: int,
+    settings: tuple[str, int, int, str],  # precision, input and output tokens, kv_admission
 ) -> Iterator[dict[str, Any]]:
     # Everything but the price depends only on (model, GPU, GPU count): marketplaces list many
     # offers of one configuration, so those parts are computed once per configuration.
@@ -99,13 +101,7 @@ def _rows(
             part = parts.get(key)
             if part is None:
                 part = parts[key] = _config_part(
-                    estimator,
-                    model,
-                    gpu,
-                    offer["gpu_count"],
-                    precision,
-                    input_tokens,
-                    output_tokens,
+                    estimator, model, gpu, offer["gpu_count"], *settings
                 )
             row = {**identity, **part}
             if part["fits"]:
@@ -125,6 +121,7 @@ def estimate_rows(
     precision: str = STANDARD_PRECISION,
     input_tokens: int = STANDARD_INPUT_TOKENS,
     output_tokens: int = STANDARD_OUTPUT_TOKENS,
+    kv_admission: str = economics.DEFAULT_KV_ADMISSION,
 ) -> list[dict[str, Any]]:
     """The rows of :func:`iter_estimate_rows` as a list (for a bounded set of offers). Raises
     ValueError for an unknown precision or a sequence longer than a model's context."""
@@ -136,6 +133,7 @@ def estimate_rows(
             precision=precision,
             input_tokens=input_tokens,
             output_tokens=output_tokens,
+            kv_admission=kv_admission,
         )
     )
 
@@ -148,6 +146,7 @@ def _config_part(
     precision: str,
     input_tokens: int,
     output_tokens: int,
+    kv_admission: str,
 ) -> dict[str, Any]:
     """The offer-independent columns of an estimate row (costs left null)."""
     resolved = economics.resolve_precision(precision_for(precision, model, gpu), gpu)
@@ -167,8 +166,9 @@ def _config_part(
         part["not_estimated_reason"] = f"fractional GPU share ({gpu_count} GPUs) is not modelled"
         return part
     estimate = estimator.throughput(
-        model.model_id, gpu.gpu_id, count, precision, input_tokens, output_tokens
-    )
+        model.model_id, gpu.gpu_id, count, precision, input_tokens, output_tokens,
+        kv_admission=kv_admission,
+    )  # fmt: skip
     if isinstance(estimate, str):
         part["not_estimated_reason"] = estimate
     elif not estimate.fits:

@@ -85,10 +85,18 @@ class Estimator:
         input_tokens: int,
         output_tokens: int,
         concurrency: int | None = None,
+        kv_admission: str = economics.DEFAULT_KV_ADMISSION,
     ) -> economics.ThroughputEstimate | str:
         """The estimate, or a one-line reason why none can be made (missing spec, bad input)."""
         return self._estimate(
-            model_id, gpu_id, gpu_count, precision, input_tokens, output_tokens, concurrency
+            model_id,
+            gpu_id,
+            gpu_count,
+            precision,
+            input_tokens,
+            output_tokens,
+            concurrency,
+            kv_admission,
         )
 
     def _compute(
@@ -100,6 +108,7 @@ class Estimator:
         input_tokens: int,
         output_tokens: int,
         concurrency: int | None,
+        kv_admission: str,
     ) -> economics.ThroughputEstimate | str:
         model, gpu = self.models[model_id], self.spec(gpu_id)
         try:
@@ -111,6 +120,7 @@ class Estimator:
                 input_tokens,
                 output_tokens,
                 concurrency=concurrency,
+                kv_admission=kv_admission,
             )
         except ValueError as exc:  # e.g. a GPU whose spec lists no rate for that precision
             return str(exc)

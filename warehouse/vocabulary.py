@@ -42,6 +42,9 @@ Precision = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 STANDARD_PRECISION = "standard"
 RequestedPrecision = Literal["standard", Precision]
+# How an engine's scheduler admits sequences against the KV cache (warehouse.economics,
+# KV_ADMISSION_RESERVED_OUTPUT_FRACTION); estimates assume the first.
+KvAdmission = Literal["max_utilization", "guaranteed_no_evict"]
 
 # --- page limits ------------------------------------------------------------------------------
 

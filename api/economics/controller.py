@@ -97,7 +97,7 @@ class EconomicsController(Controller):
                 )
             gpu_id = service.hardware_gpu(params)
             key = ("hardware", params.model, params.precision, params.input_tokens,
-                   params.output_tokens, gpu_id, params.gpus)  # fmt: skip
+                   params.output_tokens, params.kv_admission, gpu_id, params.gpus)  # fmt: skip
             body = await cached_off_loop(
                 service.snapshot,
                 key,

@@ -62,6 +62,7 @@ def ranked_estimates(
     precision: str,
     input_tokens: int,
     output_tokens: int,
+    kv_admission: str = economics.DEFAULT_KV_ADMISSION,
 ) -> list[dict[str, Any]]:
     """Fitting offers for ``model_id``, cheapest USD per million total tokens first (ties by
     offer id), as /estimates items. Same numbers as token_estimates at the same settings."""
@@ -73,6 +74,7 @@ def ranked_estimates(
         precision=precision,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
+        kv_admission=kv_admission,
     )
     fitting = [r for r in rows if r["fits"]]
     fitting.sort(key=lambda r: (r["usd_per_million_total_tokens"], r["offer_id"]))
@@ -93,11 +95,14 @@ def hardware_estimate(
     precision: str,
     input_tokens: int,
     output_tokens: int,
+    kv_admission: str = economics.DEFAULT_KV_ADMISSION,
 ) -> dict[str, Any]:
     """Throughput of ``gpus`` x ``gpu_id`` serving ``model_id`` (no offer, no price)."""
     model, gpu = est.models[model_id], est.gpus[gpu_id]
     resolved = economics.resolve_precision(precision_for(precision, model, gpu), gpu)
-    result = est.throughput(model_id, gpu_id, gpus, precision, input_tokens, output_tokens)
+    result = est.throughput(
+        model_id, gpu_id, gpus, precision, input_tokens, output_tokens, kv_admission=kv_admission
+    )
     body: dict[str, Any] = {
         "model_id": model_id, "gpu_id": gpu_id, "gpus": gpus, "input_tokens": input_tokens,
         "output_tokens": output_tokens, "precision_requested": resolved.requested,

@@ -28,6 +28,7 @@ from warehouse.vocabulary import (
     MAX_LIMIT,
     MAX_LIST_VALUES,
     DedicatedPricing,
+    KvAdmission,
     RequestedPrecision,
 )
 
@@ -51,6 +52,17 @@ InputTokens = Annotated[
 ]
 OutputTokens = Annotated[
     int, Parameter(ge=1, le=MAX_TOKENS, description="Generated tokens per request")
+]
+KvAdmissionParam = Annotated[
+    KvAdmission,
+    Parameter(
+        description=(
+            "How the engine admits sequences against the KV cache: max_utilization (default: "
+            "KV pages allocated as sequences grow, as vLLM, SGLang and TensorRT-LLM's "
+            "MAX_UTILIZATION do) or guaranteed_no_evict (prompt + whole output reserved up "
+            "front, TensorRT-LLM's default policy: smaller batches on long outputs)"
+        )
+    ),
 ]
 # the offer filters these endpoints take: GET /instances' declarations (warehouse.queries.FILTERS)
 GpuFilter = Annotated[list[str] | None, filter_parameter("gpu", max_items=MAX_LIST_VALUES)]
@@ -99,6 +111,7 @@ class EstimatesParams:
     precision: PrecisionParam = "standard"
     input_tokens: InputTokens = STANDARD_INPUT_TOKENS
     output_tokens: OutputTokens = STANDARD_OUTPUT_TOKENS
+    kv_admission: KvAdmissionParam = "max_utilization"
     gpu: GpuFilter = None
     gpus: Annotated[
         int | None,
@@ -131,7 +144,7 @@ class EstimatesParams:
         """A cache key: the filter normalised, every other value as given."""
         return (
             "estimates", self.model, self.precision, self.input_tokens, self.output_tokens,
-            self.offers(), self.limit,
+            self.kv_admission, self.offers(), self.limit,
         )  # fmt: skip
 
 

@@ -33,6 +33,7 @@ from api.schemas.fields import (
     TensorParallel,
 )
 from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
+from warehouse.vocabulary import KvAdmission
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -155,6 +156,9 @@ class EstimatesPage(Schema):
     precision: RequestedPrecision
     input_tokens: InputTokens
     output_tokens: OutputTokens
+    kv_admission: Annotated[
+        KvAdmission, _d("The KV admission policy the estimates assume (the request's)")
+    ]
     source: Annotated[str, _d("token_estimates (standard settings, precomputed) or computed")]
     as_of: AsOf
 

@@ -59,6 +59,7 @@ class EstimatesResult:
     precision: str
     input_tokens: int
     output_tokens: int
+    kv_admission: str
     source: str  # token_estimates | computed
     as_of: datetime
 
@@ -178,6 +179,7 @@ class EconomicsService:
             p.precision == STANDARD_PRECISION
             and p.input_tokens == STANDARD_INPUT_TOKENS
             and p.output_tokens == STANDARD_OUTPUT_TOKENS
+            and p.kv_admission == economics.DEFAULT_KV_ADMISSION
             and "token_estimates" in self.snapshot.tables
         )
         if standard:
@@ -188,7 +190,7 @@ class EconomicsService:
         else:
             ranked = ranked_estimates(
                 self._offers(offers), self.est, p.model, p.precision, p.input_tokens,
-                p.output_tokens,
+                p.output_tokens, p.kv_admission,
             )  # fmt: skip
             items, total = ranked[: p.limit], len(ranked)
         cost = "usd_per_million_total_tokens"
@@ -202,6 +204,7 @@ class EconomicsService:
             precision=p.precision,
             input_tokens=p.input_tokens,
             output_tokens=p.output_tokens,
+            kv_admission=p.kv_admission,
             source="token_estimates" if standard else "computed",
             as_of=self.snapshot.as_of,
         )
@@ -237,8 +240,9 @@ class EconomicsService:
         self.check_model(p.model, p.input_tokens + p.output_tokens)
         assert p.gpus is not None
         estimate = hardware_estimate(
-            self.est, p.model, gpu_id, p.gpus, p.precision, p.input_tokens, p.output_tokens
-        )
+            self.est, p.model, gpu_id, p.gpus, p.precision, p.input_tokens, p.output_tokens,
+            p.kv_admission,
+        )  # fmt: skip
         return HardwareResult(_with_confidence(self.est, estimate, None), self.snapshot.as_of)
 
     def fit(self, p: FitParams) -> FitResult:

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from api.schemas.base import Number, Schema
+from warehouse.vocabulary import KvAdmission
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -50,7 +51,7 @@ class EstimateAssumptions(Schema):
         str, _d("KV-cache element format: fp8 on GPUs with FP8 tensor cores, else 16-bit")
     ]
     kv_admission: Annotated[
-        Literal["max_utilization", "guaranteed_no_evict"],
+        KvAdmission,
         _d(
             "How the scheduler admits sequences against the KV cache: max_utilization (a "
             "sequence needs room for what it holds; pages are allocated as it grows, as vLLM, "
