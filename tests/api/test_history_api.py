@@ -25,14 +25,13 @@ from api.app import create_app
 from api.history.schemas import CatalogDay, CatalogHistory, MarketBucket, MarketHistory
 from pipelines.backfill import run_backfill
 from tests.conftest import HISTORY
-from warehouse.db import Warehouse
+from tests.support.seeded import seeded_warehouse
 from warehouse.derive import rebuild
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.paths import Paths
 from warehouse.publish import current, publish
 from warehouse.queries.history import MARKET_HISTORY_SQL, market_history_params
 from warehouse.records import ScrapedOffer
-from warehouse.seeding import load_seeds
 
 # the file takes about 40 s under the suite's load: handed out first (tests/conftest.py)
 pytestmark = pytest.mark.slow(seconds=40)
@@ -88,12 +87,9 @@ def _scrape(con, sid: str, provider: str, when: datetime, offers: list[dict]) ->
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
+def published(tmp_path_factory, seeded_template):
     home = tmp_path_factory.mktemp("history-api")
-    with Warehouse(home / "warehouse.duckdb").connect() as con:
-        con.execute("begin transaction")
-        load_seeds(con)
-        con.execute("commit")
+    with seeded_warehouse(seeded_template, home / "warehouse.duckdb").connect() as con:
         # lambda: 8x at 2.99/GPU-h, then 3.49 from T1; 1x at 3.29 until it disappears at T2
         _scrape(
             con,

@@ -20,11 +20,12 @@ import duckdb
 import httpx
 import pytest
 
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
@@ -53,11 +54,11 @@ def _vast_live() -> httpx.MockTransport:
 
 
 @pytest.fixture(scope="module")
-def stored_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stored_home(tmp_path_factory: pytest.TempPathFactory, seeded_template: Path) -> Path:
     """Every Lambda capture replayed (2023-2026) and one live Vast scrape, at the real clock:
     built once for the module, copied for each test (``paths``)."""
     paths = Paths(tmp_path_factory.mktemp("clock-skew") / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scraper_http, "pause", lambda seconds: None)
         mp.setattr(scraper_http, "MIN_INTERVAL_PER_HOST_S", 0.0)

@@ -18,9 +18,10 @@ from api.encoding import _cell
 from pipelines.cli_output import write_delimited
 from pipelines.export_common import csv_bytes
 from pipelines.export_tables import export_tables
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
+from tests.support.seeded import seeded_warehouse
 from warehouse.csv_cells import FORMULA_STARTS, inert, inert_sql
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -68,10 +69,10 @@ def test_owasp_rule_escapes_text_cells_and_keeps_numbers(cell: str, written: str
 
 
 @pytest.fixture
-def published(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
+def published(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seeded_template: Path) -> Paths:
     monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     offers = [
         {
             "id": i,

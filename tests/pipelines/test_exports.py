@@ -395,21 +395,22 @@ json.dump([[i.instance_name, i.location, i.price, i.cpu, i.memory, i.spot, i.gpu
 
 
 @pytest.fixture(scope="module")
-def runpod_live(tmp_path_factory):
+def runpod_live(tmp_path_factory, seeded_template):
     """RunPod's real fetch on the live code path, answered in the shape of gpuhunt's queries
     (``tests/scrapers/test_runpod.py``: the 2025-06-19 capture's prices, the 2023 capture's
     lowestPrice vCPU/RAM/stock figures, data centres and countries named as gpuhunt's own
     RunPod test names them), loaded into a fresh warehouse, and its gpuhunt export."""
     from pipelines.exports import export_gpuhunt
-    from pipelines.ingest import ensure_seeded, scrape_provider
+    from pipelines.ingest import scrape_provider
     from scrapers import runpod
     from tests.scrapers.test_runpod import gpuhunt_shaped_transport
+    from tests.support.seeded import seeded_warehouse
     from warehouse.db import Warehouse
     from warehouse.derive import rebuild
     from warehouse.paths import Paths
 
     paths = Paths(tmp_path_factory.mktemp("runpod-live-home"))
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     requests: list = []
     [outcome] = scrape_provider(
         runpod.PROVIDER,

@@ -25,18 +25,20 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from pipelines.defs.providers import _check_results
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import http as scraper_http
 from scrapers.base import Offer, Provider
 from scrapers.registry import PROVIDERS
 from scrapers.replay import Capture, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
@@ -313,16 +315,16 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def world(tmp_path_factory: pytest.TempPathFactory, seeded_template: Path) -> Iterator[World]:
     """A warehouse holding a good live-path scrape of every provider; waits recorded."""
     waits: list[float] = []
     with pytest.MonkeyPatch.context() as mp, ExitStack() as stack:
         mp.setattr(scraper_http, "pause", waits.append)
         mp.setattr(scraper_http, "MIN_INTERVAL_PER_HOST_S", 0.0)
         paths = Paths(tmp_path_factory.mktemp("fault-matrix"))
+        seeded_warehouse(seeded_template, paths.warehouse)
         # one open connection for the whole module: opening DuckDB costs ~50 ms per connect
         stack.enter_context(Warehouse(paths.warehouse).held())
-        ensure_seeded(Warehouse(paths.warehouse))
         captures = {slug: found[-1] for slug, found in discover(SNAPSHOTS).items()}
         world = World(paths, captures, waits)
         for slug, provider in sorted(CAPTURED.items()):

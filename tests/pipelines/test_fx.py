@@ -17,17 +17,14 @@ from pipelines.defs.providers import PROVIDER_ASSETS
 from pipelines.defs.resources import GpupricesResource
 from scrapers import http
 from tests.scrapers.test_ecb import DOC_SHAPED_DAILY
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.load import fx_rate
-from warehouse.seeding import load_seeds
 
 
 @pytest.fixture()
-def warehouse(tmp_path):
-    wh = Warehouse(tmp_path / "w.duckdb")
-    with wh.connect() as con:
-        load_seeds(con)
-    return wh
+def warehouse(tmp_path, seeded_template):
+    return seeded_warehouse(seeded_template, tmp_path / "w.duckdb")
 
 
 def _client(answer) -> httpx.Client:

@@ -17,12 +17,13 @@ import httpx
 import pytest
 
 from pipelines.defs.providers import CHECKS, NOT_FAILURES, RED_WHEN, _check_results
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from pipelines.outcomes import ScrapeOutcome, ScrapeStatus
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse import quality, scrape
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
@@ -39,11 +40,11 @@ def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def good_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Paths]:
+def good_home(tmp_path_factory: pytest.TempPathFactory, seeded_template) -> Iterator[Paths]:
     """One warehouse holding a good DataCrunch scrape (the price jump is measured against it),
     made once; each test gets a copy (``paths``)."""
     paths = Paths(tmp_path_factory.mktemp("outcomes") / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scraper_http, "pause", lambda seconds: None)
         good = _live(paths, _answering(_page()))

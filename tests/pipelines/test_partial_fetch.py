@@ -19,11 +19,12 @@ import httpx
 import pytest
 
 from pipelines.defs.providers import _check_results
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import aws, hetzner, http
 from scrapers.base import RawResponse
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
@@ -38,9 +39,9 @@ def _fetch_with_skips(client: httpx.Client, token: str | None) -> tuple[list[Raw
 
 
 @pytest.fixture(scope="module")
-def scraped(tmp_path_factory):
+def scraped(tmp_path_factory, seeded_template):
     paths = Paths(tmp_path_factory.mktemp("partial-home"))
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     capture = discover(SNAPSHOTS, ["hetzner"])["hetzner"][-1]
     body = capture.path.read_bytes()
     provider = dataclasses.replace(
@@ -121,14 +122,14 @@ def _aws_transport(*, failing: str | None, p5_virginia: str) -> httpx.MockTransp
     return httpx.MockTransport(handler)
 
 
-def test_aws_skipped_region_keeps_last_good_offers(tmp_path, monkeypatch) -> None:
+def test_aws_skipped_region_keeps_last_good_offers(tmp_path, monkeypatch, seeded_template) -> None:
     """Issue 22: a live AWS scrape whose Ohio price file fails was a plain success, and the 8
     Ohio offers of the capture silently left the served data. Now the scrape is partial (its
     region named), Ohio's last good offers stay current, dated by their own scrape, and the
     other regions update (Virginia's p5.48xlarge $55.04 -> $55.60)."""
     monkeypatch.setattr(http, "pause", lambda seconds: None)
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
 
     def scrape(failing: str | None, p5_virginia: str):
         [outcome] = scrape_provider(

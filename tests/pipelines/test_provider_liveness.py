@@ -24,7 +24,7 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from pipelines.cli import main
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from pipelines.run import run_ingest
 from scrapers import hetzner
 from scrapers.base import unrecognised_rows
@@ -32,6 +32,7 @@ from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
 from tests.scrapers.unknown_rows import azure as azure_unknown
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
@@ -92,11 +93,11 @@ def test_recorded_load_is_not_last_success(replayed):
 
 
 @pytest.fixture
-def live_hetzner(tmp_path):
+def live_hetzner(tmp_path, seeded_template):
     """Hetzner's newest real capture answered through the live path (what a live fetch of that
     page returns), then its captures replayed, then its shipped recorded offers loaded."""
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     body = discover(SNAPSHOTS, ["hetzner"])["hetzner"][-1].path.read_bytes()
     transport = httpx.MockTransport(
         lambda request: httpx.Response(

@@ -30,12 +30,13 @@ import duckdb
 import httpx
 import pytest
 
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from pipelines.run import run_ingest
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.paths import Paths
 
@@ -331,12 +332,15 @@ def test_token_with_trailing_cr_or_lf_is_stripped_and_never_echoed(
 
 
 def test_token_with_a_control_character_inside_fails_naming_only_the_variable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bridge: tuple[CredentialServer, int]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    bridge: tuple[CredentialServer, int],
+    seeded_template: Path,
 ) -> None:
     mock, port = bridge
     _through_bridge(monkeypatch, port)
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     halves = ("SECRET-vast-7f3a", "9c2e51-inner")
     env = {"VAST_API_KEY": f"{halves[0]}\r{halves[1]}\n"}
 

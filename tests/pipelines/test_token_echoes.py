@@ -17,10 +17,10 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import http as scraper_http
 from scrapers import vast
-from warehouse.db import Warehouse
+from tests.support.seeded import seeded_warehouse
 from warehouse.paths import Paths
 
 TOKEN = 'SECRET+vast/7f3a=9c2e\\51"x'  # a placeholder, not a credential
@@ -34,11 +34,11 @@ def _echo(request: httpx.Request) -> httpx.Response:
 
 
 def test_url_encoded_and_json_escaped_echoes_of_a_token_are_scrubbed_from_raw(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch, seeded_template: Path
 ) -> None:
     monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     [outcome] = scrape_provider(
         vast.PROVIDER,
         paths=paths,
@@ -69,13 +69,13 @@ def _echo_encoded(request: httpx.Request) -> httpx.Response:
 
 
 def test_base64_upper_case_and_slash_escaped_echoes_of_a_token_are_scrubbed_from_raw(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch, seeded_template: Path
 ) -> None:
     """Issue 27 (low): a server quoting the key base64-encoded (alone or as Basic auth's
     ``user:``), upper-cased, or JSON-escaped with ``\\/`` left it in ``raw/``."""
     monkeypatch.setattr(scraper_http, "pause", lambda seconds: None)
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     [outcome] = scrape_provider(
         vast.PROVIDER,
         paths=paths,

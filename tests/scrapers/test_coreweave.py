@@ -501,22 +501,20 @@ def test_coreweave_2026_a100_row_states_no_form_factor_so_it_is_not_guessed() ->
     assert resolve("NVIDIA A100 PCIe", vram_gb=80) == "a100-80gb-pcie"
 
 
-def test_coreweave_a100_80gb_hgx_resolves_to_sxm(tmp_path) -> None:
+def test_coreweave_a100_80gb_hgx_resolves_to_sxm(tmp_path, seeded_template) -> None:
     """The 2026 "NVIDIA A100" rows (8 GPUs x 80 GB; spot $9.65 north-america, $9.51 europe per
     instance-hour) name no bus; CoreWeave documents its A100 nodes as HGX (``DOCUMENTED_FORM_
     FACTORS``), so the rows state SXM beside the name and load as the 80 GB SXM A100, at
     $1.20625 and $1.18875 per GPU-hour."""
-    from warehouse.db import Warehouse
+    from tests.support.seeded import seeded_warehouse
     from warehouse.load import prepare
-    from warehouse.seeding import load_seeds
 
     offers = [o for o in coreweave.PROVIDER.parse([_raw_2026()]) if o.gpu_name == "NVIDIA A100"]
     # (the inference price of one GPU is a property of the 8-GPU offer: single_gpu_price)
     assert {(o.gpu_count, o.vram_gb_reported, o.gpu_form_factor) for o in offers} == {
         (8, 80, "SXM"),
     }
-    with Warehouse(tmp_path / "w.duckdb").connect() as con:
-        load_seeds(con)
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as con:
         rows, validation = prepare(con, offers)
     assert validation.unresolved_gpus == []
     by = {(r.instance_type, r.region, r.pricing): r for r in rows}

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import REPO
+from tests.support.seeded import seeded_warehouse
 from warehouse import economics, estimates
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -24,7 +25,6 @@ from warehouse.facts import model_from_row
 from warehouse.load import commit_scrape, offer_id, prepare, start_scrape
 from warehouse.publish import load_into_memory, publish
 from warehouse.records import ScrapedOffer
-from warehouse.seeding import load_seeds
 
 SEEDS = REPO / "warehouse" / "seeds"
 WHEN = datetime(2026, 1, 9, 10, 39, tzinfo=UTC)
@@ -54,11 +54,9 @@ def _csv(name: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory):
-    with Warehouse(tmp_path_factory.mktemp("estimates") / "w.duckdb").connect() as c:
-        c.execute("begin transaction")
-        load_seeds(c)
-        c.execute("commit")
+def con(tmp_path_factory, seeded_template):
+    path = tmp_path_factory.mktemp("estimates") / "w.duckdb"
+    with seeded_warehouse(seeded_template, path).connect() as c:
         assert start_scrape(
             c,
             scrape_id="s1",

@@ -12,23 +12,20 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import HISTORY
+from tests.support.seeded import seeded_warehouse
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
 from warehouse.importers import IMPORTERS, DatasetError, common, gpu_hunt_site, import_all
 from warehouse.importers.families import FAMILIES_CSV, family_table, members, resolve_family
 from warehouse.load import offer_id
-from warehouse.seeding import load_seeds
 
 TABLES = ("offer_history", "imported_daily_prices", "market_summaries", "market_summary_providers")
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory):
+def imported(tmp_path_factory, seeded_template):
     path = tmp_path_factory.mktemp("imports") / "w.duckdb"
-    with Warehouse(path).connect() as con:
-        con.execute("begin transaction")
-        load_seeds(con)
-        con.execute("commit")
+    with seeded_warehouse(seeded_template, path).connect() as con:
         results = {r.dataset: r for r in import_all(con, HISTORY)}
     return path, results
 
@@ -291,13 +288,12 @@ def test_imported_history_never_touches_scraped_intervals(con):
     ).fetchone() == (0,)
 
 
-def test_a_file_in_an_unknown_layout_fails_without_writing(tmp_path):
+def test_a_file_in_an_unknown_layout_fails_without_writing(tmp_path, seeded_template):
     folder = tmp_path / gpu_hunt_site.DATASET
     folder.mkdir()
     shutil.copy(HISTORY / gpu_hunt_site.DATASET / "2026-04-01T18_servers.csv", folder)
     (folder / "2026-04-02_price_history.csv").write_text("id,server_id,price\n1,x,2\n")
-    with Warehouse(tmp_path / "w.duckdb").connect() as con:
-        load_seeds(con)
+    with seeded_warehouse(seeded_template, tmp_path / "w.duckdb").connect() as con:
         with pytest.raises(DatasetError, match="missing columns"):
             gpu_hunt_site.import_dataset(con, folder)
         assert con.execute("select count(*) from history_imports").fetchone() == (0,)

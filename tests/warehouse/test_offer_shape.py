@@ -12,12 +12,12 @@ import duckdb
 import httpx
 import pytest
 
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers import coreweave
 from scrapers.base import Offer, PricePer, RawResponse
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse.analysis import create_views
-from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
 from warehouse.publish import current, load_into_memory
@@ -135,12 +135,14 @@ def _old_parse(responses: Sequence[RawResponse]):
     return _as_before(offers), excluded
 
 
-def test_coreweave_inference_offers_of_before_end_cleanly_in_history(tmp_path) -> None:
+def test_coreweave_inference_offers_of_before_end_cleanly_in_history(
+    tmp_path, seeded_template
+) -> None:
     """A warehouse that holds the 9 old 1-GPU inference offers: the first scrape that reads the
     column as a property closes them (an end, not a price change), and every instance offer's
     series goes on unchanged."""
     paths = Paths(tmp_path / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     body = COREWEAVE_2026.read_bytes()
     transport = httpx.MockTransport(
         lambda request: httpx.Response(200, content=body, headers={"content-type": "text/html"})

@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
-from pipelines.ingest import ensure_seeded, scrape_provider
+from pipelines.ingest import scrape_provider
 from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
+from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.history import prune_observations
 from warehouse.paths import Paths
@@ -25,10 +26,10 @@ FUTURE_SHA = "ff" * 32
 
 
 @pytest.fixture(scope="module")
-def paths(tmp_path_factory: pytest.TempPathFactory) -> Paths:
+def paths(tmp_path_factory: pytest.TempPathFactory, seeded_template) -> Paths:
     """Every Lambda capture replayed: scrapes observed from 2023 to 2026."""
     paths = Paths(tmp_path_factory.mktemp("retention") / "home")
-    ensure_seeded(Warehouse(paths.warehouse))
+    seeded_warehouse(seeded_template, paths.warehouse)
     outcomes = scrape_provider(PROVIDERS["lambda"], paths=paths, replay_dir=SNAPSHOTS)
     assert len(outcomes) >= 3 and all(o.status == "success" for o in outcomes)
     return paths

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from tests.conftest import REPO
+from tests.support.seeded import seeded_warehouse
 from warehouse import economics
 from warehouse.db import MIGRATIONS_DIR, Warehouse, migrate
 from warehouse.derive import rebuild
@@ -32,21 +33,20 @@ def _seed() -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def _build(path: Path, now: datetime) -> duckdb.DuckDBPyConnection:
+def _build(template: Path, path: Path, now: datetime) -> duckdb.DuckDBPyConnection:
+    """A fresh seeded warehouse at ``path`` (a copy of the seeded template), rebuilt at ``now``."""
+    seeded_warehouse(template, path)
     con = duckdb.connect(str(path))
     con.execute("set timezone = 'UTC'")
     migrate(con)
-    con.execute("begin transaction")
-    load_seeds(con)
-    con.execute("commit")
     rebuild(con, now=now)
     return con
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory):
+def con(tmp_path_factory, seeded_template):
     # No scrape at all: every platform, Modal included, is served from the seed.
-    c = _build(tmp_path_factory.mktemp("tiers") / "w.duckdb", NOW)
+    c = _build(seeded_template, tmp_path_factory.mktemp("tiers") / "w.duckdb", NOW)
     rebuild_token_estimates(c)
     yield c
     c.close()
@@ -142,7 +142,7 @@ def test_observed_at_is_the_source_date_not_the_typing_date(con):
     assert runpod[0]["age_days"] == pytest.approx(561.5, abs=0.05)
 
 
-def test_a_tier_ended_by_its_source_is_not_served_after_its_end(tmp_path, con):
+def test_a_tier_ended_by_its_source_is_not_served_after_its_end(tmp_path, con, seeded_template):
     ends = next(r for r in _seed() if r["tier"] == HF_AWS_H100)["ends_on"]
     assert ends == "2025-12-01"
     ended = "o.provider = 'hf-endpoints' and o.instance_type = ?"
@@ -153,8 +153,10 @@ def test_a_tier_ended_by_its_source_is_not_served_after_its_end(tmp_path, con):
         ).fetchone()[0]
         == 0
     )
-    before = _build(tmp_path / "before.duckdb", datetime(2025, 11, 30, 23, 59, tzinfo=UTC))
-    on_the_day = _build(tmp_path / "on.duckdb", datetime(2025, 12, 1, tzinfo=UTC))
+    before = _build(
+        seeded_template, tmp_path / "before.duckdb", datetime(2025, 11, 30, 23, 59, tzinfo=UTC)
+    )
+    on_the_day = _build(seeded_template, tmp_path / "on.duckdb", datetime(2025, 12, 1, tzinfo=UTC))
     try:
         assert len(_curated(before, ended, [HF_AWS_H100])) == 1
         assert _curated(on_the_day, ended, [HF_AWS_H100]) == []
