@@ -199,6 +199,21 @@ def replayed_home(tmp_path_factory):
 _REPLAYED: dict[str, dict[str, tuple[int, int]]] = {}  # replayed_home's files as copied
 
 
+@pytest.fixture(scope="session")
+def replayed_published(replayed_home, tmp_path_factory) -> Path:
+    """A published directory holding one snapshot of ``replayed_home``'s warehouse, published
+    once per worker (~0.55 s a publish); copy it with ``tests.support.published.published_copy``
+    (never serve or write it directly)."""
+    from warehouse.db import Warehouse
+    from warehouse.publish import publish
+
+    paths, _ = replayed_home
+    target = tmp_path_factory.mktemp("replayed-published") / "published"
+    with Warehouse(paths.warehouse).connect() as con:
+        publish(con, target)
+    return target
+
+
 @pytest.fixture(autouse=True)
 def _replayed_home_unchanged(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each test that uses ``replayed_home`` (directly or through a fixture): its files

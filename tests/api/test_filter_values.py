@@ -17,19 +17,14 @@ from litestar.testing import TestClient
 from api.app import create_app
 from api.instances.controller import instances_fast_route
 from api.store import SnapshotStore
-from warehouse.db import Warehouse
-from warehouse.publish import publish
+from tests.support.published import published_copy
 
 GZIP = {"accept-encoding": "gzip"}  # the fast route leaves gzip to Litestar: the handler answers
 
 
 @pytest.fixture(scope="module")
-def published(replayed_home, tmp_path_factory) -> Path:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    target = tmp_path_factory.mktemp("values") / "published"
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, target)
-    return target
+def published(replayed_published, tmp_path_factory) -> Path:  # tests/conftest.py
+    return published_copy(replayed_published, tmp_path_factory.mktemp("values") / "published")
 
 
 @pytest.fixture(scope="module")

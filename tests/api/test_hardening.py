@@ -10,6 +10,7 @@ from litestar.testing import TestClient
 from api.app import CORS_ENV, create_app
 from api.limits import MAX_QUERY_BYTES
 from api.ops.admin import ADMIN_REQUESTS_PER_MINUTE, ADMIN_TOKEN_ENV
+from tests.support.published import published_copy
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 
@@ -20,12 +21,9 @@ TOKEN = "admin-test-token-8f2c"  # a placeholder, not a credential
 
 
 @pytest.fixture()
-def published(replayed_home, tmp_path):  # replayed_home: tests/conftest.py
+def published(replayed_published, tmp_path):  # replayed_published: tests/conftest.py
     """A private published directory holding one snapshot of the replayed warehouse."""
-    paths, _ = replayed_home
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, tmp_path / "published")
-    return tmp_path / "published"
+    return published_copy(replayed_published, tmp_path / "published")
 
 
 def test_query_string_over_the_limit_is_414_with_a_clear_message(published) -> None:

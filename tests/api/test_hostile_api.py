@@ -17,6 +17,7 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from api.store import Snapshot
+from tests.support.published import published_copy
 from warehouse.db import Warehouse
 from warehouse.publish import POINTER, publish
 
@@ -25,9 +26,9 @@ pytestmark = pytest.mark.slow(seconds=22)
 
 
 @pytest.fixture()
-def published(replayed_home, tmp_path) -> Path:  # replayed_home: tests/conftest.py
+def published(replayed_published, tmp_path) -> Path:  # replayed_published: tests/conftest.py
     """A private published directory holding one snapshot of the replayed warehouse."""
-    return _publish(replayed_home, tmp_path / "published")
+    return published_copy(replayed_published, tmp_path / "published")
 
 
 def _publish(replayed_home, directory: Path) -> Path:

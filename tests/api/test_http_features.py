@@ -19,6 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from api.app import create_app
 from api.schemas import InstanceItem
+from tests.support.published import published_copy
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 
@@ -49,8 +50,8 @@ def _publish(replayed_home, directory: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(replayed_home, tmp_path_factory):
-    published = _publish(replayed_home, tmp_path_factory.mktemp("http") / "published")
+def client(replayed_published, tmp_path_factory):  # replayed_published: tests/conftest.py
+    published = published_copy(replayed_published, tmp_path_factory.mktemp("http") / "published")
     with TestClient(create_app(published, reload_interval_s=3600)) as test_client:
         yield test_client
 
@@ -101,8 +102,10 @@ def test_etag_and_cache_control_are_tied_to_the_snapshot(client) -> None:
     assert stale.status_code == 200  # the tag of another URL does not match
 
 
-def test_a_new_snapshot_changes_the_etag_and_answers_in_full(replayed_home, tmp_path) -> None:
-    published = _publish(replayed_home, tmp_path / "published")
+def test_a_new_snapshot_changes_the_etag_and_answers_in_full(
+    replayed_home, replayed_published, tmp_path
+) -> None:
+    published = published_copy(replayed_published, tmp_path / "published")
     with TestClient(create_app(published, reload_interval_s=0)) as client:
         tag = client.get("/gpus").headers["etag"]
         assert client.get("/gpus", headers={"If-None-Match": tag}).status_code == 304

@@ -11,17 +11,13 @@ from api.instances.controller import instances_fast_route
 from api.instances.params import parse_query
 from api.instances.service import instances_body
 from api.store import SnapshotStore
-from warehouse.db import Warehouse
-from warehouse.publish import publish
+from tests.support.published import published_copy
 from warehouse.queries import OfferFilter, OfferQuery
 
 
 @pytest.fixture(scope="module")
-def store(replayed_home, tmp_path_factory) -> SnapshotStore:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    target = tmp_path_factory.mktemp("fast") / "published"
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, target)
+def store(replayed_published, tmp_path_factory) -> SnapshotStore:  # tests/conftest.py
+    target = published_copy(replayed_published, tmp_path_factory.mktemp("fast") / "published")
     return SnapshotStore(target, reload_interval_s=3600)
 
 

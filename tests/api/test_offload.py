@@ -12,17 +12,12 @@ from litestar.testing import TestClient
 import api.offload
 from api.app import create_app
 from api.economics.service import EconomicsService
-from warehouse.db import Warehouse
-from warehouse.publish import publish
+from tests.support.published import published_copy
 
 
 @pytest.fixture(scope="module")
-def published(replayed_home, tmp_path_factory) -> Path:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    out = tmp_path_factory.mktemp("offload") / "published"
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, out)
-    return out
+def published(replayed_published, tmp_path_factory) -> Path:  # tests/conftest.py
+    return published_copy(replayed_published, tmp_path_factory.mktemp("offload") / "published")
 
 
 def _on_a_loop() -> bool:

@@ -12,6 +12,7 @@ from litestar.testing import TestClient
 
 from api.app import CORS_ENV, create_app
 from api.cache import ENTRY_OVERHEAD, ResponseCache, entry_bytes
+from tests.support.published import published_copy
 from warehouse.db import Warehouse
 from warehouse.publish import publish
 
@@ -19,11 +20,8 @@ QUERY = "/instances?min_vram=80&fp8=true"
 
 
 @pytest.fixture()
-def published(replayed_home, tmp_path: Path) -> Path:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, tmp_path / "published")
-    return tmp_path / "published"
+def published(replayed_published: Path, tmp_path: Path) -> Path:  # tests/conftest.py
+    return published_copy(replayed_published, tmp_path / "published")
 
 
 def test_5000_distinct_large_keys_stay_within_the_byte_bound() -> None:

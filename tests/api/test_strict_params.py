@@ -13,9 +13,8 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from api.params import gpu_filter
-from warehouse.db import Warehouse
+from tests.support.published import published_copy
 from warehouse.gpus import load_gpus
-from warehouse.publish import publish
 from warehouse.queries import OfferFilter
 from warehouse.vocabulary import INSTANCE_SORTS
 
@@ -26,12 +25,8 @@ _METHODS = ("get", "post", "put", "patch", "delete")
 
 
 @pytest.fixture(scope="module")
-def published(replayed_home, tmp_path_factory) -> Path:  # replayed_home: tests/conftest.py
-    paths, _ = replayed_home
-    target = tmp_path_factory.mktemp("strict") / "published"
-    with Warehouse(paths.warehouse).connect() as con:
-        publish(con, target)
-    return target
+def published(replayed_published, tmp_path_factory) -> Path:  # tests/conftest.py
+    return published_copy(replayed_published, tmp_path_factory.mktemp("strict") / "published")
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,14 @@ def republished_at(replayed_home: tuple[Paths, Any], root: Path, at: datetime) -
     return home
 
 
+def published_copy(template: Path, target: Path) -> Path:
+    """``target`` (which must not exist yet): a copy of the published directory ``template``
+    (``replayed_published`` in tests/conftest.py), the files a publish of the replayed warehouse
+    into a new directory writes; ~10 ms instead of a publish's ~0.55 s."""
+    shutil.copytree(template, target)
+    return target
+
+
 def get_json(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
     """GET ``path`` with ``params``; asserts a 200 and returns its JSON body."""
     response = client.get(path, params=params)
