@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -38,6 +37,7 @@ from scrapers.base import Offer, Provider
 from scrapers.registry import PROVIDERS
 from scrapers.replay import Capture, discover
 from tests.conftest import SNAPSHOTS, raw_from_capture
+from tests.support.hostile_answers import gzip_bomb
 from tests.support.seeded import seeded_warehouse
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
@@ -106,14 +106,7 @@ class _Chunks(httpx.SyncByteStream):
             yield self.chunk
 
 
-def _gzip_bomb(decoded_mb: int) -> bytes:
-    """``decoded_mb`` MiB of zeros, gzip-compressed (about 1 KiB per MiB)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    zeros = bytes(1024 * 1024)
-    return b"".join(packer.compress(zeros) for _ in range(decoded_mb)) + packer.flush()
-
-
-GZIP_BOMB = _gzip_bomb(64)  # 64 MiB decoded from ~64 KB
+GZIP_BOMB = gzip_bomb(64)  # 64 MiB decoded from ~64 KB
 
 
 @dataclass

@@ -36,8 +36,8 @@ from scrapers.base import Provider
 from scrapers.registry import PROVIDERS
 from scrapers.replay import ReplayTransport, discover
 from tests.conftest import REPO, SNAPSHOTS
-from tests.scrapers.test_http import drip, gzip_bomb, socket_server
-from tests.support.hostile_answers import vast_answer
+from tests.scrapers.test_http import drip, socket_server
+from tests.support.hostile_answers import gzip_bomb, vast_answer
 from tests.support.seeded import seeded_warehouse
 from warehouse import quality
 from warehouse.db import Warehouse

@@ -25,6 +25,7 @@ import pytest
 
 from scrapers import http
 from scrapers.base import FetchError
+from tests.support.hostile_answers import gzip_bomb
 
 
 def test_user_agent_names_the_project_and_where_to_find_it() -> None:
@@ -259,12 +260,6 @@ class Chunks(httpx.SyncByteStream):
         for _ in range(self.count):
             self.pulled += 1
             yield self.chunk
-
-
-def gzip_bomb(decoded_mib: int) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    zeros = bytes(1 << 20)
-    return b"".join(packer.compress(zeros) for _ in range(decoded_mib)) + packer.flush()
 
 
 def test_oversized_body_is_refused_while_streaming() -> None:
