@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -16,6 +17,7 @@ from pipelines.run import run_ingest
 from tests.conftest import SNAPSHOTS
 from tests.support.harness import newest_captures
 from tests.support.offline import go_offline
+from tests.support.seeded import seeded_warehouse
 from warehouse.paths import Paths
 
 # the file takes about 45 s under the suite's load: handed out first (tests/conftest.py)
@@ -28,7 +30,17 @@ def no_network(monkeypatch):
     go_offline(monkeypatch)
 
 
-def _cli_home(monkeypatch, home) -> None:
+def _seeded_home(template: Path, home: Path) -> Paths:
+    """``home`` holding a copy of the seeded template warehouse: the ingest's seeds step then
+    re-seeds in ~0.15 s instead of loading the ECB history (~1 s); these tests are about the
+    progress lines, not a first run (tests/pipelines/test_first_run.py)."""
+    paths = Paths(home)
+    seeded_warehouse(template, paths.warehouse)
+    return paths
+
+
+def _cli_home(monkeypatch, home, template: Path) -> None:
+    _seeded_home(template, home)
     monkeypatch.setenv("GPUPRICES_HOME", str(home))
     monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster"))  # the CLI sets it; restore it
     monkeypatch.delenv("GPUPRICES_SNAPSHOT_URL", raising=False)
@@ -42,7 +54,7 @@ def _dated(text: str, day: str) -> bool:
     return bool(match) and match[1] == day and abs(int(match[2]) - days) <= 1
 
 
-def test_progress_follows_each_provider_step_to_its_end(tmp_path):
+def test_progress_follows_each_provider_step_to_its_end(tmp_path, seeded_template):
     out = io.StringIO()
     progress = IngestProgress(
         ["lambda", "datacrunch"], Console(file=out, force_terminal=True, width=160)
@@ -50,7 +62,7 @@ def test_progress_follows_each_provider_step_to_its_end(tmp_path):
     (tmp_path / "dagster").mkdir()
     with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
         report = run_ingest(
-            Paths(tmp_path / "home"),
+            _seeded_home(seeded_template, tmp_path / "home"),
             replay_dir=SNAPSHOTS,
             providers=["lambda", "datacrunch"],
             instance=instance,
@@ -67,7 +79,7 @@ def test_progress_follows_each_provider_step_to_its_end(tmp_path):
     assert "datacrunch" in out.getvalue() and "replayed" in out.getvalue()
 
 
-def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, no_network):
+def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, seeded_template, no_network):
     """Issue 25: offline, every provider's live fetch fails and its recorded data is loaded
     instead; the rows said FAILED. They say recorded, with the data's day and age."""
     out = io.StringIO()
@@ -77,7 +89,7 @@ def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, no_network
     with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
         # no captures beside it: the recorded offers that ship with gpuprices are loaded
         report = run_ingest(
-            Paths(tmp_path / "home"),
+            _seeded_home(seeded_template, tmp_path / "home"),
             replay_dir=None,
             providers=slugs,
             instance=instance,
@@ -93,13 +105,13 @@ def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, no_network
     assert "FAILED" not in drawn and " 0 h old" not in drawn
 
 
-def test_progress_rows_say_failed_when_nothing_was_loaded(tmp_path, no_network):
+def test_progress_rows_say_failed_when_nothing_was_loaded(tmp_path, seeded_template, no_network):
     out = io.StringIO()
     progress = IngestProgress(["vultr"], Console(file=out, force_terminal=True, width=160))
     (tmp_path / "dagster").mkdir()
     with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
         run_ingest(
-            Paths(tmp_path / "home"),
+            _seeded_home(seeded_template, tmp_path / "home"),
             replay_dir=None,
             providers=["vultr"],
             recorded_fallback=False,
@@ -117,10 +129,10 @@ def _progress(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith(("ingest: ", "["))]
 
 
-def test_piped_ingest_prints_a_line_per_provider(tmp_path, monkeypatch, capsys):
+def test_piped_ingest_prints_a_line_per_provider(tmp_path, seeded_template, monkeypatch, capsys):
     """Issue 25: not on a terminal, `gpuprices ingest` printed nothing until the report (34 s
     for every provider). One plain line per provider as it finishes, on stderr, no ANSI."""
-    _cli_home(monkeypatch, tmp_path / "home")
+    _cli_home(monkeypatch, tmp_path / "home", seeded_template)
     argv = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda"]
     assert cli.main([*argv, "--provider", "datacrunch"]) == 0
     out, err = capsys.readouterr()
@@ -135,18 +147,18 @@ def test_piped_ingest_prints_a_line_per_provider(tmp_path, monkeypatch, capsys):
     assert "2 providers: 2 replay ok, 0 failed, 0 skipped" in out  # the report, as before
 
 
-def test_progress_is_quiet_under_v(tmp_path, monkeypatch, capsys):
-    _cli_home(monkeypatch, tmp_path / "home")
+def test_progress_is_quiet_under_v(tmp_path, seeded_template, monkeypatch, capsys):
+    _cli_home(monkeypatch, tmp_path / "home", seeded_template)
     argv = ["ingest", "--replay", str(SNAPSHOTS), "--provider", "lambda", "-v"]
     assert cli.main(argv) == 0
     assert "replayed 2026-01-09" not in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_parallel_ingest_is_quiet_without_v(tmp_path, monkeypatch, capfd):
+def test_parallel_ingest_is_quiet_without_v(tmp_path, seeded_template, monkeypatch, capfd):
     """Issue 25: `--parallel` printed Dagster's DEBUG line of every worker process
     ("STEP_WORKER_STARTED - Executing step ... in subprocess") without -v."""
-    _cli_home(monkeypatch, tmp_path / "home")
+    _cli_home(monkeypatch, tmp_path / "home", seeded_template)
     replay = newest_captures(tmp_path / "replay", ["lambda", "datacrunch"])
     argv = ["ingest", "--replay", str(replay), "--parallel", "2"]
     assert cli.main([*argv, "--provider", "lambda", "--provider", "datacrunch"]) == 0

@@ -186,6 +186,7 @@ def test_credentials_appear_nowhere(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
+    seeded_template: Path,
 ) -> None:
     mock = CredentialServer(reject=server == "rejecting")
     live_client = scraper_http.make_client
@@ -200,6 +201,7 @@ def test_credentials_appear_nowhere(
         monkeypatch.setenv(PROVIDERS[slug].token_env or "", token_for(slug))
     caplog.set_level(logging.DEBUG)
     paths = Paths(tmp_path / "home")
+    seeded_warehouse(seeded_template, paths.warehouse)  # not a first run: seeds re-seed (~0.15 s)
     paths.dagster_home.mkdir(parents=True)
     instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
 
@@ -305,6 +307,7 @@ def test_token_with_trailing_cr_or_lf_is_stripped_and_never_echoed(
     caplog: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
     bridge: tuple[CredentialServer, int],
+    seeded_template: Path,
 ) -> None:
     mock, port = bridge
     _through_bridge(monkeypatch, port)
@@ -314,6 +317,7 @@ def test_token_with_trailing_cr_or_lf_is_stripped_and_never_echoed(
         monkeypatch.setenv(PROVIDERS[slug].token_env or "", secret_for(slug) + tail)
     caplog.set_level(logging.DEBUG)
     paths = Paths(tmp_path / "home")
+    seeded_warehouse(seeded_template, paths.warehouse)  # not a first run: seeds re-seed (~0.15 s)
     paths.dagster_home.mkdir(parents=True)
     instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
 
