@@ -133,7 +133,10 @@ def load_hour_per_scrape(con: duckdb.DuckDBPyConnection, scrapes: list[tuple]) -
     return loaded
 
 
-def setup(con: duckdb.DuckDBPyConnection, gen: Generator) -> None:
-    with transaction(con):
-        load_seeds(con)
+def setup(con: duckdb.DuckDBPyConnection, gen: Generator, *, seed: bool = True) -> None:
+    """The generator's catalogue as temp tables, after seeding the warehouse (``seed=False``:
+    it is already seeded, e.g. a copy of the tests' seeded template)."""
+    if seed:
+        with transaction(con):
+            load_seeds(con)
     arrow_temp_table(con, "_gen_catalog", gen.catalog_table())

@@ -20,6 +20,7 @@ from tests.support.history_load import (
     setup,
     stage_day,
 )
+from tests.support.seeded import seeded_warehouse
 from tests.support.synthetic_history import Generator, Rates
 from warehouse.analysis import create_views
 from warehouse.db import Warehouse
@@ -68,12 +69,12 @@ def _expected(
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
+def generated(tmp_path_factory, seeded_template):
     gen = Generator(providers=3, offers=20, start=START, seed=3, rates=BUSY, record_truth=True)
     path = tmp_path_factory.mktemp("scale") / "w.duckdb"
     successes: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
-    with Warehouse(path).connect() as con:
-        setup(con, gen)
+    with seeded_warehouse(seeded_template, path).connect() as con:
+        setup(con, gen, seed=False)
         for n in range(DAYS):
             day = gen.next_day()
             stage_day(con, day)
@@ -181,13 +182,13 @@ def test_rollup_agrees_with_the_daily_offer_prices_view(con):
     assert view == rollup
 
 
-def test_batch_and_per_scrape_paths_write_the_same_history(tmp_path):
+def test_batch_and_per_scrape_paths_write_the_same_history(tmp_path, seeded_template):
     rates = BUSY
     histories = []
     for name, per_scrape in (("batch", False), ("per-scrape", True)):
         gen = Generator(providers=2, offers=8, start=START, seed=11, rates=rates)
-        with Warehouse(tmp_path / f"{name}.duckdb").connect() as con:
-            setup(con, gen)
+        with seeded_warehouse(seeded_template, tmp_path / f"{name}.duckdb").connect() as con:
+            setup(con, gen, seed=False)
             for _ in range(1):
                 stage_day(con, gen.next_day())
                 if per_scrape:
@@ -210,7 +211,9 @@ def test_batch_and_per_scrape_paths_write_the_same_history(tmp_path):
     assert histories[1] == histories[3]
 
 
-def test_batch_load_reads_every_offer_when_prices_need_an_exchange_rate(tmp_path, monkeypatch):
+def test_batch_load_reads_every_offer_when_prices_need_an_exchange_rate(
+    tmp_path, monkeypatch, seeded_template
+):
     # provider 14 of the generator quotes EUR: looking its rate up on the loader's connection
     # once ended the batch's offer stream after its first chunk (offers went missing, their
     # intervals closed); chunks of 10 rows make a small batch span many
@@ -221,8 +224,8 @@ def test_batch_load_reads_every_offer_when_prices_need_an_exchange_rate(tmp_path
     observed = []
     for name, per_scrape in (("batch", False), ("per-scrape", True)):
         gen = Generator(providers=15, offers=4, start=START, seed=5)
-        with Warehouse(tmp_path / f"{name}.duckdb").connect() as con:
-            setup(con, gen)
+        with seeded_warehouse(seeded_template, tmp_path / f"{name}.duckdb").connect() as con:
+            setup(con, gen, seed=False)
             stage_day(con, gen.next_day())
             if per_scrape:
                 for hour in range(3):
