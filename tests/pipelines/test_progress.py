@@ -7,13 +7,12 @@ import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-import dagster as dg
 import pytest
 from rich.console import Console
 
 from pipelines import cli
 from pipelines.progress import IngestProgress
-from pipelines.run import run_ingest
+from pipelines.run import dagster_instance, run_ingest
 from tests.conftest import SNAPSHOTS
 from tests.support.harness import newest_captures
 from tests.support.offline import go_offline
@@ -60,7 +59,7 @@ def test_progress_follows_each_provider_step_to_its_end(tmp_path, seeded_templat
         ["lambda", "datacrunch"], Console(file=out, force_terminal=True, width=160)
     )
     (tmp_path / "dagster").mkdir()
-    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
+    with dagster_instance(False, tmp_path / "dagster") as instance, progress:
         report = run_ingest(
             _seeded_home(seeded_template, tmp_path / "home"),
             replay_dir=SNAPSHOTS,
@@ -86,7 +85,7 @@ def test_tty_progress_says_recorded_not_failed_for_fallback(tmp_path, seeded_tem
     slugs = ["lambda", "vultr"]
     progress = IngestProgress(slugs, Console(file=out, force_terminal=True, width=160))
     (tmp_path / "dagster").mkdir()
-    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
+    with dagster_instance(False, tmp_path / "dagster") as instance, progress:
         # no captures beside it: the recorded offers that ship with gpuprices are loaded
         report = run_ingest(
             _seeded_home(seeded_template, tmp_path / "home"),
@@ -109,7 +108,7 @@ def test_progress_rows_say_failed_when_nothing_was_loaded(tmp_path, seeded_templ
     out = io.StringIO()
     progress = IngestProgress(["vultr"], Console(file=out, force_terminal=True, width=160))
     (tmp_path / "dagster").mkdir()
-    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance, progress:
+    with dagster_instance(False, tmp_path / "dagster") as instance, progress:
         run_ingest(
             _seeded_home(seeded_template, tmp_path / "home"),
             replay_dir=None,
