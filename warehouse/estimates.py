@@ -69,23 +69,26 @@ def iter_estimate_rows(
     ``vram_gb_guaranteed`` keys are honoured (:meth:`Estimator.offer_spec`). Rates are output /
     total (input + output) tokens per second for the whole instance; costs are USD per million
     tokens at the offer's USD price per hour, null when the model does not fit. Raises
-    ValueError for an unknown precision or a sequence longer than a model's context (callers
-    validate inputs first); the precision is checked before the first row is asked for.
+    ValueError for an unknown precision or KV admission policy, or a sequence longer than a
+    model's context (callers validate inputs first); the precision and the policy are checked
+    before the first row is asked for.
     """
     if precision not in PRECISION_CHOICES:
         raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISION_CHOICES}")
     if kv_admission not in economics.KV_ADMISSION_RESERVED_OUTPUT_FRACTION:
         raise ValueError(f"unknown kv_admission {kv_admission!r}")
     models = [estimator.models[m] for m in model_ids]
-    settings = (precision, input_tokens, output_tokens, kv_admission)
-    return _rows(offers, estimator, models, settings)
+    return _rows(offers, estimator, models, precision, input_tokens, output_tokens, kv_admission)
 
 
 def _rows(
     offers: Iterable[Mapping[str, Any]],
     estimator: Estimator,
     model_list: list[economics.ModelSpec],
-    settings: tuple[str, int, int, str],  # precision, input and output tokens, kv_admission
+    precision: str,
+    input_tokens: int,
+    output_tokens: int,
+    kv_admission: str,
 ) -> Iterator[dict[str, Any]]:
     # Everything but the price depends only on (model, GPU, GPU count): marketplaces list many
     # offers of one configuration, so those parts are computed once per configuration.
@@ -101,8 +104,9 @@ def _rows(
             part = parts.get(key)
             if part is None:
                 part = parts[key] = _config_part(
-                    estimator, model, gpu, offer["gpu_count"], *settings
-                )
+                    estimator, model, gpu, offer["gpu_count"], precision, input_tokens,
+                    output_tokens, kv_admission,
+                )  # fmt: skip
             row = {**identity, **part}
             if part["fits"]:
                 cost = economics.cost_per_million_tokens(
@@ -124,7 +128,8 @@ def estimate_rows(
     kv_admission: str = economics.DEFAULT_KV_ADMISSION,
 ) -> list[dict[str, Any]]:
     """The rows of :func:`iter_estimate_rows` as a list (for a bounded set of offers). Raises
-    ValueError for an unknown precision or a sequence longer than a model's context."""
+    ValueError for an unknown precision or KV admission policy, or a sequence longer than a
+    model's context."""
     return list(
         iter_estimate_rows(
             offers,
