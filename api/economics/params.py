@@ -111,7 +111,7 @@ class EstimatesParams:
     precision: PrecisionParam = "standard"
     input_tokens: InputTokens = STANDARD_INPUT_TOKENS
     output_tokens: OutputTokens = STANDARD_OUTPUT_TOKENS
-    kv_admission: KvAdmissionParam = "max_utilization"
+    kv_admission: KvAdmissionParam = economics.DEFAULT_KV_ADMISSION
     gpu: GpuFilter = None
     gpus: Annotated[
         int | None,

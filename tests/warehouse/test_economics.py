@@ -14,6 +14,7 @@ import statistics
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -49,6 +50,7 @@ from warehouse.economics import (
     weights_gb,
 )
 from warehouse.economics.throughput import _link_kind
+from warehouse.vocabulary import KvAdmission
 
 REPO = Path(__file__).resolve().parents[2]
 ESTIMATES_MD = REPO / "docs" / "estimates.md"
@@ -404,6 +406,8 @@ def test_long_decode_batch_follows_the_kv_admission_policy() -> None:
         "guaranteed_no_evict": 1.0,
     }
     assert DEFAULT_KV_ADMISSION == "max_utilization"
+    # the API's parameter and schema name the same policies (warehouse.vocabulary.KvAdmission)
+    assert set(get_args(KvAdmission)) == set(KV_ADMISSION_RESERVED_OUTPUT_FRACTION)
     tuned = estimate_throughput(model, "fp8", H100, 2, 128, 4096, tensor_parallel=2)
     no_evict = estimate_throughput(
         model, "fp8", H100, 2, 128, 4096, tensor_parallel=2, kv_admission="guaranteed_no_evict"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from warehouse.units import HOURS_PER_MONTH
+from warehouse.vocabulary import KvAdmission
 
 # --------------------------------------------------------------------------------------------
 # Precisions. Bytes per stored weight. int4/fp4 carry their block scales: int4 is W4A16 with one
@@ -130,8 +131,9 @@ TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING = 0.80
 # output at admission, so a long decode runs at most budget / KV(input + output) sequences (the
 # policy every trtllm-bench log of the calibration sweep states). Estimates assume the tuned
 # policy; a calibration point run with the default is estimated with it.
+# (KvAdmission, the policy names: warehouse.vocabulary)
 KV_ADMISSION_RESERVED_OUTPUT_FRACTION = {"max_utilization": 0.5, "guaranteed_no_evict": 1.0}
-DEFAULT_KV_ADMISSION = "max_utilization"
+DEFAULT_KV_ADMISSION: KvAdmission = "max_utilization"
 
 # Tensor-parallel all-reduce cost: two all-reduces of (tokens x hidden) bf16 activations per layer
 # (after attention and after the MLP). Ring all-reduce moves 2(n-1)/n of the buffer per GPU.
