@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 import re
 from datetime import date
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from warehouse.publish import current, load_into_memory
 
 
@@ -109,7 +109,7 @@ def test_replayed_days_without_matched_pairs_are_null_not_100(con):
 def test_history_md_worked_example_is_todays_replay(con):
     # docs/history.md shows the h100-sxm on-demand chain link by link; every linked day of the
     # replay is a row there with its level, so the worked example cannot drift from the code
-    text = (Path(__file__).resolve().parents[2] / "docs" / "history.md").read_text("utf-8")
+    text = (REPO / "docs" / "history.md").read_text("utf-8")
     text = text[text.index("Worked example, the replayed captures, `h100-sxm` on-demand") :]
     text = text[: text.index("Before this rule the same series")]
     rows = re.findall(r"^\| (\d{4}-\d{2}-\d{2}) \|.*\| ([\d.]+) \|$", text, flags=re.MULTILINE)
