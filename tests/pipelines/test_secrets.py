@@ -31,7 +31,7 @@ import httpx
 import pytest
 
 from pipelines.ingest import scrape_provider
-from pipelines.run import run_ingest
+from pipelines.run import dagster_instance, run_ingest
 from scrapers import http as scraper_http
 from scrapers.registry import PROVIDERS
 from scrapers.replay import discover
@@ -203,7 +203,8 @@ def test_credentials_appear_nowhere(
     paths = Paths(tmp_path / "home")
     seeded_warehouse(seeded_template, paths.warehouse)  # not a first run: seeds re-seed (~0.15 s)
     paths.dagster_home.mkdir(parents=True)
-    instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
+    # the CLI's instance (pooled SQLite storage under the home): its files are scanned below
+    instance = dagster_instance(True, paths.dagster_home)
 
     report = run_ingest(
         paths, replay_dir=None, providers=TOKEN_PROVIDERS, verbose=True, instance=instance
@@ -319,7 +320,8 @@ def test_token_with_trailing_cr_or_lf_is_stripped_and_never_echoed(
     paths = Paths(tmp_path / "home")
     seeded_warehouse(seeded_template, paths.warehouse)  # not a first run: seeds re-seed (~0.15 s)
     paths.dagster_home.mkdir(parents=True)
-    instance = dg.DagsterInstance.local_temp(tempdir=str(paths.dagster_home))
+    # the CLI's instance (pooled SQLite storage under the home): its files are scanned below
+    instance = dagster_instance(True, paths.dagster_home)
 
     report = run_ingest(
         paths, replay_dir=None, providers=sorted(TRAILING), verbose=True, instance=instance
