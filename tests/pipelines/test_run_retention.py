@@ -11,7 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.run import run_ingest
+from pipelines.run import dagster_instance, run_ingest
 from pipelines.run_retention import RunRetention, prune_runs
 from tests.conftest import dagster_home
 from tests.support.harness import newest_captures
@@ -33,7 +33,8 @@ def test_dagster_run_storage_grows_with_no_retention_no_more(tmp_path: Path) -> 
     paths = Paths(tmp_path / "home")
     home = dagster_home(paths.dagster_home)
     keep = RunRetention(keep_runs=2)
-    with dg.DagsterInstance.from_config(str(home)) as instance:
+    # the CLI's instance of that home (pooled SQLite storage, pipelines.dagster_storage)
+    with dagster_instance(False, home) as instance:
         sizes = []
         for _ in range(3):
             report = run_ingest(
