@@ -8,6 +8,7 @@ labelled recorded with its capture date and source URL, and says so in one line 
 from __future__ import annotations
 
 import csv
+import sys
 from datetime import UTC, date, datetime
 
 import dagster as dg
@@ -21,6 +22,8 @@ from scrapers import recorded
 from scrapers.registry import PROVIDERS
 from tests.conftest import SNAPSHOTS
 from tests.support.offline import go_offline
+from tests.support.seeded import seeded_warehouse
+from warehouse import db as warehouse_db
 from warehouse.db import Warehouse
 from warehouse.derive import rebuild
 from warehouse.paths import Paths
@@ -210,3 +213,37 @@ def test_recorded_fallback_can_be_turned_off(tmp_path, no_network):
     )
     [line] = report.providers
     assert line.offers == 0 and line.detail.endswith("-> no data")
+
+
+def _in_provider_step() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "_asset" and frame.f_code.co_filename.endswith("providers.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def test_a_live_provider_step_opens_the_warehouse_once(
+    tmp_path, no_network, monkeypatch, seeded_template
+):
+    """Once its fetch is done (prefetched), a live provider step waits on no network: its load,
+    fallback and retention share one DuckDB connection (docs/performance.md), where each stage
+    opened and checkpointed the file (three opens a provider)."""
+    paths = Paths(tmp_path / "home")
+    seeded_warehouse(seeded_template, paths.warehouse)
+    opens: list[str] = []
+    connect = warehouse_db.duckdb.connect
+
+    def counted(database, *args, **kwargs):
+        if _in_provider_step():
+            opens.append(str(database))
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(warehouse_db.duckdb, "connect", counted)
+    slugs = ["vultr", "hetzner"]  # both fail live and load their recorded offers
+    report = run_ingest(
+        paths, replay_dir=None, providers=slugs, instance=dg.DagsterInstance.ephemeral()
+    )
+    assert [p.offers > 0 for p in report.providers] == [True, True]
+    assert opens == [str(paths.warehouse)] * len(slugs)
