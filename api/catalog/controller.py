@@ -7,12 +7,12 @@ from typing import Annotated
 
 from litestar import Controller, Response, get
 from litestar.exceptions import NotFoundException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.catalog.schemas import GpuList, ProviderDetail, ProviderList, ServerlessList
 from api.catalog.service import FACT_TABLES, cached_list, first_row, with_tiers
 from api.encoding import encode_as, json_response
+from api.openapi import ResponseDoc
 from api.params import ListFormat
 from api.schemas import ErrorBody
 from api.store import Store
@@ -36,7 +36,7 @@ class GpusController(Controller):
         sync_to_thread=False,
         description="VRAM (GB), memory bandwidth (GB/s), dense tensor TFLOPS per precision "
         "(never sparsity figures), FP8/BF16 support, interconnect; one source URL per row.",
-        responses={200: ResponseSpec(data_container=GpuList, description="All GPUs")},
+        responses={200: ResponseDoc(data_container=GpuList, description="All GPUs")},
     )
     def list_gpus(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         body = cached_list(store.get(), "gpus", GpuList, GPUS_SQL)
@@ -54,7 +54,7 @@ class ProvidersController(Controller):
         description="Last success and last failure (with its error) per provider, and how "
         "many of its offers are current, suspect, stale and expired (past the shelf life of "
         "their kind of price, per kind: left out of answers unless include_expired=true).",
-        responses={200: ResponseSpec(data_container=ProviderList, description="All providers")},
+        responses={200: ResponseDoc(data_container=ProviderList, description="All providers")},
     )
     def list_providers(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         body = cached_list(store.get(), "providers", ProviderList, PROVIDERS_SQL)
@@ -75,8 +75,8 @@ class ProviderDetailController(Controller):
         "serverless platform slug (e.g. runpod-serverless) also the platform's billing and "
         "scaling facts and its GPU tiers. Unknown facts are null.",
         responses={
-            200: ResponseSpec(data_container=ProviderDetail, description="The provider"),
-            404: ResponseSpec(data_container=ErrorBody, description="Unknown slug"),
+            200: ResponseDoc(data_container=ProviderDetail, description="The provider"),
+            404: ResponseDoc(data_container=ErrorBody, description="Unknown slug"),
         },
     )
     def provider(
@@ -131,7 +131,7 @@ class ServerlessController(Controller):
         "scale to zero), keeps replicas warm and mitigates cold starts, with its GPU tiers: "
         "price in the platform's own unit and USD per hour for the whole tier. The same tiers "
         "are offers in GET /instances?serverless=true.",
-        responses={200: ResponseSpec(data_container=ServerlessList, description="All platforms")},
+        responses={200: ResponseDoc(data_container=ServerlessList, description="All platforms")},
     )
     def platforms(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         snapshot = store.get()

@@ -15,7 +15,6 @@ from __future__ import annotations
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import ClientException
-from litestar.openapi.datastructures import ResponseSpec
 
 from api.economics.params import BreakevenParams, EstimatesParams, FitParams
 from api.economics.schemas import (
@@ -28,6 +27,7 @@ from api.economics.schemas_breakeven import BreakevenAnswer
 from api.economics.service import EconomicsService
 from api.encoding import encode_as, json_response
 from api.offload import cached_off_loop
+from api.openapi import ResponseDoc
 from api.params import ListFormat, refuse_unknown_values
 from api.schemas import ErrorBody
 from api.store import Store
@@ -38,7 +38,7 @@ SHELF_LIFE_NOTE = (
     "include_unavailable=true; max_age_days bounds the price's own age; "
     "`excluded` counts what each rule left out."
 )
-ERRORS = {400: ResponseSpec(data_container=ErrorBody, description="Invalid parameters")}
+ERRORS = {400: ResponseDoc(data_container=ErrorBody, description="Invalid parameters")}
 
 
 class EconomicsController(Controller):
@@ -52,7 +52,7 @@ class EconomicsController(Controller):
         description="The models /estimates, /fit and /breakeven know, with their ids and the "
         "architecture numbers the estimates use (parameters in billions, layers, heads, KV "
         "layout, context in tokens), each citing its config.json.",
-        responses={200: ResponseSpec(data_container=ModelList, description="All models")},
+        responses={200: ResponseDoc(data_container=ModelList, description="All models")},
     )
     def list_models(self, store: Store, format_: ListFormat = None) -> Response[bytes]:
         service = EconomicsService(store.get())
@@ -77,7 +77,7 @@ class EconomicsController(Controller):
         "regime of GPU generation, precision and output length (confidence_basis). "
         + SHELF_LIFE_NOTE,
         responses={
-            200: ResponseSpec(
+            200: ResponseDoc(
                 data_container=EstimatesPage | HardwareEstimate,
                 description="Ranked offers; a HardwareEstimate with gpus",
             ),
@@ -123,7 +123,7 @@ class EconomicsController(Controller):
         "first. An offer of a share of one GPU (MIG, vGPU) counts when the model fits in the "
         "memory the share gives (vram_gb_usable). " + SHELF_LIFE_NOTE,
         responses={
-            200: ResponseSpec(data_container=FitAnswer, description="Fit per GPU model"),
+            200: ResponseDoc(data_container=FitAnswer, description="Fit per GPU model"),
             **ERRORS,
         },
     )
@@ -153,7 +153,7 @@ class EconomicsController(Controller):
         "day. Dedicated = replicas x USD/hour x 730 h (a month of 8760 / 12 hours, as providers "
         "bill). Formulas: docs/estimates.md section 3. " + SHELF_LIFE_NOTE,
         responses={
-            200: ResponseSpec(
+            200: ResponseDoc(
                 data_container=BreakevenAnswer, description="One row per serverless tier"
             ),
             **ERRORS,

@@ -21,7 +21,6 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException, NotFoundException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.encoding import encode_as, json_response
@@ -33,6 +32,7 @@ from api.history.schemas import (
     PriceChangesPage,
 )
 from api.offload import cached_off_loop
+from api.openapi import ResponseDoc
 from api.paging import link_header, next_offset
 from api.params import (
     ListFormat,
@@ -88,8 +88,8 @@ class HistoryController(Controller):
         "starts when the price, currency, GPU or GPU count changes; a gap means the offer was "
         "not listed. 404 if the id is unknown.",
         responses={
-            200: ResponseSpec(data_container=OfferHistory, description="The intervals"),
-            404: ResponseSpec(data_container=ErrorBody, description="No offer with this id"),
+            200: ResponseDoc(data_container=OfferHistory, description="The intervals"),
+            404: ResponseDoc(data_container=ErrorBody, description="No offer with this id"),
         },
     )
     async def offer_history(
@@ -143,7 +143,7 @@ class HistoryController(Controller):
         f"a range may span at most {MAX_RANGE_DAYS['day']} days by day, "
         f"{MAX_RANGE_DAYS['week']} by week and {MAX_RANGE_DAYS['month']} by month.",
         responses={
-            200: ResponseSpec(data_container=MarketHistory, description="One row per bucket")
+            200: ResponseDoc(data_container=MarketHistory, description="One row per bucket")
         },
     )
     async def market_history(
@@ -223,7 +223,7 @@ class HistoryController(Controller):
         "(`gpu=h100`) takes its members' rows and the family-level rows it covers, a "
         "canonical id (`gpu=h100-sxm`) only its own. `from`/`to` are inclusive dates.",
         responses={
-            200: ResponseSpec(
+            200: ResponseDoc(
                 data_container=CatalogHistory, description="One row per day, GPU and source"
             )
         },
@@ -282,7 +282,7 @@ class HistoryController(Controller):
         "follows the offer's previous interval with another price; an offer that disappears "
         "and later returns is not a change.",
         responses={
-            200: ResponseSpec(data_container=PriceChangesPage, description="A page of changes")
+            200: ResponseDoc(data_container=PriceChangesPage, description="A page of changes")
         },
     )
     async def changes(

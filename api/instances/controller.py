@@ -32,7 +32,6 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ClientException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
@@ -41,6 +40,7 @@ from api.encoding import json_response, wants_csv
 from api.instances.params import parse_query
 from api.instances.service import answer
 from api.limits import MAX_QUERY_BYTES
+from api.openapi import ResponseDoc
 from api.paging import link_header
 from api.params import ListFormat, offer_query_parameters
 from api.schemas import InstancesPage
@@ -152,7 +152,7 @@ class InstancesController(Controller):
         "include_unavailable=true lists them); `excluded` says how many offers matching the "
         "other filters each rule left out "
         "(CSV: X-Excluded-* headers).",
-        responses={200: ResponseSpec(data_container=InstancesPage, description="A page of offers")},
+        responses={200: ResponseDoc(data_container=InstancesPage, description="A page of offers")},
     )
     @offer_query_parameters  # one parameter per filter of warehouse.queries.FILTERS; sort
     async def list_instances(

@@ -15,9 +15,9 @@ import logging
 
 from litestar import Controller, Request, Response, post
 from litestar.middleware.rate_limit import RateLimitConfig
-from litestar.openapi.datastructures import ResponseSpec
 
 from api.encoding import encode_as, json_response
+from api.openapi import ResponseDoc
 from api.ops.schemas import RefreshResult
 from api.problems import PROBLEM_MEDIA_TYPE, instance_of, problem
 from api.schemas import ErrorBody
@@ -82,10 +82,10 @@ class AdminController(Controller):
         "server has no admin token configured. At most "
         f"{ADMIN_REQUESTS_PER_MINUTE} requests a minute per client address: beyond, 429.",
         responses={
-            200: ResponseSpec(data_container=RefreshResult, description="Snapshot served now"),
-            401: ResponseSpec(data_container=ErrorBody, description="Missing or wrong token"),
-            403: ResponseSpec(data_container=ErrorBody, description="Admin disabled"),
-            429: ResponseSpec(data_container=ErrorBody, description="Too many admin requests"),
+            200: ResponseDoc(data_container=RefreshResult, description="Snapshot served now"),
+            401: ResponseDoc(data_container=ErrorBody, description="Missing or wrong token"),
+            403: ResponseDoc(data_container=ErrorBody, description="Admin disabled"),
+            429: ResponseDoc(data_container=ErrorBody, description="Too many admin requests"),
         },
     )
     def refresh(self, request: Request, store: Store) -> Response[bytes]:

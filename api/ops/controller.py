@@ -9,11 +9,11 @@ from typing import Any
 
 import duckdb
 from litestar import Controller, Request, Response, get
-from litestar.openapi.datastructures import ResponseSpec
 from prometheus_client import generate_latest
 
 from api.encoding import encode_as, json_response
 from api.metrics import MEDIA_TYPE
+from api.openapi import ResponseDoc
 from api.ops.schemas import Health, Version
 from api.store import NoSnapshot, Store
 from warehouse.queries import LIVENESS_SQL, Liveness
@@ -31,7 +31,7 @@ class VersionController(Controller):
         "/",
         summary="Versions of the server and the snapshot it serves",
         sync_to_thread=False,
-        responses={200: ResponseSpec(data_container=Version, description="Versions")},
+        responses={200: ResponseDoc(data_container=Version, description="Versions")},
     )
     def version(self, store: Store) -> Response[bytes]:
         try:
@@ -68,7 +68,7 @@ class MetricsController(Controller):
         sync_to_thread=False,
         media_type=MEDIA_TYPE,
         responses={
-            200: ResponseSpec(
+            200: ResponseDoc(
                 data_container=str, media_type=MEDIA_TYPE, description="Prometheus text format"
             )
         },
@@ -110,8 +110,8 @@ class HealthController(Controller):
         description="The served snapshot, its offers by origin, how many providers are live "
         "(prices from a live scrape, within their shelf life) and a banner when none is.",
         responses={
-            200: ResponseSpec(data_container=Health, description="Serving a snapshot"),
-            503: ResponseSpec(data_container=Health, description="No snapshot yet"),
+            200: ResponseDoc(data_container=Health, description="Serving a snapshot"),
+            503: ResponseDoc(data_container=Health, description="No snapshot yet"),
         },
     )
     def health(self, store: Store) -> Response[bytes]:

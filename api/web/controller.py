@@ -22,10 +22,10 @@ from typing import Annotated, ClassVar
 
 from litestar import Controller, Response, get
 from litestar.exceptions import ClientException, NotFoundException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from api.offload import cached_off_loop
+from api.openapi import ResponseDoc
 from api.store import Store
 from api.web.charts import (
     MARKET_WIDTH,
@@ -105,7 +105,7 @@ class ChartsController(Controller):
         description="Step chart of the offer's USD-per-instance-hour price over its change "
         "intervals; gaps where it was not seen. 404 if the offer has no history.",
         responses={
-            200: ResponseSpec(data_container=str, media_type=SVG, description="An SVG document")
+            200: ResponseDoc(data_container=str, media_type=SVG, description="An SVG document")
         },
     )
     async def history(
@@ -141,7 +141,7 @@ class ChartsController(Controller):
         "days up to the snapshot (suspect prices and serverless tiers left out). 404 if the "
         "GPU model has no history in that range.",
         responses={
-            200: ResponseSpec(data_container=str, media_type=SVG, description="An SVG document")
+            200: ResponseDoc(data_container=str, media_type=SVG, description="An SVG document")
         },
     )
     async def gpu_history(
