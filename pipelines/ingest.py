@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 
@@ -100,104 +101,114 @@ def scrape_provider(
     """
     settings = settings if settings is not None else Settings.load({**os.environ, **env})
     warehouse = Warehouse(paths.warehouse)
-    limits = fetch_limits(settings)
-    # the sessions first: what to ask with, and where the responses come from
-    try:
-        token, token_error = token_for(provider, env), None
-    except TokenError as exc:
-        token, token_error = None, exc
-    replay = replay_token(provider)
-    throttle = scraper_http.HostThrottle() if replay_dir is None else None
-    sessions = sessions_for(provider.slug, replay_dir, transport)
-    with warehouse.connect() as con:
-        # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
-        recover(con, paths.raw, now=now, max_offers=settings.max_offers_per_scrape)
-        # offers stored under a spelling the scraper now keys as another product's, or at a
-        # place it now states otherwise (a tier once stored as the region): one series
-        merge_offer_identities(con, provider.slug, provider.product_key, place_of=provider.place)
-    outcomes: list[ScrapeOutcome] = []
-
-    def report(outcome: ScrapeOutcome) -> None:
-        outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
-
-    if not sessions:
-        problem = Problem(
-            ProblemCode.NO_CAPTURE, f"no replayable captures for {provider.slug} in {replay_dir}"
-        )
-        nothing = Session("replay", str(replay_dir))
-        outcomes.append(lifecycle(provider, nothing, run_id, settings).skip(problem).outcome())
-    for session in sessions:
-        if token_error is not None and not session.is_replay:
-            outcome = refuse_session(
-                provider,
-                session,
-                warehouse=warehouse,
-                paths=paths,
-                run_id=run_id,
-                error=token_error,
-                settings=settings,
-            )
-        elif prefetched is not None and not session.is_replay:
-            outcome = load_fetched(
-                session,
-                prefetched,
-                warehouse=warehouse,
-                paths=paths,
-                token=token,
-                run_id=run_id,
-                settings=settings,
-                now=now,
-            )
-        else:
-            outcome = run_session(
-                provider,
-                session,
-                warehouse=warehouse,
-                paths=paths,
-                token=replay if session.is_replay else token,
-                run_id=run_id,
-                throttle=throttle,
-                limits=limits,
-                settings=settings,
-                now=now,
-            )
-        report(outcome)
-    live_failed = replay_dir is None and any(
-        o.status in (ScrapeStatus.FAILED, ScrapeStatus.SKIPPED) for o in outcomes
-    )
-    fallback_sessions = (
-        sessions_for(provider.slug, fallback_replay_dir, fallback=True)
-        if live_failed and fallback_replay_dir is not None and fallback_replay_dir.is_dir()
-        else []
-    )
-    # nothing waits on the network from here on (recorded offers, captures on disk, retention):
-    # one connection for all of it, not one open and checkpoint of the DuckDB file per step
-    with warehouse.held():
-        if live_failed and not fallback_sessions and recorded_fallback:
-            report(
-                run_recorded(
-                    provider, warehouse=warehouse, paths=paths, run_id=run_id, settings=settings
-                )
-            )
-        for session in fallback_sessions:
-            outcome = run_session(
-                provider,
-                session,
-                warehouse=warehouse,
-                paths=paths,
-                token=replay,
-                run_id=run_id,
-                limits=limits,
-                settings=settings,
-                now=now,
-            )
-            report(outcome)
+    # A replay, or a live fetch already done (``prefetched``), never waits on the network here,
+    # so all of the provider's work shares one warehouse connection: each open of the DuckDB
+    # file (~50 ms, a WAL replay and a checkpoint on close) cost more than loading a capture.
+    unwaited = replay_dir is not None or prefetched is not None
+    with warehouse.held() if unwaited else nullcontext():
+        limits = fetch_limits(settings)
+        # the sessions first: what to ask with, and where the responses come from
+        try:
+            token, token_error = token_for(provider, env), None
+        except TokenError as exc:
+            token, token_error = None, exc
+        replay = replay_token(provider)
+        throttle = scraper_http.HostThrottle() if replay_dir is None else None
+        sessions = sessions_for(provider.slug, replay_dir, transport)
         with warehouse.connect() as con:
-            # a bounded raw/ (see warehouse.retention)
-            retention.prune_raw(con, paths.raw, policy=retention.RawRetention.of(settings), now=now)
-    return outcomes
+            # leftovers of an ingest that was killed mid-run, and stored scrapes now out of bounds
+            recover(con, paths.raw, now=now, max_offers=settings.max_offers_per_scrape)
+            # offers stored under a spelling the scraper now keys as another product's, or at a
+            # place it now states otherwise (a tier once stored as the region): one series
+            merge_offer_identities(
+                con, provider.slug, provider.product_key, place_of=provider.place
+            )
+        outcomes: list[ScrapeOutcome] = []
+
+        def report(outcome: ScrapeOutcome) -> None:
+            outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+
+        if not sessions:
+            problem = Problem(
+                ProblemCode.NO_CAPTURE,
+                f"no replayable captures for {provider.slug} in {replay_dir}",
+            )
+            nothing = Session("replay", str(replay_dir))
+            outcomes.append(lifecycle(provider, nothing, run_id, settings).skip(problem).outcome())
+        for session in sessions:
+            if token_error is not None and not session.is_replay:
+                outcome = refuse_session(
+                    provider,
+                    session,
+                    warehouse=warehouse,
+                    paths=paths,
+                    run_id=run_id,
+                    error=token_error,
+                    settings=settings,
+                )
+            elif prefetched is not None and not session.is_replay:
+                outcome = load_fetched(
+                    session,
+                    prefetched,
+                    warehouse=warehouse,
+                    paths=paths,
+                    token=token,
+                    run_id=run_id,
+                    settings=settings,
+                    now=now,
+                )
+            else:
+                outcome = run_session(
+                    provider,
+                    session,
+                    warehouse=warehouse,
+                    paths=paths,
+                    token=replay if session.is_replay else token,
+                    run_id=run_id,
+                    throttle=throttle,
+                    limits=limits,
+                    settings=settings,
+                    now=now,
+                )
+            report(outcome)
+        live_failed = replay_dir is None and any(
+            o.status in (ScrapeStatus.FAILED, ScrapeStatus.SKIPPED) for o in outcomes
+        )
+        fallback_sessions = (
+            sessions_for(provider.slug, fallback_replay_dir, fallback=True)
+            if live_failed and fallback_replay_dir is not None and fallback_replay_dir.is_dir()
+            else []
+        )
+        # nothing waits on the network from here on (recorded offers, captures on disk, retention):
+        # one connection for all of it, not one open and checkpoint of the DuckDB file per step
+        with warehouse.held():
+            if live_failed and not fallback_sessions and recorded_fallback:
+                report(
+                    run_recorded(
+                        provider, warehouse=warehouse, paths=paths, run_id=run_id, settings=settings
+                    )
+                )
+            for session in fallback_sessions:
+                outcome = run_session(
+                    provider,
+                    session,
+                    warehouse=warehouse,
+                    paths=paths,
+                    token=replay,
+                    run_id=run_id,
+                    limits=limits,
+                    settings=settings,
+                    now=now,
+                )
+                report(outcome)
+            with warehouse.connect() as con:
+                # a bounded raw/ (see warehouse.retention)
+                retention.prune_raw(
+                    con, paths.raw, policy=retention.RawRetention.of(settings), now=now
+                )
+        return outcomes
 
 
 def iter_failures(outcomes: list[ScrapeOutcome]) -> Iterator[ScrapeOutcome]:

@@ -6,7 +6,6 @@ anything is committed, so data that fails them is never published.
 """
 
 from collections.abc import Iterable
-from contextlib import nullcontext
 
 import dagster as dg
 
@@ -225,25 +224,22 @@ def provider_asset(provider: Provider) -> dg.AssetsDefinition:
             if replay is None
             else None
         )
-        # A replay, or a live fetch already done, never waits on the network here, so all the
-        # step's work shares one warehouse connection: each open of the DuckDB file (~50 ms,
-        # a WAL replay and a checkpoint on close) cost more than loading a capture.
-        unwaited = replay is not None or prefetched is not None
-        with gpuprices.warehouse().held() if unwaited else nullcontext():
-            outcomes = scrape_provider(
-                provider,
-                paths=gpuprices.paths(),
-                replay_dir=replay,
-                fallback_replay_dir=gpuprices.fallback_replay(),
-                recorded_fallback=gpuprices.recorded_fallback_enabled(),
-                run_id=context.run.run_id,
-                settings=gpuprices.settings(),
-                prefetched=prefetched,
-                on_outcome=lambda o: context.log.info(
-                    f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"
-                    + (f" ({o.error})" if o.error else "")
-                ),
-            )
+        # one warehouse connection for the whole step where it waits on no network
+        # (scrape_provider: a replay, or a fetch already done)
+        outcomes = scrape_provider(
+            provider,
+            paths=gpuprices.paths(),
+            replay_dir=replay,
+            fallback_replay_dir=gpuprices.fallback_replay(),
+            recorded_fallback=gpuprices.recorded_fallback_enabled(),
+            run_id=context.run.run_id,
+            settings=gpuprices.settings(),
+            prefetched=prefetched,
+            on_outcome=lambda o: context.log.info(
+                f"{o.provider} [{o.source}]: {o.status}, {o.offer_count} offers"
+                + (f" ({o.error})" if o.error else "")
+            ),
+        )
         failed = failures(outcomes)
         # what the step ended serving, for the progress rows (pipelines.progress), which read it
         # off the failure or the materialization: a failed live fetch may still serve recorded data

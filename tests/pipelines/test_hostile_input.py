@@ -283,7 +283,9 @@ def test_raw_retention_keeps_current_and_recent_bodies_within_the_cap(paths: Pat
 def test_raw_retention_runs_after_every_ingest_and_keeps_the_current_scrape(
     paths: Paths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = {"GPUPRICES_RAW_KEEP_SCRAPES": "1", "GPUPRICES_RAW_KEEP_DAYS": "0.000001"}
+    # a window of ~86 us, far shorter than the ~90 ms between the replayed scrapes' starts
+    # (0.000001 days, 86 ms, held only while each scrape opened the warehouse anew: 116 ms apart)
+    env = {"GPUPRICES_RAW_KEEP_SCRAPES": "1", "GPUPRICES_RAW_KEEP_DAYS": "1e-9"}
     outcomes = scrape_provider(PROVIDERS["lambda"], paths=paths, replay_dir=SNAPSHOTS, env=env)
     assert [o.status for o in outcomes] == ["success"] * 3
     newest = outcomes[-1].scrape_id
