@@ -13,7 +13,7 @@ from typing import Any
 
 from warehouse import economics
 from warehouse.estimates import Estimator, whole_gpus
-from warehouse.queries import SHELF_LIFE_COLUMNS
+from warehouse.queries import PRICE_TIME_COLUMNS
 
 SECONDS_PER_HOUR = Decimal(3600)
 
@@ -176,7 +176,7 @@ def breakeven_answer(
             "scale_to_zero": tier.scale_to_zero, "assumptions": assumptions,
             "gpu_seconds_per_request": round(seconds, 6),
             "billed_seconds_per_day": round(billed_s, 3),
-            **{k: offer[k] for k in SHELF_LIFE_COLUMNS},
+            **{k: offer[k] for k in PRICE_TIME_COLUMNS},
         }  # fmt: skip
         if match is None:
             item.update(
@@ -232,6 +232,6 @@ def breakeven_answer(
             "gpu_seconds_per_request": round(cheapest_overall["seconds"], 6),
             "replicas": cheapest_overall["replicas"],
             "monthly_usd": cheapest_overall["monthly"], "source_url": o["source_url"],
-            **{k: o[k] for k in SHELF_LIFE_COLUMNS},
+            **{k: o[k] for k in PRICE_TIME_COLUMNS},
         }  # fmt: skip
     return {"items": items, "cheapest_dedicated": cheapest, "not_fitting": not_fitting}

@@ -25,7 +25,7 @@ from warehouse.estimates import (
     whole_gpus,
 )
 from warehouse.facts import model_from_row
-from warehouse.queries import SHELF_LIFE_COLUMNS
+from warehouse.queries import PRICE_TIME_COLUMNS
 from warehouse.queries.economics import ESTIMATE_ITEM_KEYS, ESTIMATE_OFFER_KEYS
 
 _ESTIMATORS: OrderedDict[str, Estimator] = OrderedDict()
@@ -206,7 +206,7 @@ def fit_answer(
                 "min_gpus": result.min_gpus,
                 "price_per_hour_usd": o["price_per_hour_usd"],
                 "source_url": o["source_url"],
-                **{k: o[k] for k in SHELF_LIFE_COLUMNS},
+                **{k: o[k] for k in PRICE_TIME_COLUMNS},
             }
             for o in able
         )

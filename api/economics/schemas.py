@@ -32,7 +32,14 @@ from api.schemas.fields import (
     SourceUrl,
     TensorParallel,
 )
-from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
+from api.schemas.shelf_life import (
+    EXCLUDED_DOC,
+    AgeDays,
+    Expired,
+    ExpiresAt,
+    PriceKind,
+    ShelfLifeDays,
+)
 from warehouse.vocabulary import KvAdmission
 
 
@@ -141,6 +148,7 @@ class EstimateItem(_Estimated):
     ]
     observed_at: Annotated[datetime, _d("When the offer's price was observed, UTC")]
     source_url: SourceUrl
+    age_days: AgeDays
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
@@ -237,6 +245,7 @@ class FitOffer(Schema):
     min_gpus: Annotated[int, _d("Fewest GPUs of this model that hold it (<= gpu_count)")]
     price_per_hour_usd: Annotated[Number, _d("USD per instance-hour")]
     source_url: SourceUrl
+    age_days: AgeDays
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt

@@ -24,7 +24,14 @@ from api.schemas.fields import (
     RequestedPrecision,
     SourceUrl,
 )
-from api.schemas.shelf_life import EXCLUDED_DOC, Expired, ExpiresAt, PriceKind, ShelfLifeDays
+from api.schemas.shelf_life import (
+    EXCLUDED_DOC,
+    AgeDays,
+    Expired,
+    ExpiresAt,
+    PriceKind,
+    ShelfLifeDays,
+)
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -79,6 +86,7 @@ class BreakevenItem(Schema):
             "dedicated wins; null = serverless stays cheaper"
         ),
     ]
+    age_days: AgeDays
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt
@@ -97,6 +105,7 @@ class CheapestDedicated(Schema):
     replicas: Annotated[int, _d("Replicas the load needs (at least min_warm_replicas, at least 1)")]
     monthly_usd: Annotated[Number, _d("replicas x USD/hour x 730 h, USD per month")]
     source_url: SourceUrl
+    age_days: AgeDays
     price_kind: PriceKind
     shelf_life_days: ShelfLifeDays
     expires_at: ExpiresAt

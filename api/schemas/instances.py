@@ -22,6 +22,7 @@ from api.schemas.fields import (
 from api.schemas.provenance import ObservedBasis, SourceKind
 from api.schemas.shelf_life import (
     EXCLUDED_DOC,
+    AgeDays,
     Available,
     AvailableUntil,
     Excluded,
@@ -344,12 +345,7 @@ class InstanceItem(Schema):
             description="second (live fetch), minute, day or month: a capture dated only to a month is observed at the month's first instant"
         ),
     ]
-    age_days: Annotated[
-        Number | None,
-        msgspec.Meta(
-            description="Age of the price in days when the snapshot was published; null: no date, no age (never within max_age_days)"
-        ),
-    ]
+    age_days: AgeDays
     stale: Annotated[
         bool,
         msgspec.Meta(

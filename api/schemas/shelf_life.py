@@ -1,4 +1,4 @@
-"""A price's shelf life (the four fields every offer item carries), an offer's availability,
+"""A price's age and shelf life (the five fields every offer item carries), an offer's availability,
 and ``excluded``: what an answer that lists or ranks offers left out, and why
 (``warehouse.queries.Exclusions``)."""
 
@@ -11,6 +11,13 @@ import msgspec
 
 from api.schemas.base import Number, Schema
 
+AgeDays = Annotated[
+    Number | None,
+    msgspec.Meta(
+        description="Age of the price in days when the snapshot was published; null: no date, "
+        "no age (never within max_age_days)"
+    ),
+]
 PriceKind = Annotated[
     str,
     msgspec.Meta(

@@ -220,6 +220,27 @@ def test_fit_and_breakeven_take_max_age_days(client):
     assert not any(i["expired"] for i in _get(client, "/breakeven", **load)["items"])
 
 
+def test_economics_answers_show_the_age_max_age_days_compares(client):
+    """An /estimates, /fit or /breakeven row says how old its price is, the same age_days
+    GET /instances gives the offer: a buyer filtering with max_age_days=70 can read that every
+    row is within it (DeepInfra's B200 page, which leads /estimates, is 102 days old that day)."""
+    ages = {i["id"]: i["age_days"] for i in _items(client, **EVERY)}
+    estimates = _get(client, "/estimates", model="llama-3.1-70b", limit=1000)
+    first = estimates["items"][0]
+    assert first["provider"] == "deepinfra" and round(first["age_days"]) == 102
+    young = _get(client, "/estimates", model="llama-3.1-70b", limit=1000, max_age_days=70)
+    computed = _get(client, "/estimates", model="llama-3.1-70b", input_tokens=500, max_age_days=70)
+    fit = _get(client, "/fit", model="llama-3.1-70b", max_age_days=70, limit=1000)
+    load = {"requests_per_day": 10000, "model": "llama-3.1-8b", "max_age_days": 70}
+    breakeven = _get(client, "/breakeven", limit=1000, **load)
+    rows = [
+        *estimates["items"], *young["items"], *computed["items"], *fit["offers"],
+        *breakeven["items"], breakeven["cheapest_dedicated"],
+    ]  # fmt: skip
+    assert all(row["age_days"] == ages[row["offer_id"]] for row in rows)
+    assert max(row["age_days"] for row in rows[len(estimates["items"]) :]) <= 70
+
+
 def test_default_answer_holds_no_expired_price(client, home, tmp_path, monkeypatch, capsys):
     every_offer = _items(client, include_suspect="true", include_unavailable="true", **EVERY)
     expired = {i["id"] for i in every_offer if i["expired"]}

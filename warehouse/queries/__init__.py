@@ -35,7 +35,7 @@ Derived prices (USD per GPU-hour, per GB-of-VRAM-hour) are columns of
 """
 
 from warehouse.queries.excluded import (
-    SHELF_LIFE_COLUMNS,
+    PRICE_TIME_COLUMNS,
     Exclusions,
     exclusions_sql,
     shelf_lives,
@@ -80,11 +80,11 @@ __all__ = [
     "GPU_DOC",
     "INSTANCE_COLUMNS",
     "LIVENESS_SQL",
+    "PRICE_TIME_COLUMNS",
     "PROVIDERS_SQL",
     "PROVIDER_DOC",
     "PROVIDER_STATUS_SQL",
     "SERVERLESS_DOC",
-    "SHELF_LIFE_COLUMNS",
     "Exclusions",
     "FilterError",
     "FilterSpec",

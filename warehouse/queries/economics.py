@@ -11,14 +11,14 @@ estimate and the offer (``api.economics.estimates.ranked_estimates``). Offer fil
 from __future__ import annotations
 
 from warehouse import economics
-from warehouse.queries.excluded import SHELF_LIFE_COLUMNS
+from warehouse.queries.excluded import PRICE_TIME_COLUMNS
 from warehouse.queries.filters import Where
 
 MODELS_SQL = "select * from models order by model_id"
 ECONOMICS_GPUS_SQL = "select * from gpus"
 
-# Keys of one /estimates item, in order (token_estimates columns, and the offer's source and
-# shelf life).
+# Keys of one /estimates item, in order (token_estimates columns, and the offer's source, age
+# and shelf life).
 ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
     "offer_id", "provider", "instance_type", "region", "pricing", "serverless", "gpu_id",
     "gpu_count", "model_id", "input_tokens", "output_tokens", "precision_requested",
@@ -26,11 +26,11 @@ ESTIMATE_ITEM_KEYS: tuple[str, ...] = (
     "fallback_reason", "gpus_used", "tensor_parallel", "data_parallel", "batch_per_replica",
     "output_tokens_per_s", "total_tokens_per_s", "price_per_hour_usd",
     "usd_per_million_output_tokens", "usd_per_million_total_tokens", "observed_at", "source_url",
-    *SHELF_LIFE_COLUMNS, *economics.ASSUMPTION_COLUMNS,
+    *PRICE_TIME_COLUMNS, *economics.ASSUMPTION_COLUMNS,
 )  # fmt: skip
 # the keys read off the offer (current_offers), not the estimate
-ESTIMATE_OFFER_KEYS: frozenset[str] = frozenset({"source_url", *SHELF_LIFE_COLUMNS})
-_OFFER_COLUMNS = ", ".join(("offer_id", "source_url", *SHELF_LIFE_COLUMNS))
+ESTIMATE_OFFER_KEYS: frozenset[str] = frozenset({"source_url", *PRICE_TIME_COLUMNS})
+_OFFER_COLUMNS = ", ".join(("offer_id", "source_url", *PRICE_TIME_COLUMNS))
 ESTIMATE_ITEM_COLUMNS = ", ".join(
     f"{'o' if key in ESTIMATE_OFFER_KEYS else 'e'}.{key}" for key in ESTIMATE_ITEM_KEYS
 )
@@ -59,7 +59,7 @@ def economics_offers_sql(where: Where) -> str:
         with offers as (select * from current_offers {where.sql()})
         select o.offer_id, o.provider, o.instance_type, o.region, o.pricing, o.serverless,
                o.gpu_id, o.gpu_count, o.price_per_hour_usd, o.observed_at, o.source_url,
-               o.price_kind, o.shelf_life_days, o.expires_at, o.expired,
+               o.age_days, o.price_kind, o.shelf_life_days, o.expires_at, o.expired,
                o.billing_granularity_s, o.minimum_charge_s, p.scale_to_zero, p.idle_charged,
                coalesce(t.always_on, false) as always_on, t.gpu_candidates,
                t.vram_gb_guaranteed

@@ -41,9 +41,12 @@ RULES: tuple[FilterSpec, ...] = tuple(
 )
 _BY_COUNTER = {s.counts: s for s in RULES}
 
-# The shelf life of one offer's price, as every item of an answer that lists offers carries it
-# (current_offers columns; warehouse/models/current_offers.sql).
-SHELF_LIFE_COLUMNS: tuple[str, ...] = ("price_kind", "shelf_life_days", "expires_at", "expired")
+# The age and shelf life of one offer's price, as every item of an answer that lists or ranks
+# offers carries it (current_offers columns; warehouse/models/current_offers.sql): the age is
+# what max_age_days compares, the shelf life what decides expired.
+PRICE_TIME_COLUMNS: tuple[str, ...] = (
+    "age_days", "price_kind", "shelf_life_days", "expires_at", "expired"
+)  # fmt: skip
 SHELF_LIVES_SQL = "select price_kind, shelf_life_days from shelf_lives order by price_kind"
 
 
