@@ -24,7 +24,13 @@ REPO = Path(__file__).resolve().parents[1]
 # run as a script: the project first (site-packages holds another package named "tests")
 sys.path.insert(0, str(REPO))
 
-from tests.support.calibration import MARKDOWN_HEADER, bands, markdown_row, results, summary  # noqa: E402
+from tests.support.calibration import (  # noqa: E402
+    MARKDOWN_HEADER,
+    bands,
+    markdown_row,
+    report,
+    results,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,17 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"    ({quoted}): {value!r},")
         print("}")
         return 0
-    print("| point | regime | model | GPU x n | in/out | measured tok/s | estimate tok/s | ratio |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in found:
-        p = r.point
-        print(
-            f"| {p.point_id} | {r.regime.label} | {p.model_id} | {p.gpu_id} x{p.gpu_count} | "
-            f"{p.input_tokens}/{p.output_tokens} | {p.measured:,.0f} | {r.estimate:,.0f} | "
-            f"{r.ratio:.2f} |"
-        )
-    print()
-    print("\n".join(summary(found)))
+    print(report(found), end="")
     return 0
 
 

@@ -248,6 +248,24 @@ def summary(found: Sequence[Result]) -> list[str]:
     return lines
 
 
+def report(found: Sequence[Result]) -> str:
+    """The calibration report ``benchmarks/estimates_calibration.py`` prints and
+    ``docs/estimates_calibration.md`` holds below its preamble (the test checks they match): a
+    row per point, a blank line, then the summary."""
+    lines = [
+        "| point | regime | model | GPU x n | in/out | measured tok/s | estimate tok/s | ratio |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in found:
+        p = r.point
+        lines.append(
+            f"| {p.point_id} | {r.regime.label} | {p.model_id} | {p.gpu_id} x{p.gpu_count} | "
+            f"{p.input_tokens}/{p.output_tokens} | {p.measured:,.0f} | {r.estimate:,.0f} | "
+            f"{r.ratio:.2f} |"
+        )
+    return "\n".join([*lines, "", *summary(found)]) + "\n"
+
+
 def markdown_row(result: Result) -> str:
     """The row docs/estimates.md shows for one point (the test checks they match)."""
     p = result.point

@@ -704,6 +704,14 @@ def test_estimates_md_table_matches_the_code() -> None:
         assert line in text, f"docs/estimates.md summary out of date: {line}"
 
 
+def test_calibration_report_is_the_scripts_output() -> None:
+    # regenerate the part below the preamble with: uv run python
+    # benchmarks/estimates_calibration.py (it had gone stale: the fourth pass's figures were
+    # in docs/estimates.md only)
+    text = (REPO / "docs" / "estimates_calibration.md").read_text(encoding="utf-8")
+    assert text.endswith("\n\n" + calibration.report(RESULTS))
+
+
 def test_finite_runs_are_estimated_wave_by_wave() -> None:
     # 200 requests of 16384/2048 on 8 x H100 at TP8 do not fill two waves of the running
     # batch: the run's rate is below the steady state
