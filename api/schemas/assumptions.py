@@ -80,8 +80,10 @@ class EstimateAssumptions(Schema):
         Literal["memory_bound_decode", "compute_bound", "kv_capacity_bound"],
         _d(
             "What bounds the tokens/s: compute_bound (the step's math outlasts its memory "
-            "traffic), kv_capacity_bound (memory bound and the KV cache is full: more memory or "
-            "an fp8 KV cache would raise the batch), memory_bound_decode (memory bound at the "
-            "batch cap or the concurrency: HBM bandwidth limits)"
+            "traffic), kv_capacity_bound (memory bound, the KV cache is full and at least half "
+            "the step is fixed cost a larger batch would share: more memory or an fp8 KV cache "
+            "would raise the tokens/s), memory_bound_decode (memory bound and bandwidth limits: "
+            "the batch is at the cap or the concurrency, or reading the KV cache is most of the "
+            "step, so more memory would add little)"
         ),
     ]

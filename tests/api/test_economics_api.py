@@ -158,7 +158,7 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
         r["offer_id"]: r
         for r in _rows(snapshot, "select * from token_estimates where model_id = 'llama-3.1-70b'")
     }
-    regimes = set()
+    regimes, by_gpu = set(), {}
     for item in body["items"]:
         a, row = item["assumptions"], table[item["offer_id"]]
         assert a["engine_class"] == economics.ENGINE_CLASS
@@ -173,6 +173,9 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
             k: a[k] for k in economics.ASSUMPTION_COLUMNS
         }
         regimes.add((a["limiting_regime"], a["batch_limited_by"]))
+        by_gpu.setdefault((item["gpu_id"], item["tensor_parallel"]), set()).add(
+            a["limiting_regime"]
+        )
         # and the band every item carries
         assert item["output_tokens_per_s_low"] < item["output_tokens_per_s"]
         assert item["output_tokens_per_s"] < item["output_tokens_per_s_high"]
@@ -181,9 +184,18 @@ def test_every_estimate_states_its_assumptions(client, snapshot):
             item["usd_per_million_total_tokens_high"],
         )
         assert low < item["usd_per_million_total_tokens"] < high
-    # 1000/1000 tokens fill the KV cache before the batch cap everywhere; Llama 3.1 70B is
-    # compute bound on the big-memory GPUs and KV-capacity bound on the rest
-    assert regimes == {("compute_bound", "kv_cache"), ("kv_capacity_bound", "kv_cache")}
+    # 1000/1000 tokens fill the KV cache before the batch cap everywhere. Llama 3.1 70B is
+    # compute bound on the big-memory GPUs; on one H100 SXM (4.7 GB of KV) the weight stream a
+    # larger batch would share is the step: KV-capacity bound. One H100 NVL (18 GB of KV) runs
+    # a batch whose GEMMs already outlast the weight stream, so more memory would add little.
+    assert regimes == {
+        ("compute_bound", "kv_cache"),
+        ("kv_capacity_bound", "kv_cache"),
+        ("memory_bound_decode", "kv_cache"),
+    }
+    assert by_gpu[("b200", 1)] == {"compute_bound"}
+    assert by_gpu[("h100-sxm", 1)] == {"kv_capacity_bound"}
+    assert by_gpu[("h100-nvl", 1)] == {"memory_bound_decode"}
     # one B200 (RunPod's $5.98/h offer leads the ranking): 412 sequences of fp8 KV, 1,000 + 500
     # tokens each on average, in 101.3 GB
     first = _get(client, "/estimates", model="llama-3.1-70b", limit=1)["items"][0]

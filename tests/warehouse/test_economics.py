@@ -773,9 +773,24 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
     )
     assert alone["hbm_bandwidth_fraction"] < economics.HBM_BANDWIDTH_EFFICIENCY
     # the 8B model on an H100: the KV cache fills at 684 sequences (1,000 + 500 tokens each on
-    # average) while the step is still memory bound, so more memory would buy tokens/s
+    # average) with the step memory bound, but reading that cache is most of the step: twice
+    # the memory buys 2% more tokens/s, so bandwidth is the limit, not capacity
     small = estimate_throughput(llama8, "fp8", h100, 1, 1000, 1000)
-    assert small.batch == 684 and economics.limiting_regime(small) == "kv_capacity_bound"
+    assert (small.batch, small.batch_limited_by, small.decode_bound) == (684, "memory", "memory")
+    assert small.fixed_step_fraction < 0.05
+    assert economics.limiting_regime(small) == "memory_bound_decode"
+    twice = replace(h100, vram_gb=2 * h100.vram_gb)
+    roomier = estimate_throughput(llama8, "fp8", twice, 1, 1000, 1000)
+    assert roomier.batch > 2 * small.batch
+    assert roomier.output_tokens_per_s / small.output_tokens_per_s < 1.05
+    # 70B fp8 on one H100: 4.7 GB of KV holds 19 sequences and the step is the weight stream,
+    # which a larger batch shares: capacity limits, and twice the memory triples the tokens/s
+    big = estimate_throughput(llama70, "fp8", h100, 1, 1000, 1000)
+    assert (big.batch, big.batch_limited_by) == (19, "memory")
+    assert big.fixed_step_fraction > 0.9
+    assert economics.limiting_regime(big) == "kv_capacity_bound"
+    roomier = estimate_throughput(llama70, "fp8", twice, 1, 1000, 1000)
+    assert roomier.output_tokens_per_s / big.output_tokens_per_s > 3
     # no estimate, no assumptions
     none = estimate_throughput(MODELS["llama-3.1-405b"], "fp8", h100, 1, 1000, 1000)
     assert not none.fits and set(economics.assumption_fields(none).values()) == {None}

@@ -41,20 +41,32 @@ LIMITING_REGIMES: tuple[str, ...] = ("memory_bound_decode", "compute_bound", "kv
 _BATCH_LIMITS = {"memory": "kv_cache", "cap": "batch_cap", "concurrency": "concurrency"}
 
 
+# A full KV cache limits the rate when at least this share of the step does not grow with the
+# batch (ThroughputEstimate.fixed_step_fraction): twice the KV cache would then raise the rate
+# by a third or more. Below it the step mostly streams the KV cache (or computes) in proportion
+# to the batch, and HBM bandwidth, not capacity, sets the rate.
+KV_CAPACITY_BOUND_FIXED_FRACTION = 0.5
+
+
 def limiting_regime(estimate: ThroughputEstimate) -> str | None:
     """What bounds the estimate's tokens/s (None when the model does not fit).
 
     ``compute_bound``: the engine step's math takes longer than its HBM traffic, so a larger
     batch adds step time in proportion. ``kv_capacity_bound``: the step streams weights and KV
-    (memory bound) and the batch stopped where the KV cache was full, so more HBM capacity (or
-    an fp8 KV cache) would raise the batch and the tokens/s. ``memory_bound_decode``: memory
-    bound with the batch at the engine's cap or the concurrency asked for: HBM bandwidth limits.
+    (memory bound), the batch stopped where the KV cache was full, and at least half the step
+    is fixed cost a larger batch would share (mostly the weight stream), so more HBM capacity
+    (or an fp8 KV cache) would raise the tokens/s. ``memory_bound_decode``: memory bound, and
+    bandwidth is the limit: the batch is at the engine's cap or the concurrency asked for, or
+    reading the KV cache is most of the step, so a larger cache would add little.
     """
     if not estimate.fits:
         return None
     if estimate.decode_bound == "compute":
         return "compute_bound"
-    if estimate.batch_limited_by == "memory":
+    if (
+        estimate.batch_limited_by == "memory"
+        and estimate.fixed_step_fraction >= KV_CAPACITY_BOUND_FIXED_FRACTION
+    ):
         return "kv_capacity_bound"
     return "memory_bound_decode"
 

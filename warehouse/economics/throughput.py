@@ -139,6 +139,10 @@ class ThroughputEstimate:
     decode_bound: str  # memory | compute | none
     tp_efficiency: float
     hbm_bandwidth_fraction: float  # weights + KV moved per step / (step x datasheet bandwidth)
+    # Share of the step that does not grow with the batch (the weight stream while it outlasts
+    # the GEMM math, collective latencies, per-step and per-layer overheads): d ln(rate) / d ln
+    # (batch), what a larger KV cache (a larger batch) would add to the rate in proportion.
+    fixed_step_fraction: float
     sustained_compute_fraction: float  # share of the datasheet tensor peak board power sustains
     kv_admission: str  # the scheduler's KV admission policy (KV_ADMISSION_RESERVED_OUTPUT_FRACTION)
     prefill_s_per_request: float
@@ -224,6 +228,10 @@ def _replica_estimate(
     comm_s = _allreduce_s(gpu, tp, batch + prompt_tokens, model)
     overhead_s = DECODE_STEP_OVERHEAD_S + DECODE_LAYER_OVERHEAD_S * model.layers
     step_s = kernels_s + comm_s + overhead_s
+    # what a larger batch would not add to: the weight stream while it outlasts the GEMM math,
+    # the collectives' fixed latency and the overheads (attention and prompt work scale with it)
+    fixed_s = overhead_s + _allreduce_s(gpu, tp, 0.0, model)
+    fixed_s += gemm_memory_s if gemm_memory_s >= gemm_compute_s else 0.0
     no_comm_step = kernels_s + overhead_s
 
     # A request's prefill on its own (what its first token waits for on an idle replica):
@@ -245,6 +253,7 @@ def _replica_estimate(
         "bound": "memory" if memory_s >= compute_s else "compute",
         "tp_efficiency": no_comm_step / step_s,
         "bandwidth_fraction": (weight_bytes + kv_bytes) / (step_s * bandwidth),
+        "fixed_fraction": fixed_s / step_s,
         "prefill_s": prefill_s,
         "decode_rate": batch / step_s,
         "output_rate": output_rate,
@@ -328,7 +337,7 @@ def estimate_throughput(
             fits=False, tensor_parallel=0, data_parallel=0, batch=0, batch_limited_by="none",
             max_batch=max_batch,
             kv_budget_gb_per_replica=0.0, decode_step_s=0.0, decode_bound="none",
-            tp_efficiency=0.0, hbm_bandwidth_fraction=0.0,
+            tp_efficiency=0.0, hbm_bandwidth_fraction=0.0, fixed_step_fraction=0.0,
             sustained_compute_fraction=sustained_compute_fraction(gpu), kv_admission=kv_admission,
             prefill_s_per_request=0.0,
             decode_tokens_per_s_per_seq=0.0, decode_tokens_per_s=0.0, output_tokens_per_s=0.0,
@@ -355,6 +364,7 @@ def estimate_throughput(
         decode_bound=str(r["bound"]),
         tp_efficiency=float(r["tp_efficiency"]),
         hbm_bandwidth_fraction=float(r["bandwidth_fraction"]),
+        fixed_step_fraction=float(r["fixed_fraction"]),
         sustained_compute_fraction=sustained_compute_fraction(gpu),
         kv_admission=kv_admission,
         prefill_s_per_request=float(r["prefill_s"]),
