@@ -280,7 +280,10 @@ class HistoryController(Controller):
         description="Offers whose price changed at or after `since`, newest first, with the "
         "old and new price and the percent change. A change is an interval that directly "
         "follows the offer's previous interval with another price; an offer that disappears "
-        "and later returns is not a change.",
+        "and later returns is not a change. A change from or to a price the plausibility "
+        "screen judged suspect (a placeholder for a tier the provider does not sell, a price "
+        "out of line with its siblings) is left out and counted in `excluded` unless "
+        "include_suspect=true.",
         responses={
             200: ResponseDoc(data_container=PriceChangesPage, description="A page of changes")
         },
@@ -309,6 +312,13 @@ class HistoryController(Controller):
             int, Parameter(ge=1, le=MAX_LIMIT, description=f"Page size (at most {MAX_LIMIT})")
         ] = DEFAULT_LIMIT,
         offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET, description="Rows to skip")] = 0,
+        include_suspect: Annotated[
+            bool,
+            Parameter(
+                description="List changes from or to a suspect price too (old_price_status, "
+                "new_price_status)"
+            ),
+        ] = False,
         format_: ListFormat = None,
     ) -> Response[bytes]:
         snapshot = store.get()
@@ -333,19 +343,27 @@ class HistoryController(Controller):
             tuple(filters["gpu"] or ()),
             limit,
             offset,
+            include_suspect,
         )
 
         def build() -> bytes:
             page_sql, count_sql, params = changes_sql(
-                start, filters["provider"], filters["gpu"], until=snapshot.as_of
+                start,
+                filters["provider"],
+                filters["gpu"],
+                until=snapshot.as_of,
+                list_suspect=include_suspect,
             )
             items = snapshot.query(page_sql, [*params, limit, offset])
-            total = snapshot.query(count_sql, params)[0]["n"]
+            counts = snapshot.query(count_sql, params)[0]
+            total = counts["n"]
+            suspect = {"count": counts["suspect"]}
             return encode_as(
                 PriceChangesPage,
                 {
                     "items": items,
                     "total": total,
+                    "excluded": {"count": suspect["count"], "suspect": suspect},
                     "limit": limit,
                     "offset": offset,
                     "next_offset": next_offset(offset, limit, total),

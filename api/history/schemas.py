@@ -21,7 +21,10 @@ from api.schemas.fields import (
     Pricing,
     ProviderSlug,
     Region,
+    ScreenVerdict,
 )
+from api.schemas.instances import PriceStatusReason
+from api.schemas.shelf_life import ChangesExcluded
 
 
 class OfferInterval(Schema):
@@ -102,6 +105,15 @@ class OfferInterval(Schema):
                 "The interval starts at a date the provider announced its price for (valid_from),"
                 " and no scrape on or after that date has seen the price in force yet"
             )
+        ),
+    ]
+    price_status: ScreenVerdict
+    price_status_reasons: Annotated[
+        list[PriceStatusReason],
+        msgspec.Meta(
+            description="Why the screen judged the observation that opened the interval suspect"
+            " or questioned it; empty when ok or unscreened. A suspect interval is left out of"
+            " the daily figures and GET /changes"
         ),
     ]
 
@@ -365,11 +377,20 @@ class PriceChange(Schema):
             description="'scrape' (this project's scrapers) or 'import:<dataset>' (backfilled history)"
         ),
     ]
+    old_price_status: ScreenVerdict
+    new_price_status: ScreenVerdict
 
 
 class PriceChangesPage(Schema):
     items: Annotated[list[PriceChange], msgspec.Meta(description="Newest first")]
     total: Annotated[int, msgspec.Meta(description="Changes matching before limit/offset")]
+    excluded: Annotated[
+        ChangesExcluded,
+        msgspec.Meta(
+            description="Matching changes not listed: a side is a price the plausibility"
+            " screen judged suspect (a placeholder, a price out of line with its siblings)"
+        ),
+    ]
     limit: Limit
     offset: Offset
     next_offset: NextOffset

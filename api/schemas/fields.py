@@ -92,3 +92,11 @@ OutputTokens = Annotated[int, msgspec.Meta(description="Generated tokens per req
 TensorParallel = Annotated[
     int, msgspec.Meta(description="GPUs one replica's weights are sharded over (tensor parallel)")
 ]
+ScreenVerdict = Annotated[
+    Literal["ok", "suspect", "confirmed"] | None,
+    msgspec.Meta(
+        description="The plausibility screen's verdict on the price (as GET /instances'"
+        " price_status: ok, suspect, or confirmed by another capture); null: no screen judged"
+        " it (imported history)"
+    ),
+]

@@ -125,6 +125,22 @@ class Excluded(Schema):
     ]
 
 
+class SuspectChanges(Schema):
+    count: Annotated[
+        int,
+        msgspec.Meta(
+            description="Changes from or to a suspect price (include_suspect=true: 0, listed)"
+        ),
+    ]
+
+
+class ChangesExcluded(Schema):
+    count: Annotated[int, msgspec.Meta(description="Matching changes left out (= suspect)")]
+    suspect: Annotated[
+        SuspectChanges, msgspec.Meta(description="Left out as from or to a suspect price")
+    ]
+
+
 EXCLUDED_DOC = (
     "What the answer left out and why: offers matching the other filters whose price expired "
     "(per kind), is older than max_age_days, is suspect, or is not on sale (unavailable)"

@@ -64,7 +64,10 @@ OFFER_INTERVALS_SQL = """
         currency, price_unit, price_per, price_per_gpu_hour, price_per_hour_usd,
         price_per_gpu_hour_usd, gpu_id, gpu_count, source,
         coalesce(announced, false) as announced,
-        provider, instance_type, region, pricing, reserved_term_months
+        provider, instance_type, region, pricing, reserved_term_months, price_status,
+        coalesce(
+            from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]'), []
+        ) as price_status_reasons
     from offer_intervals
     where offer_id = ?
     order by valid_from, source
@@ -78,7 +81,7 @@ _CHANGE_COLUMNS = """
     old_price_per_gpu_hour_usd::double as old_price_per_gpu_hour_usd,
     new_price_per_gpu_hour_usd::double as new_price_per_gpu_hour_usd,
     pct_change, pct_change_usd, pct_change_basis, old_last_seen_at, gap_days, announced,
-    source
+    source, old_price_status, new_price_status
 """
 
 
@@ -87,9 +90,13 @@ def changes_sql(
     providers: Sequence[str] | None,
     gpus: Sequence[str] | None,
     until: datetime | None = None,
+    *,
+    list_suspect: bool = False,
 ) -> tuple[str, str, list[Any]]:
     """GET /changes over the price_changes view: (page query, count query, their parameters).
-    The page query takes ``limit`` and ``offset`` after the parameters; newest first.
+    The page query takes ``limit`` and ``offset`` after the parameters; newest first. The count
+    query gives ``n`` (the changes listed) and ``suspect`` (those left out because one side is a
+    suspect price; 0 with ``list_suspect``, which lists them: GET /changes?include_suspect=true).
 
     ``since``: changes at or after it; ``until`` (the snapshot instant): none after it, so an
     announced price still to come is not a change yet. ``providers``: slugs, any case.
@@ -103,11 +110,16 @@ def changes_sql(
         clauses.append("(" + " or ".join("gpu_matches(gpu_id, ?::varchar)" for _ in gpus) + ")")
         params.extend(gpus)
     where = " and ".join(clauses)
+    listed = where if list_suspect else f"{where} and not suspect"
     page = (
-        f"select {_CHANGE_COLUMNS} from price_changes where {where}"
+        f"select {_CHANGE_COLUMNS} from price_changes where {listed}"
         " order by changed_at desc, offer_id, source limit ? offset ?"
     )
-    count = f"select count(*) as n from price_changes where {where}"
+    count = (
+        f"select count(*) filter ({'true' if list_suspect else 'not suspect'}) as n,"
+        f" count(*) filter ({'false' if list_suspect else 'suspect'}) as suspect"
+        f" from price_changes where {where}"
+    )
     return page, count, params
 
 

@@ -19,9 +19,13 @@
 -- (the old price seen again after the date) its whole span is no data; the interval before it
 -- has no data from its newest sighting to the announced date.
 -- Every interval is here, including prices the daily figures leave out (suspect, or last
--- confirmed too long before a day).
+-- confirmed too long before a day). price_status and price_status_reasons (JSON text, as
+-- stored) are the plausibility screen's verdict on the observation that opened the interval
+-- (price_screens by scrape_id and offer_id, the rule the daily rollup applies): ok, suspect
+-- (left out of the daily figures and of GET /changes unless include_suspect=true) or
+-- confirmed; null for an interval no screen judged (imported history).
 -- Kind: view
--- Depends on: offer_history.
+-- Depends on: offer_history, price_screens.
 -- Published: yes
 create or replace view offer_intervals as
 with ordered as (
@@ -33,12 +37,15 @@ with ordered as (
 )
 
 select
-    * exclude (price_per_gpu_hour_usd, next_valid_from),
-    price_per_gpu_hour_usd::double as price_per_gpu_hour_usd,
+    o.* exclude (price_per_gpu_hour_usd, next_valid_from),
+    o.price_per_gpu_hour_usd::double as price_per_gpu_hour_usd,
     round(price_per_hour / nullif(gpu_count, 0), 6)::decimal(18, 6) as price_per_gpu_hour,
     case when valid_to is not null then last_seen_at end as no_data_from,
     case when valid_to is not null then coalesce(next_valid_from, valid_to) end as no_data_until,
     case when valid_to is not null then round(
         epoch(coalesce(next_valid_from, valid_to) - last_seen_at) / 86400, 3
-    ) end as no_data_days
-from ordered
+    ) end as no_data_days,
+    s.price_status,
+    s.reasons as price_status_reasons
+from ordered as o
+left join price_screens as s on o.scrape_id = s.scrape_id and o.offer_id = s.offer_id

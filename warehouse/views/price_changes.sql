@@ -22,6 +22,12 @@
 -- Such a change may be dated after the snapshot (a price still to come): the view lists it, as
 -- history stores it; GET /changes leaves out changes after the snapshot instant. Its gap_days
 -- runs from the old price's newest observation to the effective date, as for any change.
+-- old_price_status / new_price_status: the plausibility screen's verdict on each side
+-- (offer_intervals.price_status: ok, suspect, confirmed; null when unscreened). A change from
+-- or to a suspect price (a placeholder for a tier the provider does not offer, a price out of
+-- line with its siblings) is not a price a buyer could have paid: GET /changes leaves such
+-- changes out unless include_suspect=true; the view keeps them, with suspect = true (false
+-- when neither side is suspect, unscreened sides included): `where not suspect`.
 -- Kind: view
 -- Depends on: offer_intervals.
 -- Published: yes
@@ -38,7 +44,8 @@ with paired as (
         lag(gpu_count) over w as old_gpu_count,
         lag(price_per_hour_usd) over w as old_price_per_hour_usd,
         lag(price_per_gpu_hour) over w as old_price_per_gpu_hour,
-        lag(price_per_gpu_hour_usd) over w as old_price_per_gpu_hour_usd
+        lag(price_per_gpu_hour_usd) over w as old_price_per_gpu_hour_usd,
+        lag(price_status) over w as old_price_status
     from offer_intervals
     window w as (partition by offer_id, source order by valid_from)
 ),
@@ -96,5 +103,8 @@ select
     old_valid_from,
     old_last_seen_at,
     round(epoch(valid_from - old_last_seen_at) / 86400, 3) as gap_days,
-    coalesce(announced, false) as announced
+    coalesce(announced, false) as announced,
+    old_price_status,
+    price_status as new_price_status,
+    coalesce(old_price_status = 'suspect' or price_status = 'suspect', false) as suspect
 from changes
