@@ -356,14 +356,13 @@ class HistoryController(Controller):
             )
             items = snapshot.query(page_sql, [*params, limit, offset])
             counts = snapshot.query(count_sql, params)[0]
-            total = counts["n"]
-            suspect = {"count": counts["suspect"]}
+            total, suspect = counts["n"], counts["suspect"]
             return encode_as(
                 PriceChangesPage,
                 {
                     "items": items,
                     "total": total,
-                    "excluded": {"count": suspect["count"], "suspect": suspect},
+                    "excluded": {"count": suspect, "suspect": {"count": suspect}},
                     "limit": limit,
                     "offset": offset,
                     "next_offset": next_offset(offset, limit, total),

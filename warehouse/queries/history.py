@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from warehouse.queries.sql import PRICE_STATUS_REASONS
 from warehouse.vocabulary import HISTORY_BUCKETS
 
 # Whether a series term is one canonical GPU (gpu_level 'model') or a family prefix ('family'):
@@ -58,16 +59,14 @@ def market_history_params(
 
 
 # GET /instances/{id}/history: every change interval of one offer, oldest first. Parameter: id.
-OFFER_INTERVALS_SQL = """
+OFFER_INTERVALS_SQL = f"""
     select
         valid_from, valid_to, last_seen_at, no_data_from, no_data_until, no_data_days, price,
         currency, price_unit, price_per, price_per_gpu_hour, price_per_hour_usd,
         price_per_gpu_hour_usd, gpu_id, gpu_count, source,
         coalesce(announced, false) as announced,
         provider, instance_type, region, pricing, reserved_term_months, price_status,
-        coalesce(
-            from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]'), []
-        ) as price_status_reasons
+        coalesce({PRICE_STATUS_REASONS}, []) as price_status_reasons
     from offer_intervals
     where offer_id = ?
     order by valid_from, source
@@ -110,14 +109,14 @@ def changes_sql(
         clauses.append("(" + " or ".join("gpu_matches(gpu_id, ?::varchar)" for _ in gpus) + ")")
         params.extend(gpus)
     where = " and ".join(clauses)
-    listed = where if list_suspect else f"{where} and not suspect"
+    hidden = "false" if list_suspect else "suspect"  # the changes left out
+    listed = f"{where} and not ({hidden})"
     page = (
         f"select {_CHANGE_COLUMNS} from price_changes where {listed}"
         " order by changed_at desc, offer_id, source limit ? offset ?"
     )
     count = (
-        f"select count(*) filter ({'true' if list_suspect else 'not suspect'}) as n,"
-        f" count(*) filter ({'false' if list_suspect else 'suspect'}) as suspect"
+        f"select count(*) filter (not ({hidden})) as n, count(*) filter ({hidden}) as suspect"
         f" from price_changes where {where}"
     )
     return page, count, params

@@ -24,7 +24,12 @@ FETCH_BATCH_ROWS = 64
 # The items' columns: the API's InstanceItem fields (api/schemas/instances.py; bodies follow the
 # schema's order), all selected from current_offers. offers_in_group is last (the
 # cheapest_per_gpu count; null otherwise).
-INSTANCE_COLUMNS = """
+# The stored JSON text of the screen's reasons (price_screens.reasons) as a list of
+# {code, detail}: GET /instances' and GET /instances/{id}/history's price_status_reasons.
+PRICE_STATUS_REASONS = (
+    """from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')"""
+)
+INSTANCE_COLUMNS = f"""
     offer_id as id, provider, instance_type, region, cloud_tier, country, continent, gpu_id,
     gpu_family, gpu_name,
     gpu_name_provider, gpu_vendor, gpu_candidates, gpu_count, gpu_fraction,
@@ -37,8 +42,7 @@ INSTANCE_COLUMNS = """
     announced_price_per_hour_usd, announced_price_per_gpu_hour_usd, previous_price,
     previous_price_per_hour_usd, previous_price_per_gpu_hour_usd, listings, single_gpu_price,
     single_gpu_price_per_hour_usd, price_status,
-    from_json(price_status_reasons, '[{"code": "VARCHAR", "detail": "VARCHAR"}]')
-        as price_status_reasons,
+    {PRICE_STATUS_REASONS} as price_status_reasons,
     serverless, observed_at, observed_precision, age_days, stale,
     price_kind, shelf_life_days, expires_at, expired, available, available_until, data_origin,
     source_url, source_kind, observed_basis,
