@@ -68,6 +68,12 @@ class Model(Schema):
     sliding_window_layers: Annotated[int, _d("Layers that attend over the window only (0: none)")]
     num_experts: Annotated[int | None, _d("Experts per MoE layer; null for a dense model")]
     experts_per_token: Annotated[int | None, _d("Experts routed per token; null for a dense model")]
+    vocab_size: Annotated[
+        int, _d("Tokens in the vocabulary: the embedding table and lm_head are vocab x hidden")
+    ]
+    tied_embeddings: Annotated[
+        bool, _d("The lm_head is the embedding table (one matrix stored, counted once)")
+    ]
     checkpoint_precision: Annotated[str, _d("Precision the weights are published in")]
     source_url: Annotated[str, _d("The config the figures are read from")]
 

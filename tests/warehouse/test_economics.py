@@ -146,9 +146,40 @@ def _dense(params_b: float) -> ModelSpec:
 
 def test_70b_parameters_at_fp16_is_140_gb() -> None:
     assert weights_gb(_dense(70.0), "fp16") == pytest.approx(140.0)
-    assert weights_gb(_dense(70.0), "fp8") == pytest.approx(70.0)
-    # 4-bit formats carry their block scales: more than half a byte per weight.
-    assert 35.0 < weights_gb(_dense(70.0), "int4") < 37.0
+    # quantized: the blocks at 1 byte, the 16-bit embedding table and lm_head (2 x 128,256 x
+    # 8,192 = 2.10 B parameters) at 2 bytes: 67.90 + 4.20 GB
+    assert weights_gb(_dense(70.0), "fp8") == pytest.approx(67.899 + 4.202, abs=1e-3)
+    # 4-bit formats carry their block scales: more than half a byte per weight (67.90 B x
+    # 0.516 B + 4.20 GB of 16-bit vocabulary matrices)
+    assert weights_gb(_dense(70.0), "int4") == pytest.approx(
+        67.899 * (0.5 + 2 / 128) + 4.202, abs=1e-3
+    )
+
+
+def test_embedding_and_lm_head_stay_16_bit_in_a_quantized_checkpoint() -> None:
+    llama8, gemma = MODELS["llama-3.1-8b"], MODELS["gemma-3-27b"]
+    # Llama 3.1 8B (config.json: vocab 128,256, hidden 4,096, untied): two 0.525 B matrices
+    assert llama8.vocab_params_b == pytest.approx(0.525, abs=1e-3)
+    assert llama8.block_params_total_b == pytest.approx(8.03 - 1.051, abs=1e-3)
+    assert weights_gb(llama8, "fp8") == pytest.approx(6.979 + 2.101, abs=1e-3)  # not 8.03
+    assert weights_gb(llama8, "bf16") == pytest.approx(16.06)  # unchanged at 16 bit
+    # Gemma 3 ties its lm_head to the embedding table: one 262,208 x 5,376 matrix stored
+    assert gemma.tied_embeddings
+    assert gemma.vocab_matrices_params_b == pytest.approx(1.410, abs=1e-3)
+    assert weights_gb(gemma, "fp8") == pytest.approx(27.4 - 1.410 + 2 * 1.410, abs=1e-3)
+
+
+def test_a_prompt_token_costs_the_blocks_a_sampled_token_the_lm_head_too() -> None:
+    # The same transformer blocks without a vocabulary: a prompt's logits are never computed, so
+    # the prefill costs the same; a decode step also reads and multiplies the 16-bit lm_head.
+    llama8, h100 = MODELS["llama-3.1-8b"], SEED_GPUS["h100-sxm"]
+    blocks = llama8.block_params_total_b
+    headless = replace(llama8, vocab_size=1, params_total_b=blocks, params_active_b=blocks)
+    real = estimate_throughput(llama8, "fp8", h100, 1, 1000, 100, max_batch=64)
+    bare = estimate_throughput(headless, "fp8", h100, 1, 1000, 100, max_batch=64)
+    assert real.prefill_s_per_request == pytest.approx(bare.prefill_s_per_request, rel=1e-5)
+    assert real.batch == bare.batch == 64
+    assert real.decode_step_s > bare.decode_step_s
 
 
 def test_llama_31_70b_kv_cache_per_token_at_bf16() -> None:
@@ -222,7 +253,8 @@ def test_unknown_precision_is_rejected() -> None:
 def test_llama_405b_fp8_needs_8_h100_not_4() -> None:
     result = fit(MODELS["llama-3.1-405b"], "fp8", 8192, 1, H100)
     assert result.min_gpus == 8
-    assert result.breakdown.weights_gb == pytest.approx(405.9)
+    # 401.7 B block parameters at 1 byte + 2 x 2.10 B vocabulary parameters at 2 bytes
+    assert result.breakdown.weights_gb == pytest.approx(401.697 + 8.405, abs=1e-3)
     assert result.breakdown.fits
     four = fit(MODELS["llama-3.1-405b"], "fp8", 8192, 1, H100, max_gpus=4)
     assert four.min_gpus is None and not four.breakdown.fits
@@ -736,20 +768,22 @@ def test_one_month_for_ingest_and_economics() -> None:
 def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
     b200, h100 = SEED_GPUS["b200"], SEED_GPUS["h100-sxm"]
     llama70, llama8 = MODELS["llama-3.1-70b"], MODELS["llama-3.1-8b"]
-    # 70B fp8 on one B200, 1000/1000: 180 GB of HBM read as GiB, x 0.90 - 2 GB workspace - 70.6 GB
-    # of weights = 101.35 GB of KV; a sequence holds 1000 + 500 tokens on average (max_utilization
-    # admission) x 163,840 B (80 layers x 8 KV heads x 128 x K,V x 1 B): 412 sequences. At that
+    # 70B fp8 on one B200, 1000/1000: 180 GB of HBM read as GiB, x 0.90 - 2 GB workspace - 72.70
+    # GB of weights (68.50 GB of fp8 blocks, 4.20 GB of 16-bit embedding and lm_head) = 99.24 GB
+    # of KV; a sequence holds 1000 + 500 tokens on average (max_utilization admission) x 163,840
+    # B (80 layers x 8 KV heads x 128 x K,V x 1 B): 403 sequences. At that
     # batch the step's math outlasts its HBM reads.
     one = economics.assumption_fields(estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000))
     budget_gb = 180 * 2**30 / 1e9 * 0.90 - 2.0 - weights_gb(llama70, "fp8")
     assert one["kv_cache_gb_per_replica"] == pytest.approx(budget_gb, abs=1e-3)
-    assert int(budget_gb * 1e9 // (1500 * 80 * 8 * 128 * 2)) == 412
-    assert estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000).batch == 412
+    assert weights_gb(llama70, "fp8") == pytest.approx(68.499 + 4.202, abs=1e-3)
+    assert int(budget_gb * 1e9 // (1500 * 80 * 8 * 128 * 2)) == 403
+    assert estimate_throughput(llama70, "fp8", b200, 1, 1000, 1000).batch == 403
     assert one == {
         "engine_class": economics.ENGINE_CLASS,
         "batch_cap_per_replica": 2048,
         "batch_limited_by": "kv_cache",
-        "kv_cache_gb_per_replica": 101.346,
+        "kv_cache_gb_per_replica": 99.245,
         "hbm_bandwidth_fraction": one["hbm_bandwidth_fraction"],
         "sustained_compute_fraction": 1.0,  # B200 is its die's highest-power board
         "limiting_regime": "compute_bound",
@@ -772,21 +806,22 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
         "memory_bound_decode",
     )
     assert alone["hbm_bandwidth_fraction"] < economics.HBM_BANDWIDTH_EFFICIENCY
-    # the 8B model on an H100: the KV cache fills at 684 sequences (1,000 + 500 tokens each on
+    # the 8B model on an H100: the KV cache fills at 673 sequences (1,000 + 500 tokens each on
     # average) with the step memory bound, but reading that cache is most of the step: twice
     # the memory buys 2% more tokens/s, so bandwidth is the limit, not capacity
     small = estimate_throughput(llama8, "fp8", h100, 1, 1000, 1000)
-    assert (small.batch, small.batch_limited_by, small.decode_bound) == (684, "memory", "memory")
+    assert (small.batch, small.batch_limited_by, small.decode_bound) == (673, "memory", "memory")
     assert small.fixed_step_fraction < 0.05
     assert economics.limiting_regime(small) == "memory_bound_decode"
     twice = replace(h100, vram_gb=2 * h100.vram_gb)
     roomier = estimate_throughput(llama8, "fp8", twice, 1, 1000, 1000)
     assert roomier.batch > 2 * small.batch
     assert roomier.output_tokens_per_s / small.output_tokens_per_s < 1.05
-    # 70B fp8 on one H100: 4.7 GB of KV holds 19 sequences and the step is the weight stream,
-    # which a larger batch shares: capacity limits, and twice the memory triples the tokens/s
+    # 70B fp8 on one H100: 2.6 GB of KV (72.7 GB of weights) holds 10 sequences and the step is
+    # the weight stream, which a larger batch shares: capacity limits, and twice the memory
+    # triples the tokens/s
     big = estimate_throughput(llama70, "fp8", h100, 1, 1000, 1000)
-    assert (big.batch, big.batch_limited_by) == (19, "memory")
+    assert (big.batch, big.batch_limited_by) == (10, "memory")
     assert big.fixed_step_fraction > 0.9
     assert economics.limiting_regime(big) == "kv_capacity_bound"
     roomier = estimate_throughput(llama70, "fp8", twice, 1, 1000, 1000)

@@ -23,6 +23,16 @@ WEIGHT_BYTES_PER_PARAM = {
     "fp4": 0.5 + 1 / 32,
 }
 KV_BYTES_PER_ELEMENT = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
+# The embedding table and the lm_head stay 16-bit in quantized checkpoints: "Only the weights
+# and activations of the linear operators within transformers blocks are quantized" (NVIDIA's
+# FP8 and FP4 Model Optimizer checkpoints,
+# https://huggingface.co/nvidia/Llama-3.1-405B-Instruct-FP8,
+# https://huggingface.co/nvidia/Llama-3.1-405B-Instruct-FP4; their hf_quant_config.json lists
+# lm_head in exclude_modules, which vLLM honours:
+# https://docs.vllm.ai/en/stable/api/vllm/model_executor/layers/quantization/modelopt/).
+# The lm_head therefore runs at the GPU's 16-bit rate; a decode step reads it whole but only the
+# batch's rows of the embedding table.
+VOCAB_WEIGHT_BYTES_PER_PARAM = 2.0
 
 # --------------------------------------------------------------------------------------------
 # Memory. vLLM's default gpu_memory_utilization is 0.90: the engine never touches the last 10%

@@ -30,6 +30,8 @@ class ModelSpec:
     sliding_window_layers: int
     num_experts: int | None
     experts_per_token: int | None
+    vocab_size: int  # tokens: the embedding table and the lm_head are vocab_size x hidden_size
+    tied_embeddings: bool  # the lm_head is the embedding table (counted once in params_total_b)
     checkpoint_precision: str  # precision the weights are published in (bf16, fp8, fp4)
     source_url: str
 
@@ -55,6 +57,22 @@ class ModelSpec:
     def shared_params_b(self) -> float:
         """Parameters every token uses: attention, embeddings, dense layers, shared experts."""
         return self.params_total_b - self.expert_params_b
+
+    @property
+    def vocab_params_b(self) -> float:
+        """Parameters (billions) of one vocabulary matrix: the lm_head, and the embedding table
+        (a second matrix of the same shape unless ``tied_embeddings``)."""
+        return self.vocab_size * self.hidden_size / 1e9
+
+    @property
+    def vocab_matrices_params_b(self) -> float:
+        """Parameters stored outside the transformer blocks: lm_head and embedding table."""
+        return self.vocab_params_b * (1 if self.tied_embeddings else 2)
+
+    @property
+    def block_params_total_b(self) -> float:
+        """Parameters inside the transformer blocks, the ones a quantized checkpoint quantizes."""
+        return self.params_total_b - self.vocab_matrices_params_b
 
 
 def _least(values: Iterable[float | None]) -> float | None:

@@ -12,6 +12,7 @@ from warehouse.economics.constants import (
     GPU_MEMORY_UTILIZATION,
     KV_BYTES_PER_ELEMENT,
     TP_DEGREES,
+    VOCAB_WEIGHT_BYTES_PER_PARAM,
     WEIGHT_BYTES_PER_PARAM,
 )
 from warehouse.economics.inputs import ModelSpec
@@ -20,14 +21,16 @@ from warehouse.gpus import GpuSpec
 
 
 def weights_gb(model: ModelSpec, precision: str) -> float:
-    """Weight memory in GB (10^9 bytes) for all parameters stored at ``precision``.
+    """Weight memory in GB (10^9 bytes) with the transformer blocks stored at ``precision``.
 
-    70B parameters at fp16 = 140 GB. Embeddings and norms are assumed stored at the same
-    precision (a simplification worth ~1-2% for fp8 models whose lm_head stays bf16).
+    The embedding table and lm_head stay 16-bit (``VOCAB_WEIGHT_BYTES_PER_PARAM``): Llama 3.1 8B
+    at fp8 is 6.98 B block parameters x 1 byte + 2 x 0.525 B x 2 bytes = 9.08 GB, at bf16 16.06
+    GB. Norms and biases are counted with the blocks.
     """
     if precision not in WEIGHT_BYTES_PER_PARAM:
         raise ValueError(f"unknown precision {precision!r}")
-    return model.params_total_b * WEIGHT_BYTES_PER_PARAM[precision]
+    blocks = model.block_params_total_b * WEIGHT_BYTES_PER_PARAM[precision]
+    return blocks + model.vocab_matrices_params_b * VOCAB_WEIGHT_BYTES_PER_PARAM
 
 
 def kv_cache_bytes_per_token(model: ModelSpec, kv_precision: str = "bf16") -> int:

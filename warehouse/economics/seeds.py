@@ -47,6 +47,8 @@ def load_models(path: Path = MODELS_CSV) -> dict[str, ModelSpec]:
                     sliding_window_layers=int(row["sliding_window_layers"] or 0),
                     num_experts=_opt_int(row["num_experts"]),
                     experts_per_token=_opt_int(row["experts_per_token"]),
+                    vocab_size=int(row["vocab_size"]),
+                    tied_embeddings=_strict_flag(row["tied_embeddings"]),
                     checkpoint_precision=row["checkpoint_precision"],
                     source_url=row["source_url"],
                 )
@@ -56,6 +58,11 @@ def load_models(path: Path = MODELS_CSV) -> dict[str, ModelSpec]:
                 raise ValueError(f"models.csv {spec.model_id}: architecture {spec.architecture!r}")
             if spec.is_moe and not (spec.num_experts and spec.experts_per_token):
                 raise ValueError(f"models.csv {spec.model_id}: MoE row without expert counts")
+            if not 0 < spec.vocab_matrices_params_b < spec.params_active_b:
+                raise ValueError(
+                    f"models.csv {spec.model_id}: vocab_size x hidden_size does not fit inside "
+                    f"params_active_b ({spec.vocab_matrices_params_b:.2f} B)"
+                )
             if spec.checkpoint_precision not in PRECISIONS:
                 precision = spec.checkpoint_precision
                 raise ValueError(f"models.csv {spec.model_id}: checkpoint_precision {precision!r}")
@@ -76,6 +83,14 @@ def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     return str(value or "").strip().lower() in ("true", "yes", "1", "y", "t")
+
+
+def _strict_flag(value: str | None) -> bool:
+    """``true`` or ``false`` (a required yes/no column); ValueError for anything else."""
+    text = (value or "").strip().lower()
+    if text not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return text == "true"
 
 
 def _text(value: Any, default: str = "") -> str:

@@ -5,7 +5,7 @@ tokens/s (``estimate_throughput``). Formula and constants: docs/estimates.md."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from warehouse.economics.constants import (
     ACTIVATION_BYTES,
@@ -26,6 +26,7 @@ from warehouse.economics.constants import (
     MOE_DECODE_EFFICIENCY,
     PREFILL_MFU,
     TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING,
+    VOCAB_WEIGHT_BYTES_PER_PARAM,
     WEIGHT_BYTES_PER_PARAM,
 )
 from warehouse.economics.inputs import ModelSpec
@@ -97,6 +98,12 @@ def _compute_efficiency(gpu: GpuSpec, resolved: ResolvedPrecision, base: float) 
     if resolved.compute_precision == "fp4":
         factor *= FP4_COMPUTE_EFFICIENCY_FACTOR
     return base * factor
+
+
+def _head_peak_tflops(gpu: GpuSpec, resolved: ResolvedPrecision) -> float:
+    """Dense peak the lm_head GEMM runs at: the GPU's 16-bit rate (the head is never quantized,
+    ``VOCAB_WEIGHT_BYTES_PER_PARAM``), never faster than the compute precision."""
+    return min(peak_tflops(gpu, sixteen_bit(gpu)), peak_tflops(gpu, resolved.compute_precision))
 
 
 def _attention_peak_tflops(gpu: GpuSpec, resolved: ResolvedPrecision) -> float:
@@ -196,11 +203,16 @@ def _replica_estimate(
     # stream the weights once for all of them, so prompt tokens cost compute but no extra
     # weight reads; the attention kernels run after the GEMMs with their own roofline.
     prompt_tokens = batch * input_tokens / output_tokens
+    # The weight stream: the blocks' touched parameters at the weight format plus the whole
+    # 16-bit lm_head; of the embedding table a step gathers only the batch's rows (negligible).
     bytes_per_weight = WEIGHT_BYTES_PER_PARAM[resolved.weight_precision]
-    touched_params = model.shared_params_b + model.expert_params_b * expected_expert_fraction(
-        model, batch + prompt_tokens
+    touched_block_params = (
+        model.shared_params_b
+        - model.vocab_matrices_params_b
+        + model.expert_params_b * expected_expert_fraction(model, batch + prompt_tokens)
     )
-    weight_bytes = touched_params * 1e9 * bytes_per_weight / tp
+    head_bytes = model.vocab_params_b * VOCAB_WEIGHT_BYTES_PER_PARAM
+    weight_bytes = (touched_block_params * bytes_per_weight + head_bytes) * 1e9 / tp
     kv_bytes = batch * seq_bytes(mean_context)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9
     weight_bandwidth = bandwidth * HBM_BANDWIDTH_EFFICIENCY
@@ -212,9 +224,18 @@ def _replica_estimate(
     attn_peak = _attention_peak_tflops(gpu, resolved) * 1e12
     attn_decode_peak = attn_peak * _compute_efficiency(gpu, resolved, DECODE_COMPUTE_EFFICIENCY)
     attn_prefill_peak = attn_peak * _compute_efficiency(gpu, resolved, PREFILL_MFU)
-    flops_per_token = 2 * model.params_active_b * 1e9 / tp
+    # GEMM FLOPs: the blocks' for every token; the lm_head's (at 16 bit) only for the tokens that
+    # are sampled, one per decoding sequence (a prompt's logits are not computed); the embedding
+    # is a lookup. Llama 3.1 8B: 13.96 GFLOP per prompt token, 15.01 per generated token.
+    flops_per_token = 2 * (model.params_active_b - model.vocab_matrices_params_b) * 1e9 / tp
+    head_flops_per_token = 2 * model.vocab_params_b * 1e9 / tp
+    head_format = replace(resolved, compute_precision=sixteen_bit(gpu))
+    head_decode_peak = _head_peak_tflops(gpu, resolved) * 1e12
+    head_decode_peak *= _compute_efficiency(gpu, head_format, DECODE_COMPUTE_EFFICIENCY)
+    head_decode_peak *= TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING ** math.log2(tp)
     gemm_memory_s = weight_bytes / weight_bandwidth
     gemm_compute_s = flops_per_token * (batch / decode_peak + prompt_tokens / prefill_peak)
+    gemm_compute_s += head_flops_per_token * batch / head_decode_peak
     attn_memory_s = kv_bytes / (bandwidth * ATTENTION_HBM_EFFICIENCY)
     attn_compute_s = batch * _attention_flops_per_token(model, mean_context) / tp / attn_decode_peak
     prompt_attn_s = (
