@@ -808,7 +808,7 @@ def test_assumptions_name_the_batch_reached_and_what_limits_it() -> None:
     assert alone["hbm_bandwidth_fraction"] < economics.HBM_BANDWIDTH_EFFICIENCY
     # the 8B model on an H100: the KV cache fills at 673 sequences (1,000 + 500 tokens each on
     # average) with the step memory bound, but reading that cache is most of the step: twice
-    # the memory buys 2% more tokens/s, so bandwidth is the limit, not capacity
+    # the memory buys 1% more tokens/s, so bandwidth is the limit, not capacity
     small = estimate_throughput(llama8, "fp8", h100, 1, 1000, 1000)
     assert (small.batch, small.batch_limited_by, small.decode_bound) == (673, "memory", "memory")
     assert small.fixed_step_fraction < 0.05
