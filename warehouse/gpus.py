@@ -161,14 +161,21 @@ def normalise_gpu_name(name: str) -> str:
     return _NON_ALNUM.sub(" ", name.lower()).strip()
 
 
+def true_false(raw: str | None, where: str) -> bool:
+    """A required yes/no cell of a seed CSV: ``true`` or ``false`` (surrounding blanks
+    ignored); ValueError naming ``where`` for anything else, an empty cell included."""
+    text = (raw or "").strip()
+    if text not in ("true", "false"):
+        raise ValueError(f"{where} must be true/false, got {text!r}")
+    return text == "true"
+
+
 def _parse_row(row: dict[str, str], where: str) -> GpuSpec:
     values: dict[str, object] = {}
     for column in GPU_COLUMNS:
         raw = (row.get(column) or "").strip()
         if column in _BOOLEANS:
-            if raw not in ("true", "false"):
-                raise ValueError(f"{where}: {column} must be true/false, got {raw!r}")
-            values[column] = raw == "true"
+            values[column] = true_false(raw, f"{where}: {column}")
         elif column in _REQUIRED_NUMBERS or column in _OPTIONAL_NUMBERS:
             if not raw and column in _OPTIONAL_NUMBERS:
                 values[column] = None

@@ -169,6 +169,28 @@ def test_embedding_and_lm_head_stay_16_bit_in_a_quantized_checkpoint() -> None:
     assert weights_gb(gemma, "fp8") == pytest.approx(27.4 - 1.410 + 2 * 1.410, abs=1e-3)
 
 
+@pytest.mark.parametrize(
+    ("column", "cell", "message"),
+    [
+        ("tied_embeddings", "maybe", "tied_embeddings must be true/false, got 'maybe'"),
+        ("tied_embeddings", "", "tied_embeddings must be true/false, got ''"),
+        ("vocab_size", "9000000", "vocab_size x hidden_size does not fit inside"),
+    ],
+)
+def test_a_malformed_vocabulary_cell_names_its_row(
+    tmp_path: Path, column: str, cell: str, message: str
+) -> None:
+    seed = (Path(economics.__file__).parents[1] / "seeds" / "models.csv").read_text()
+    header, first = seed.splitlines()[:2]
+    cells = first.split(",")
+    cells[header.split(",").index(column)] = cell
+    bad = tmp_path / "models.csv"
+    bad.write_text(f"{header}\n{','.join(cells)}\n")
+    with pytest.raises(ValueError, match=r"llama-3\.1-8b") as raised:
+        load_models(bad)
+    assert message in str(raised.value)
+
+
 def test_a_prompt_token_costs_the_blocks_a_sampled_token_the_lm_head_too() -> None:
     # The same transformer blocks without a vocabulary: a prompt's logits are never computed, so
     # the prefill costs the same; a decode step also reads and multiplies the 16-bit lm_head.

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.economics.inputs import ModelSpec
-from warehouse.gpus import GpuSpec
+from warehouse.gpus import GpuSpec, true_false
 from warehouse.vocabulary import PRECISIONS
 
 MODELS_CSV = Path(__file__).resolve().parents[1] / "seeds" / "models.csv"
@@ -48,7 +48,7 @@ def load_models(path: Path = MODELS_CSV) -> dict[str, ModelSpec]:
                     num_experts=_opt_int(row["num_experts"]),
                     experts_per_token=_opt_int(row["experts_per_token"]),
                     vocab_size=int(row["vocab_size"]),
-                    tied_embeddings=_strict_flag(row["tied_embeddings"]),
+                    tied_embeddings=true_false(row["tied_embeddings"], "tied_embeddings"),
                     checkpoint_precision=row["checkpoint_precision"],
                     source_url=row["source_url"],
                 )
@@ -83,14 +83,6 @@ def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     return str(value or "").strip().lower() in ("true", "yes", "1", "y", "t")
-
-
-def _strict_flag(value: str | None) -> bool:
-    """``true`` or ``false`` (a required yes/no column); ValueError for anything else."""
-    text = (value or "").strip().lower()
-    if text not in ("true", "false"):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return text == "true"
 
 
 def _text(value: Any, default: str = "") -> str:

@@ -100,12 +100,6 @@ def _compute_efficiency(gpu: GpuSpec, resolved: ResolvedPrecision, base: float) 
     return base * factor
 
 
-def _head_peak_tflops(gpu: GpuSpec, resolved: ResolvedPrecision) -> float:
-    """Dense peak the lm_head GEMM runs at: the GPU's 16-bit rate (the head is never quantized,
-    ``VOCAB_WEIGHT_BYTES_PER_PARAM``), never faster than the compute precision."""
-    return min(peak_tflops(gpu, sixteen_bit(gpu)), peak_tflops(gpu, resolved.compute_precision))
-
-
 def _attention_peak_tflops(gpu: GpuSpec, resolved: ResolvedPrecision) -> float:
     """Dense peak the attention math runs at: QK^T and PV take the KV cache's format (fp8 KV
     on an FP8 GPU, else 16-bit), never the 4-bit weight format, and never faster than the
@@ -229,8 +223,10 @@ def _replica_estimate(
     # is a lookup. Llama 3.1 8B: 13.96 GFLOP per prompt token, 15.01 per generated token.
     flops_per_token = 2 * (model.params_active_b - model.vocab_matrices_params_b) * 1e9 / tp
     head_flops_per_token = 2 * model.vocab_params_b * 1e9 / tp
+    # the head is never quantized (VOCAB_WEIGHT_BYTES_PER_PARAM): the 16-bit rate, never above
+    # the compute precision's
     head_format = replace(resolved, compute_precision=sixteen_bit(gpu))
-    head_decode_peak = _head_peak_tflops(gpu, resolved) * 1e12
+    head_decode_peak = min(peak_tflops(gpu, head_format.compute_precision) * 1e12, peak)
     head_decode_peak *= _compute_efficiency(gpu, head_format, DECODE_COMPUTE_EFFICIENCY)
     head_decode_peak *= TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING ** math.log2(tp)
     gemm_memory_s = weight_bytes / weight_bandwidth
