@@ -54,6 +54,13 @@ class ModelSpec:
         return per_expert * self.num_experts
 
     @property
+    def routed_params_active_b(self) -> float:
+        """Routed-expert parameters (billions) one token runs through: k of E experts per layer."""
+        if not self.num_experts or not self.experts_per_token:
+            return 0.0
+        return self.expert_params_b * self.experts_per_token / self.num_experts
+
+    @property
     def shared_params_b(self) -> float:
         """Parameters every token uses: attention, embeddings, dense layers, shared experts."""
         return self.params_total_b - self.expert_params_b

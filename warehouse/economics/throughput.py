@@ -24,6 +24,7 @@ from warehouse.economics.constants import (
     HBM_BANDWIDTH_EFFICIENCY,
     KV_ADMISSION_RESERVED_OUTPUT_FRACTION,
     MOE_DECODE_EFFICIENCY,
+    MOE_EXPERT_GEMM_EFFICIENCY,
     PREFILL_MFU,
     TP_DECODE_GEMM_EFFICIENCY_PER_DOUBLING,
     VOCAB_WEIGHT_BYTES_PER_PARAM,
@@ -220,8 +221,13 @@ def _replica_estimate(
     attn_prefill_peak = attn_peak * _compute_efficiency(gpu, resolved, PREFILL_MFU)
     # GEMM FLOPs: the blocks' for every token; the lm_head's (at 16 bit) only for the tokens that
     # are sampled, one per decoding sequence (a prompt's logits are not computed); the embedding
-    # is a lookup. Llama 3.1 8B: 13.96 GFLOP per prompt token, 15.01 per generated token.
-    flops_per_token = 2 * (model.params_active_b - model.vocab_matrices_params_b) * 1e9 / tp
+    # is a lookup. Llama 3.1 8B: 13.96 GFLOP per prompt token, 15.01 per generated token. The
+    # routed experts' FLOPs count 1 / MOE_EXPERT_GEMM_EFFICIENCY each (the fused-MoE kernel's
+    # routing, permutation and padding), so one peak serves the whole block.
+    expert_active_b = model.routed_params_active_b
+    dense_active_b = model.params_active_b - model.vocab_matrices_params_b - expert_active_b
+    flops_per_token = 2 * (dense_active_b + expert_active_b / MOE_EXPERT_GEMM_EFFICIENCY) * 1e9
+    flops_per_token /= tp
     head_flops_per_token = 2 * model.vocab_params_b * 1e9 / tp
     # the head is never quantized (VOCAB_WEIGHT_BYTES_PER_PARAM): the 16-bit rate, never above
     # the compute precision's
